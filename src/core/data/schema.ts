@@ -1,0 +1,69 @@
+/**
+ * The schema model: what each column of the curator's table may contain.
+ *
+ * A schema is *declared* when it comes from the curator's public domain file (the DP guarantee
+ * covers it) and *inferred* when it was read off the private data (categories seen, min/max):
+ * an inferred schema leaks information about the data, so every screen and report that uses
+ * it must say so until the curator confirms or edits it.
+ */
+
+export const SCHEMA_VERSION = 1 as const;
+
+export type SchemaOrigin = 'declared' | 'inferred';
+
+interface ColumnBase {
+  readonly name: string;
+  /**
+   * When true the column has an extra, last category for missing values (the configured
+   * missing markers such as `?`, empty or `NA`).
+   */
+  readonly missing: boolean;
+}
+
+/** A column whose values are one of a finite list of strings. */
+export interface CategoricalColumn extends ColumnBase {
+  readonly kind: 'categorical';
+  readonly categories: readonly string[];
+}
+
+/**
+ * A numeric column discretized into bins by ascending edges e_0 < e_1 < … < e_b:
+ * bin i is [e_i, e_{i+1}) and the last bin is closed, [e_{b-1}, e_b].
+ */
+export interface NumericColumn extends ColumnBase {
+  readonly kind: 'numeric';
+  readonly edges: readonly number[];
+  /** Integers stay integers when decoded. */
+  readonly integer: boolean;
+}
+
+export type Column = CategoricalColumn | NumericColumn;
+
+export interface Schema {
+  readonly version: typeof SCHEMA_VERSION;
+  readonly origin: SchemaOrigin;
+  readonly columns: readonly Column[];
+}
+
+/** Number of categories (codes) a column takes, including the missing category. */
+export function domainSize(column: Column): number {
+  const base = column.kind === 'categorical' ? column.categories.length : column.edges.length - 1;
+  return base + (column.missing ? 1 : 0);
+}
+
+export function domainSizes(schema: Schema): number[] {
+  return schema.columns.map(domainSize);
+}
+
+/** Integer codes per column for the rows of a dataset, compact typed arrays. */
+export type CodeArray = Uint8Array | Uint16Array | Uint32Array;
+
+/**
+ * The private dataset after encoding: codes[c][i] is the category index (0..size_c − 1) of row
+ * i in column c. Holds private values: never log it or send it anywhere but the curator.
+ */
+export interface EncodedDataset {
+  readonly schema: Schema;
+  readonly n: number;
+  readonly codes: readonly CodeArray[];
+}

@@ -1,0 +1,96 @@
+/**
+ * The engine's public contract: what a RAP run takes and gives back, and the progress events
+ * it emits. The engine process protocol and the CLI/app are written against this file.
+ */
+import type { CodeArray, EncodedDataset } from '../data/schema.ts';
+import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
+import type { Workload } from '../workload/types.ts';
+
+/** Which implementation of the engine's kernels runs. */
+export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
+
+/** Query-level RAP (the papers' mechanism) or table mode (select/measure whole thresholds). */
+export type EngineMode = 'query' | 'table';
+
+export interface RapOptions {
+  readonly epsilon: number;
+  readonly delta: number;
+  /** Synthetic (relaxed) rows n'. Default 1000. */
+  readonly rows: number;
+  /** Rounds T and queries per round K; undefined = the engine's documented default rule. */
+  readonly rounds?: number;
+  readonly perRound?: number;
+  /** Each relaxed row is sampled this many times by randomized rounding. Default 5. */
+  readonly oversample: number;
+  readonly mode: EngineMode;
+  /** 'oneshot' = OSAS (default), 'iterative' = AS, for comparison. */
+  readonly selection: 'oneshot' | 'iterative';
+  /** Adam learning rate, step budget per round, early-stopping tolerance, query mini-batch. */
+  readonly learningRate: number;
+  readonly maxSteps: number;
+  readonly tolerance: number;
+  readonly batchSize: number;
+  readonly backend?: BackendName;
+}
+
+export interface ProgressEvent {
+  readonly round: number;
+  readonly rounds: number;
+  readonly step: number;
+  readonly loss: number;
+  /** Max |measured − relaxed| over the selected queries (noisy answers: safe to show). */
+  readonly maxSelectedError: number;
+  readonly elapsedSeconds: number;
+  readonly etaSeconds: number;
+  /** Thresholds selected this round (table mode), by workload index. */
+  readonly selectedThresholds?: readonly number[];
+}
+
+/**
+ * A run's report. The error metrics compare against the exact private answers: they are
+ * non-private diagnostics for the curator's eyes only and are never part of a release.
+ */
+export interface RapReport {
+  readonly mode: EngineMode;
+  readonly presentError: number;
+  readonly roundedPresentError: number;
+  readonly meanError: number;
+  readonly roundedMeanError: number;
+  readonly all0Error: number;
+  readonly gmError: number;
+  readonly numQueries: number;
+  readonly rho: number;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly rounds: number;
+  readonly perRound: number;
+  readonly rows: number;
+  readonly oversample: number;
+  readonly secondsTotal: number;
+  readonly secondsSelection: number;
+  readonly secondsProjection: number;
+  readonly backend: BackendName;
+  readonly seedMode: SeedMode;
+  /** Share of queries within (1 ± ζ)·true ± α, for ζ ∈ {0.1, 0.25} (PREM's notion). */
+  readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];
+  /** Max error per threshold (rounded data), for the results screen. */
+  readonly perThresholdError: readonly number[];
+  readonly futureError?: number;
+  readonly [extra: string]: unknown;
+}
+
+export interface RapInput {
+  readonly data: EncodedDataset;
+  readonly workload: Workload;
+  readonly options: RapOptions;
+  readonly noise: NoiseSource;
+  readonly evalWorkload?: Workload;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (e: ProgressEvent) => void;
+}
+
+export interface RapResult {
+  readonly report: RapReport;
+  /** Rounded synthetic rows as codes per column (n' × oversample rows). */
+  readonly synthetic: { readonly n: number; readonly codes: readonly CodeArray[] };
+}

@@ -1,0 +1,28 @@
+/**
+ * The preload script: exposes only the typed bridge (src/shared/api.ts) to the sandboxed
+ * renderer. No Node or Electron object crosses into the page.
+ */
+import { contextBridge, ipcRenderer } from 'electron';
+import type { ApiErrorPayload, AppEvent, RapStudioBridge } from '../shared/api.ts';
+
+const bridge: RapStudioBridge = {
+  mode: 'electron',
+  async invoke(method, arg) {
+    const res = (await ipcRenderer.invoke('rap:invoke', method, arg)) as
+      | { ok: true; result: never }
+      | { ok: false; error: ApiErrorPayload };
+    if (!res.ok) {
+      const err = new Error(res.error.message) as Error & { payload: ApiErrorPayload };
+      err.payload = res.error;
+      throw err;
+    }
+    return res.result;
+  },
+  onEvent(listener) {
+    const wrapped = (_e: unknown, event: AppEvent) => listener(event);
+    ipcRenderer.on('rap:event', wrapped);
+    return () => ipcRenderer.removeListener('rap:event', wrapped);
+  },
+};
+
+contextBridge.exposeInMainWorld('rapStudio', bridge);
