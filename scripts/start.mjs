@@ -5,10 +5,14 @@ import { join } from 'node:path';
 import { electronBinary, ensureElectronBuild, ensureNodeBuild, root } from './native.mjs';
 
 function build() {
-  const r = spawnSync(process.execPath, [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 

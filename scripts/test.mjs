@@ -23,10 +23,15 @@ const r = spawnSync(
 let summary = null;
 try {
   const j = JSON.parse(readFileSync(report, 'utf8'));
-  summary = { passed: j.numPassedTests, failed: j.numFailedTests, skipped: j.numPendingTests + j.numTodoTests };
+  summary = {
+    passed: j.numPassedTests,
+    failed: j.numFailedTests,
+    skipped: j.numPendingTests + j.numTodoTests,
+  };
 } catch {
   // no report: vitest failed before running tests; the exit code below says so.
 }
-if (summary) console.log(`tests: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`);
+if (summary)
+  console.log(`tests: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped`);
 const failed = r.status !== 0 || !summary || summary.failed > 0 || summary.passed === 0;
 process.exit(failed ? r.status || 1 : 0);

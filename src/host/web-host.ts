@@ -13,10 +13,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { AppEvent } from '../shared/api.ts';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
 import type { Services } from '../services/services.ts';
+import type { AppEvent } from '../shared/api.ts';
 
 export interface WebHostOptions {
   /** Directory holding the built renderer (index.html and assets). */
@@ -74,7 +74,11 @@ function cookieToken(req: IncomingMessage): string | undefined {
 }
 
 function send(res: ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   res.end(body);
 }
 
@@ -138,7 +142,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     let real: string;
     try {
       real = await realpath(full);
-      if (!real.startsWith(staticRoot + sep) || !(await stat(real)).isFile()) return send(res, 404, 'Not found');
+      if (!real.startsWith(staticRoot + sep) || !(await stat(real)).isFile())
+        return send(res, 404, 'Not found');
     } catch {
       return send(res, 404, 'Not found');
     }
@@ -183,7 +188,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!loopbackOnly(req)) return send(res, 403, 'Forbidden: this host only answers 127.0.0.1 / localhost.');
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-    if (!authorized(req, url)) return send(res, 401, 'Unauthorized: open the URL with the token printed at start.');
+    if (!authorized(req, url))
+      return send(res, 401, 'Unauthorized: open the URL with the token printed at start.');
     const path = url.pathname;
     if (req.method === 'POST' && path.startsWith('/api/')) {
       try {
@@ -205,7 +211,8 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       });
       return pipeline(createReadStream(item.path), res);
     }
-    if (req.method === 'GET' || req.method === 'HEAD') return serveStatic(res, url, url.searchParams.has('token'));
+    if (req.method === 'GET' || req.method === 'HEAD')
+      return serveStatic(res, url, url.searchParams.has('token'));
     return send(res, 405, 'Method not allowed');
   }
 

@@ -53,7 +53,12 @@ app.whenReady().then(async () => {
     callback({ cancel: !ok });
   });
   const workDir = await mkdtemp(join(tmpdir(), 'rap-studio-'));
-  const services = createServices({ mode: 'electron', ledgerPath: defaultLedgerPathForApp(), workDir, emit: broadcast });
+  const services = createServices({
+    mode: 'electron',
+    ledgerPath: defaultLedgerPathForApp(),
+    workDir,
+    emit: broadcast,
+  });
   ipcMain.handle('rap:invoke', async (_e, method: unknown, arg: unknown) => {
     try {
       return { ok: true, result: await dispatch(services, String(method), arg) };

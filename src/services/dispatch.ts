@@ -28,7 +28,8 @@ export function toErrorPayload(err: unknown): ApiErrorPayload {
   if (err instanceof ApiError) return err.payload;
   if (err instanceof InputError) return { kind: 'input', message: err.message };
   if (err instanceof BudgetRefusedError) return { kind: 'budget', message: err.message };
-  if (err instanceof Error && err.name === 'CancelledError') return { kind: 'cancelled', message: err.message };
+  if (err instanceof Error && err.name === 'CancelledError')
+    return { kind: 'cancelled', message: err.message };
   return { kind: 'internal', message: 'Internal error: see the application log for details.' };
 }
 

@@ -22,20 +22,29 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-export async function startHost(opts: { ledgerPath?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunningHost> {
+export async function startHost(
+  opts: { ledgerPath?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunningHost> {
   const ledgerPath = opts.ledgerPath ?? join(mkdtempSync(join(tmpdir(), 'rap-e2e-')), 'ledger.sqlite');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/host/main.ts'), '--ledger', ledgerPath], {
-    cwd: repoRoot,
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(repoRoot, 'src/host/main.ts'), '--ledger', ledgerPath],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
   const url = await new Promise<string>((ok, fail) => {
     let out = '';
-    const timer = setTimeout(() => fail(new Error(`web host did not print its URL within 60 s\n${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => fail(new Error(`web host did not print its URL within 60 s\n${stderr}`)),
+      60_000,
+    );
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(out);

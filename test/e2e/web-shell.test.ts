@@ -2,7 +2,14 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, chromiumAvailable, launchBrowser, type RunningHost, screenshotDir, startHost } from './harness.ts';
+import {
+  CHROMIUM,
+  chromiumAvailable,
+  launchBrowser,
+  type RunningHost,
+  screenshotDir,
+  startHost,
+} from './harness.ts';
 
 /** A raw HTTP GET that keeps the path and headers exactly as given (fetch would normalize them). */
 function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
@@ -35,7 +42,9 @@ describe.skipIf(!chromiumAvailable())(`web mode in Chromium (${CHROMIUM})`, () =
     const page = await browser.newPage();
     await page.goto(host.url);
     await expect.poll(() => page.locator('h1').textContent()).toBe('RAP Studio');
-    await expect.poll(() => page.getByTestId('app-meta').textContent(), { timeout: 15_000 }).toContain('web mode');
+    await expect
+      .poll(() => page.getByTestId('app-meta').textContent(), { timeout: 15_000 })
+      .toContain('web mode');
     const steps = await page.locator('nav.stepper button').allTextContents();
     expect(steps.map((s) => s.replace(/^\s*\d+\s*/, '').trim())).toEqual([
       'Data',
@@ -67,7 +76,12 @@ describe.skipIf(!chromiumAvailable())(`web mode in Chromium (${CHROMIUM})`, () =
 
   it('does not serve files outside the renderer directory', async () => {
     const auth = { 'x-rap-token': host.token };
-    for (const path of ['/../package.json', '/..%2fpackage.json', '/%2e%2e/%2e%2e/package.json', '/assets/../../package.json']) {
+    for (const path of [
+      '/../package.json',
+      '/..%2fpackage.json',
+      '/%2e%2e/%2e%2e/package.json',
+      '/assets/../../package.json',
+    ]) {
       expect([403, 404]).toContain(await rawGet(port, path, auth));
     }
   });

@@ -3,7 +3,14 @@
  * `window.rapStudio` (IPC); in web mode we build the same bridge over HTTP + WebSocket, with
  * the per-start token that the page was opened with.
  */
-import type { ApiArg, ApiErrorPayload, ApiMethod, ApiResult, AppEvent, RapStudioBridge } from '../../../shared/api';
+import type {
+  ApiArg,
+  ApiErrorPayload,
+  ApiMethod,
+  ApiResult,
+  AppEvent,
+  RapStudioBridge,
+} from '../../../shared/api';
 
 declare global {
   interface Window {
@@ -45,8 +52,11 @@ function createWebBridge(): RapStudioBridge {
         headers: { 'content-type': 'application/json', 'x-rap-token': token },
         body: JSON.stringify({ arg }),
       });
-      if (!res.ok) throw new BridgeError({ kind: 'internal', message: `The local host answered ${res.status}.` });
-      const body = (await res.json()) as { ok: true; result: ApiResult<M> } | { ok: false; error: ApiErrorPayload };
+      if (!res.ok)
+        throw new BridgeError({ kind: 'internal', message: `The local host answered ${res.status}.` });
+      const body = (await res.json()) as
+        | { ok: true; result: ApiResult<M> }
+        | { ok: false; error: ApiErrorPayload };
       if (!body.ok) throw new BridgeError(body.error);
       return body.result;
     },
