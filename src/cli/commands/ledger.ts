@@ -1,0 +1,223 @@
+/**
+ * `rap-studio ledger …`: inspect the privacy budget ledger, set a dataset's cap, check it for
+ * tampering and export it for an oversight body. Every subcommand takes --ledger PATH (default:
+ * the file the app uses, see defaultLedgerPath).
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { type Command, Option } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import { describeDataset, fmt } from '../../core/ledger/budget.ts';
+import { fingerprintFile } from '../../core/ledger/fingerprint.ts';
+import { Ledger } from '../../core/ledger/ledger.ts';
+import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import type { BudgetTotals, DatasetRecord, ReleaseRecord } from '../../core/ledger/types.ts';
+
+interface LedgerOpts {
+  ledger?: string;
+}
+
+/** The ledger failed verification: a runtime failure (exit 1) naming the first broken link. */
+export class LedgerTamperedError extends Error {
+  override readonly name = 'LedgerTamperedError';
+}
+
+export function register(program: Command): void {
+  const ledger = program
+    .command('ledger')
+    .description('The privacy budget ledger: caps, releases, tamper check and export');
+  const ledgerOption = () =>
+    new Option('--ledger <path>', 'ledger file (default: $RAP_STUDIO_LEDGER, else the XDG data dir)');
+
+  ledger
+    .command('list')
+    .description('datasets with their budget, and every release')
+    .option('--json', 'machine-readable output')
+    .addOption(ledgerOption())
+    .action((opts: LedgerOpts & { json?: boolean }) => withLedger(opts, (l) => list(l, opts.json === true)));
+
+  ledger
+    .command('show')
+    .description('one release in full (ID or a unique prefix of it)')
+    .argument('<id>', 'release id')
+    .option('--json', 'machine-readable output')
+    .addOption(ledgerOption())
+    .action((id: string, opts: LedgerOpts & { json?: boolean }) =>
+      withLedger(opts, (l) => show(l, id, opts.json === true)),
+    );
+
+  ledger
+    .command('set-cap')
+    .description("set (or replace) a dataset's privacy budget cap, stated as ε at δ and enforced in zCDP ρ")
+    .requiredOption('--dataset <file>', 'the dataset file (identified by its SHA-256)')
+    .requiredOption('--epsilon <E>', 'the cap ε')
+    .requiredOption('--delta <D>', 'the cap δ')
+    .option('--name <name>', 'display name when the dataset is new (default: the file name)')
+    .addOption(ledgerOption())
+    .action(async (opts: LedgerOpts & { dataset: string; epsilon: string; delta: string; name?: string }) => {
+      const epsilon = parseNumber(opts.epsilon, '--epsilon');
+      const delta = parseNumber(opts.delta, '--delta');
+      const fingerprint = await fingerprintFile(opts.dataset);
+      withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
+    });
+
+  ledger
+    .command('verify')
+    .description(
+      'recompute the hash chain and check every record against it (exit 1 on the first broken link)',
+    )
+    .addOption(ledgerOption())
+    .action((opts: LedgerOpts) => withLedger(opts, verify));
+
+  ledger
+    .command('export')
+    .description('every dataset, release and event, for an oversight body')
+    .addOption(
+      new Option('--format <format>', 'csv (one row per release) or json (everything)')
+        .choices(['csv', 'json'])
+        .makeOptionMandatory(),
+    )
+    .option('--out <file>', 'write to FILE instead of standard output')
+    .addOption(ledgerOption())
+    .action((opts: LedgerOpts & { format: 'csv' | 'json'; out?: string }) =>
+      withLedger(opts, (l) => {
+        const text = l.export(opts.format);
+        if (opts.out) writeFileSync(opts.out, text);
+        else process.stdout.write(text);
+      }),
+    );
+}
+
+function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T): T {
+  const l = Ledger.open(opts.ledger ?? defaultLedgerPath());
+  try {
+    return fn(l);
+  } finally {
+    l.close();
+  }
+}
+
+function parseNumber(text: string, flag: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) {
+    throw new InputError(`${flag} must be a number, got ${JSON.stringify(text)}`, { field: flag });
+  }
+  return value;
+}
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
+function list(l: Ledger, json: boolean): void {
+  const datasets = l.datasets().map((d) => ({ ...d, totals: l.totals(d.fingerprint) }));
+  // The workload text can be large; `show` carries it, the list carries its hash.
+  const releases = l.releases().map((r) => ({ ...r, workload: { hash: r.workload.hash } }));
+  if (json) {
+    out(JSON.stringify({ ledger: l.file, datasets, releases }, null, 2));
+    return;
+  }
+  out(`Ledger ${l.file}`);
+  out(datasets.length === 0 ? 'No datasets yet.' : 'Datasets:');
+  for (const d of datasets) {
+    out(`  ${datasetLine(d)}`);
+    out(`    ${budgetLine(d.totals)}`);
+  }
+  if (releases.length > 0) out('Releases (every status counts against the budget):');
+  const names = new Map(datasets.map((d) => [d.fingerprint, d.name]));
+  for (const r of l.releases()) out(`  ${releaseLine(r, names.get(r.datasetFingerprint) ?? '?')}`);
+}
+
+function datasetLine(d: DatasetRecord): string {
+  const aliases = d.aliases.length > 0 ? ` (also loaded as ${d.aliases.join(', ')})` : '';
+  const rows = d.rows > 0 ? `${d.rows} rows` : 'rows not known yet';
+  return `${describeDataset(d)}${aliases}, ${rows}`;
+}
+
+function budgetLine(t: BudgetTotals): string {
+  const n = `${t.releases} release${t.releases === 1 ? '' : 's'}`;
+  if (t.capRho === null || t.delta === null) {
+    return `no cap set (runs are refused), spent ρ=${fmt(t.spentRho)} over ${n}`;
+  }
+  return (
+    `cap ε=${fmt(t.capEpsilon as number)} at δ=${fmt(t.delta)} (ρ=${fmt(t.capRho)}); ` +
+    `spent ε=${fmt(t.spentEpsilon as number)} (ρ=${fmt(t.spentRho)}) over ${n}; ` +
+    `remaining ε=${fmt(t.remainingEpsilon as number)} (ρ=${fmt(t.remainingRho as number)}), ` +
+    `${fmt(100 * (t.remainingShare as number))}% of the cap`
+  );
+}
+
+function releaseLine(r: ReleaseRecord, dataset: string): string {
+  const p = r.params;
+  return [
+    r.id,
+    r.createdAt,
+    r.status.padEnd(9),
+    dataset,
+    r.mechanism,
+    `ε=${fmt(r.epsilon)} δ=${fmt(r.delta)} ρ=${fmt(r.rho)}`,
+    `T=${p.rounds} K=${p.perRound} n'=${p.rows}`,
+  ].join('  ');
+}
+
+function findRelease(l: Ledger, id: string): ReleaseRecord {
+  const exact = l.release(id);
+  if (exact) return exact;
+  const matches = id.length >= 4 ? l.releases().filter((r) => r.id.startsWith(id)) : [];
+  if (matches.length === 1) return matches[0];
+  const why =
+    matches.length > 1 ? `matches ${matches.length} releases; give more of it` : 'matches no release';
+  throw new InputError(`Release id ${JSON.stringify(id)} ${why} (see \`rap-studio ledger list\`).`, { id });
+}
+
+function show(l: Ledger, id: string, json: boolean): void {
+  const r = findRelease(l, id);
+  const dataset = l.dataset(r.datasetFingerprint);
+  const totals = l.totals(r.datasetFingerprint);
+  if (json) {
+    out(JSON.stringify({ release: r, dataset, totals }, null, 2));
+    return;
+  }
+  const fields: [string, string][] = [
+    ['Release', r.id],
+    ['Dataset', dataset ? datasetLine(dataset) : r.datasetFingerprint],
+    ['Created', r.createdAt],
+    ['Status', `${r.status} (since ${r.statusChangedAt})`],
+    ['Mechanism', r.mechanism],
+    ['Budget', `ε=${fmt(r.epsilon)} at δ=${fmt(r.delta)} (ρ=${r.rho})`],
+    ['Parameters', JSON.stringify(r.params)],
+    ['Workload', r.workload.hash],
+    ['Schema', `${r.schema.hash} (${r.schema.origin})`],
+    ['Seed', r.seedMode === 'secure' ? 'secure' : 'insecure-seed (reproducible noise: NOT private)'],
+    ['Backend', r.backend],
+    ['App version', r.appVersion],
+  ];
+  if (r.status === 'committed')
+    fields.push(['Output', `sha256 ${r.outputSha256}${r.outputPath ? ` (${r.outputPath})` : ''}`]);
+  if (r.status === 'aborted') fields.push(['Abort reason', r.abortReason]);
+  fields.push(['Chain', `prev ${r.prevHash} → ${r.rowHash}`], ['Dataset budget', budgetLine(totals)]);
+  for (const [k, v] of fields) out(`${`${k}:`.padEnd(16)}${v}`);
+  out(`${'Workload JSON:'.padEnd(16)}${r.workload.json}`);
+}
+
+function setCap(
+  l: Ledger,
+  o: { dataset: string; fingerprint: string; epsilon: number; delta: number; name?: string },
+): void {
+  // rows = 0: not known until the first run parses the file and registers it (ensureDataset).
+  const name = o.name ?? path.basename(o.dataset);
+  l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0 });
+  const d = l.setCap(o.fingerprint, o.epsilon, o.delta);
+  out(`Cap set for ${datasetLine(d)}`);
+  out(`  ${budgetLine(l.totals(d.fingerprint))}`);
+}
+
+function verify(l: Ledger): void {
+  const result = l.verify();
+  if (!result.ok) {
+    throw new LedgerTamperedError(
+      `ledger ${l.file} FAILED verification: first broken link in table ${result.firstBrokenTable}, ` +
+        `id ${result.firstBrokenId}: ${result.reason}`,
+    );
+  }
+  out(`Ledger ${l.file} verified: ${result.rows} events, hash chain intact, every record matches it.`);
+  out(`Head hash: ${result.headHash}`);
+}

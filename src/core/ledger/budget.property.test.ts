@@ -1,0 +1,130 @@
+/** Property tests: the gate and the totals against brute-force models. */
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BudgetRefusedError } from '../errors.ts';
+import { rhoFromEpsilon } from '../privacy/accounting.ts';
+import { computeTotals } from './budget.ts';
+import { canonicalJson } from './canonical.ts';
+import { Ledger } from './ledger.ts';
+import { fingerprintOf, requestFor } from './testing/fixtures.ts';
+import type { DatasetRecord } from './types.ts';
+
+const FP = fingerprintOf('adult.csv bytes');
+
+const open: Ledger[] = [];
+afterEach(() => {
+  for (const l of open.splice(0)) l.close();
+});
+
+type Op = { kind: 'reserve'; share: number } | { kind: 'finish'; pick: number; commit: boolean };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  // Shares of the cap, including the exact fractions that land on the cap boundary.
+  fc.record({
+    kind: fc.constant('reserve' as const),
+    share: fc.oneof(fc.double({ min: 1e-6, max: 0.6, noNaN: true }), fc.constantFrom(0.5, 0.25, 0.2, 0.1)),
+  }),
+  fc.record({ kind: fc.constant('finish' as const), pick: fc.nat(), commit: fc.boolean() }),
+);
+
+describe('the budget gate', () => {
+  it('admits a run iff the brute-force sum of every earlier spend plus it fits the cap', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 10, noNaN: true }),
+        fc.constantFrom(1e-5, 1e-6, 1e-9),
+        fc.array(op, { minLength: 1, maxLength: 25 }),
+        (capEpsilon, delta, ops) => {
+          const l = Ledger.open(':memory:');
+          open.push(l);
+          l.ensureDataset({ fingerprint: FP, name: 'a.csv', rows: 100 });
+          const capRho = l.setCap(FP, capEpsilon, delta).cap?.rho as number;
+          expect(capRho).toBe(rhoFromEpsilon(capEpsilon, delta));
+          const accepted: number[] = [];
+          const reserved: string[] = [];
+          for (const o of ops) {
+            if (o.kind === 'finish') {
+              if (reserved.length === 0) continue;
+              const [id] = reserved.splice(o.pick % reserved.length, 1);
+              if (o.commit) l.commit(id, { sha256: FP });
+              else l.abort(id, 'cancelled');
+              continue;
+            }
+            const rho = capRho * o.share;
+            let spent = 0;
+            for (const r of accepted) spent += r;
+            const shouldAdmit = spent + rho <= capRho * (1 + 1e-12);
+            let admitted: boolean;
+            try {
+              reserved.push(l.reserve(requestFor(FP, rho, delta)).id);
+              admitted = true;
+            } catch (err) {
+              if (!(err instanceof BudgetRefusedError)) throw err;
+              expect(err.remainingRho).toBe(Math.max(0, capRho - spent));
+              admitted = false;
+            }
+            expect(admitted).toBe(shouldAdmit);
+            if (admitted) accepted.push(rho);
+          }
+          let spent = 0;
+          for (const r of accepted) spent += r;
+          const totals = l.totals(FP);
+          expect(totals.spentRho).toBe(spent);
+          expect(totals.releases).toBe(accepted.length);
+          expect(totals.remainingRho).toBe(Math.max(0, capRho - spent));
+          expect(l.verify().ok).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('totals', () => {
+  it('match ε = ρ + 2√(ρ ln(1/δ)) at the cap δ and the remaining share, by brute force', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1e-3, max: 20, noNaN: true }),
+        fc.double({ min: 1e-12, max: 0.5, noNaN: true }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }),
+        (epsilon, delta, spends) => {
+          const rho = rhoFromEpsilon(epsilon, delta);
+          const dataset: DatasetRecord = {
+            fingerprint: FP,
+            name: 'a',
+            aliases: [],
+            rows: 1,
+            createdAt: '',
+            cap: { rho, epsilon, delta, setAt: '' },
+          };
+          const t = computeTotals(dataset, spends);
+          let spent = 0;
+          for (const s of spends) spent += s;
+          const eps = (r: number) => r + 2 * Math.sqrt(r * Math.log(1 / delta));
+          const remaining = Math.max(0, rho - spent);
+          expect(t.spentRho).toBe(spent);
+          expect(t.spentEpsilon).toBeCloseTo(eps(spent), 9);
+          expect(t.capEpsilon).toBeCloseTo(epsilon, 9);
+          expect(t.remainingRho).toBe(remaining);
+          expect(t.remainingEpsilon).toBeCloseTo(eps(remaining), 9);
+          expect(t.remainingShare).toBe(remaining / rho);
+          expect(t.remainingShare).toBeGreaterThanOrEqual(0);
+          expect(t.remainingShare).toBeLessThanOrEqual(1);
+        },
+      ),
+    );
+  });
+});
+
+describe('canonical JSON', () => {
+  it('is idempotent and does not depend on key order', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
+        const text = canonicalJson(obj);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+        const reversed = Object.fromEntries(Object.entries(obj).reverse());
+        expect(canonicalJson(reversed)).toBe(text);
+      }),
+    );
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * The ledger's public records. A release's status decides which outcome fields it carries, so a
+ * reserved run can never show an output hash and an aborted run always says why.
+ */
+
+export type ReleaseStatus = 'reserved' | 'committed' | 'aborted';
+export type SchemaOrigin = 'declared' | 'inferred';
+export type LedgerSeedMode = 'secure' | 'insecure-seed';
+
+/** A curator's cap: stated as (ε, δ), enforced as ρ = rhoFromEpsilon(ε, δ). */
+export interface BudgetCap {
+  readonly rho: number;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly setAt: string;
+}
+
+export interface DatasetRecord {
+  /** SHA-256 of the file's bytes (lower-case hex): the dataset's identity. */
+  readonly fingerprint: string;
+  /** The first name the dataset was registered under. */
+  readonly name: string;
+  /** Later names the same bytes were loaded under, in the order first seen. */
+  readonly aliases: readonly string[];
+  /** Row count; 0 = not known yet (registered by `ledger set-cap` before any run). */
+  readonly rows: number;
+  readonly createdAt: string;
+  readonly cap: BudgetCap | null;
+}
+
+export interface ReleaseParams {
+  readonly rounds: number;
+  readonly perRound: number;
+  /** Synthetic rows n'. */
+  readonly rows: number;
+  readonly oversample: number;
+  readonly [k: string]: unknown;
+}
+
+export interface ReserveRequest {
+  fingerprint: string;
+  /** e.g. 'rap-query' | 'rap-table'. */
+  mechanism: string;
+  epsilon: number;
+  delta: number;
+  rho: number;
+  params: ReleaseParams;
+  workload: { hash: string; json: string };
+  schema: { hash: string; origin: SchemaOrigin };
+  seedMode: LedgerSeedMode;
+  backend: string;
+  appVersion: string;
+}
+
+interface ReleaseBase {
+  readonly id: string;
+  readonly datasetFingerprint: string;
+  readonly createdAt: string;
+  readonly mechanism: string;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly rho: number;
+  readonly params: ReleaseParams;
+  readonly workload: { readonly hash: string; readonly json: string };
+  readonly schema: { readonly hash: string; readonly origin: SchemaOrigin };
+  readonly seedMode: LedgerSeedMode;
+  readonly backend: string;
+  readonly appVersion: string;
+  readonly statusChangedAt: string;
+  /** Hash chain link of the event that recorded the spend (see ledger.ts). */
+  readonly prevHash: string;
+  readonly rowHash: string;
+}
+
+export interface ReservedRelease extends ReleaseBase {
+  readonly status: 'reserved';
+  readonly outputSha256?: undefined;
+  readonly outputPath?: undefined;
+  readonly abortReason?: undefined;
+}
+
+export interface CommittedRelease extends ReleaseBase {
+  readonly status: 'committed';
+  readonly outputSha256: string;
+  readonly outputPath?: string;
+  readonly abortReason?: undefined;
+}
+
+export interface AbortedRelease extends ReleaseBase {
+  readonly status: 'aborted';
+  readonly outputSha256?: undefined;
+  readonly outputPath?: undefined;
+  readonly abortReason: string;
+}
+
+export type ReleaseRecord = ReservedRelease | CommittedRelease | AbortedRelease;
+
+/**
+ * Per-dataset totals by zCDP composition: every release counts, whatever its status. The cap
+ * fields (and everything stated as ε, which needs the cap's δ) are null while no cap is set.
+ */
+export interface BudgetTotals {
+  readonly fingerprint: string;
+  readonly releases: number;
+  readonly capRho: number | null;
+  readonly capEpsilon: number | null;
+  readonly delta: number | null;
+  readonly spentRho: number;
+  readonly spentEpsilon: number | null;
+  readonly remainingRho: number | null;
+  readonly remainingEpsilon: number | null;
+  /** remainingRho / capRho, in [0, 1]. */
+  readonly remainingShare: number | null;
+}
+
+export type VerifyResult =
+  | { readonly ok: true /** events checked */; readonly rows: number; readonly headHash: string }
+  | {
+      readonly ok: false;
+      readonly firstBrokenTable: string;
+      readonly firstBrokenId: string;
+      readonly reason: string;
+    };
