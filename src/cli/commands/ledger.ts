@@ -8,7 +8,7 @@ import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
-import { fingerprintFile } from '../../core/ledger/fingerprint.ts';
+import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import type { BudgetTotals, DatasetRecord, ReleaseRecord } from '../../core/ledger/types.ts';

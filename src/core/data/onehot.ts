@@ -17,7 +17,8 @@ export function layoutFromSizes(sizes: readonly number[]): OneHotLayout {
   const offsets: number[] = [];
   let width = 0;
   for (const s of sizes) {
-    if (!Number.isInteger(s) || s < 1) throw new Error(`one-hot layout: domain size must be a positive integer, got ${s}`);
+    if (!Number.isInteger(s) || s < 1)
+      throw new Error(`one-hot layout: domain size must be a positive integer, got ${s}`);
     offsets.push(width);
     width += s;
   }
@@ -34,7 +35,10 @@ export function oneHotColumn(layout: OneHotLayout, feature: number, value: numbe
 }
 
 /** Dense row-major n × d' one-hot matrix of a dataset (tests and small data only). */
-export function oneHotMatrix(data: EncodedDataset, layout: OneHotLayout = layoutOf(data.schema)): Float32Array {
+export function oneHotMatrix(
+  data: EncodedDataset,
+  layout: OneHotLayout = layoutOf(data.schema),
+): Float32Array {
   const out = new Float32Array(data.n * layout.width);
   data.codes.forEach((codes, j) => {
     const off = layout.offsets[j];

@@ -43,6 +43,23 @@ export interface Schema {
   readonly version: typeof SCHEMA_VERSION;
   readonly origin: SchemaOrigin;
   readonly columns: readonly Column[];
+  /**
+   * Set when the curator confirmed an inferred schema (origin is then 'declared'): from then on
+   * it is treated as public, but its categories and ranges were read from the private data, a
+   * leak that confirming does not undo. Reports may say so.
+   */
+  readonly confirmedFromInferred?: boolean;
+}
+
+/** One line for screens and reports saying where the schema came from and what that means. */
+export function describeSchemaOrigin(schema: Schema): string {
+  if (schema.origin === 'inferred') {
+    return 'inferred from the private data: it leaks which categories occur and the value ranges; declare or confirm it';
+  }
+  if (schema.confirmedFromInferred) {
+    return 'declared (confirmed from an inferred schema: its categories and ranges were read from the private data)';
+  }
+  return 'declared (public domain file)';
 }
 
 /** Number of categories (codes) a column takes, including the missing category. */

@@ -1,0 +1,32 @@
+/**
+ * Writing a table as an RFC 4180 CSV (papaparse's unparse: CRLF line breaks, quotes only where
+ * a value needs them), atomically (atomic-write.ts).
+ */
+import Papa from 'papaparse';
+import { writeFileAtomic } from './atomic-write.ts';
+
+/** Rows unparsed per write: bounds memory for large synthetic tables. */
+const BATCH_ROWS = 10_000;
+
+function* csvChunks(header: readonly string[], rows: Iterable<readonly string[]>): Generator<string> {
+  const config = { newline: '\r\n', header: false };
+  yield `${Papa.unparse([header as string[]], config)}\r\n`;
+  let batch: string[][] = [];
+  for (const row of rows) {
+    batch.push(row as string[]);
+    if (batch.length === BATCH_ROWS) {
+      yield `${Papa.unparse(batch, config)}\r\n`;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield `${Papa.unparse(batch, config)}\r\n`;
+}
+
+/** Writes header and rows to `path`; the file appears complete or not at all. */
+export async function writeCsv(
+  path: string,
+  header: readonly string[],
+  rows: Iterable<readonly string[]>,
+): Promise<void> {
+  await writeFileAtomic(path, csvChunks(header, rows));
+}

@@ -1,0 +1,184 @@
+/**
+ * Streaming CSV reading: file bytes → UTF-8 text (csv-source.ts) → papaparse (RFC 4180 quoting,
+ * embedded newlines, CRLF) → one callback per record with the line it starts on. Only the chunk
+ * being parsed is held in memory; callers store what they need (codes, statistics), not rows.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import Papa from 'papaparse';
+import { InputError } from '../errors.ts';
+import { CsvTextSource, type Delimiter } from './csv-source.ts';
+
+export { type Delimiter, describeDelimiter, detectDelimiter } from './csv-source.ts';
+
+export interface CsvProgress {
+  readonly bytes: number;
+  readonly totalBytes: number;
+  /** Non-blank records read so far. */
+  readonly rows: number;
+}
+
+export interface CsvReadOptions {
+  /** The delimiter; detected among `,` `;` and tab from the first rows when absent. */
+  readonly delimiter?: Delimiter;
+  /** Strip whitespace around every value (UCI files put a space after each comma). Default true. */
+  readonly trim?: boolean;
+  /**
+   * Longest record, in characters, before reading stops with an error: a 50 MB file without a
+   * newline, or a quote never closed, fails after this much text instead of hanging.
+   */
+  readonly maxRecordChars?: number;
+  /** Bytes per read. */
+  readonly chunkBytes?: number;
+  readonly signal?: AbortSignal;
+  /** Called once per chunk read. */
+  readonly onProgress?: (p: CsvProgress) => void;
+}
+
+export interface CsvReadResult {
+  readonly file: string;
+  readonly delimiter: Delimiter;
+  readonly totalBytes: number;
+  /** Records handed to the callback (blank lines excluded). */
+  readonly records: number;
+  /** Lines with nothing on them, skipped (a trailing newline at the end of the file is not one). */
+  readonly blankLines: number;
+  /** SHA-256 hex of the file bytes, computed in the same pass. */
+  readonly fingerprint: string;
+}
+
+/** Receives each non-blank record; may throw (an InputError) to stop reading. */
+export type RecordHandler = (fields: string[], line: number) => void;
+
+export const DEFAULT_MAX_RECORD_CHARS = 1 << 20;
+const DEFAULT_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Physical line numbers for papaparse records. A record spans one line unless it has quoted
+ * fields with line breaks inside; papaparse's cursor tells the two apart cheaply (an unquoted
+ * record spans exactly its field lengths plus delimiters plus the line break).
+ */
+class LineCounter {
+  /** Character offset of the end of the last record. */
+  cursor = 0;
+  /** Line on which the next record starts. */
+  next = 1;
+
+  advance(fields: readonly string[], end: number, linebreak: string): number {
+    const line = this.next;
+    let plain = fields.length - 1;
+    for (const f of fields) plain += f.length;
+    const span = end - this.cursor;
+    let lines = 1;
+    if (span !== plain && span !== plain + linebreak.length) lines += embeddedBreaks(fields, linebreak);
+    this.next += lines;
+    this.cursor = end;
+    return line;
+  }
+}
+
+function embeddedBreaks(fields: readonly string[], linebreak: string): number {
+  const mark = linebreak === '\r' ? '\r' : '\n';
+  let n = 0;
+  for (const f of fields) for (let i = f.indexOf(mark); i !== -1; i = f.indexOf(mark, i + 1)) n++;
+  return n;
+}
+
+function isBlank(fields: readonly string[]): boolean {
+  return fields.length === 1 && fields[0].trim() === '';
+}
+
+function cannotRead(file: string, err: unknown): InputError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String(code ?? err);
+  return new InputError(`${file}: cannot read the file (${why}); check the path.`, { file });
+}
+
+export async function fileSize(file: string): Promise<number> {
+  try {
+    const s = await stat(file);
+    if (s.isDirectory()) throw Object.assign(new Error('folder'), { code: 'EISDIR' });
+    return s.size;
+  } catch (err) {
+    throw cannotRead(file, err);
+  }
+}
+
+/** Reads `file` record by record; resolves once every record went through `onRecord`. */
+export async function readCsvRecords(
+  file: string,
+  onRecord: RecordHandler,
+  opts: CsvReadOptions = {},
+): Promise<CsvReadResult> {
+  opts.signal?.throwIfAborted();
+  const totalBytes = await fileSize(file);
+  const trim = opts.trim ?? true;
+  const maxRecord = opts.maxRecordChars ?? DEFAULT_MAX_RECORD_CHARS;
+  const source = new CsvTextSource(file, opts.delimiter, opts.signal);
+  const input = createReadStream(file, { highWaterMark: opts.chunkBytes ?? DEFAULT_CHUNK_BYTES });
+  const lines = new LineCounter();
+  let records = 0;
+  let blankLines = 0;
+  let fed = 0;
+
+  return new Promise<CsvReadResult>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: unknown): void => {
+      if (settled) return;
+      settled = true;
+      input.destroy();
+      source.destroy();
+      reject(err);
+    };
+    input.on('error', (err) => fail(cannotRead(file, err)));
+    // Registered before papaparse's own listener, so this runs before each chunk is parsed.
+    source.on('data', (text: string) => {
+      if (fed - lines.cursor > maxRecord) fail(tooLong(file, lines.next, maxRecord));
+      fed += text.length;
+      if (!settled) opts.onProgress?.({ bytes: source.bytesRead, totalBytes, rows: records });
+    });
+    input.pipe(source);
+    Papa.parse<string[]>(source, {
+      delimiter: () => source.delimiter ?? ',',
+      step(results, parser) {
+        if (settled) return;
+        try {
+          const fields = results.data;
+          const line = lines.advance(fields, results.meta.cursor, results.meta.linebreak);
+          if (isBlank(fields)) {
+            blankLines++;
+            return;
+          }
+          if (trim) for (let i = 0; i < fields.length; i++) fields[i] = fields[i].trim();
+          records++;
+          onRecord(fields, line);
+        } catch (err) {
+          fail(err);
+          parser.abort();
+        }
+      },
+      complete() {
+        if (settled) return;
+        settled = true;
+        opts.onProgress?.({ bytes: source.bytesRead, totalBytes, rows: records });
+        resolve({
+          file,
+          delimiter: source.delimiter ?? ',',
+          totalBytes,
+          records,
+          blankLines,
+          fingerprint: source.fingerprint(),
+        });
+      },
+      error: (err) => fail(err),
+    });
+  });
+}
+
+function tooLong(file: string, line: number, max: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: a record is longer than ${max} characters; ` +
+      'this is not a CSV table, or a quote (") opened on this line is never closed.',
+    { file, line },
+  );
+}

@@ -1,0 +1,160 @@
+/**
+ * Encoding rows into integer codes per column (compact typed arrays), against a schema. A row
+ * with a value the schema cannot take is rejected whole and counted by reason; the codes of a
+ * row are stored only once every column has accepted its value.
+ */
+import type { Rejections } from './rejections.ts';
+import type {
+  CategoricalColumn,
+  CodeArray,
+  Column,
+  EncodedDataset,
+  NumericColumn,
+  Schema,
+} from './schema.ts';
+import { domainSize } from './schema.ts';
+import { binOf, parseNumber } from './values.ts';
+
+/**
+ * What to do with a value outside a declared domain: reject the row (default), or keep it as
+ * `other`: the category OTHER_CATEGORY for categorical columns, the nearest bin (clamping) for
+ * numeric ones.
+ */
+export type OutOfDomain = 'reject' | 'other';
+
+/** The catch-all category added to every categorical column when outOfDomain is 'other'. */
+export const OTHER_CATEGORY = '(other)';
+
+/** A code, or the reason for rejecting the row (a constant string per column: no allocation). */
+type Encode = (value: string) => number | string;
+
+export interface EncodeOptions {
+  readonly missingMarkers: readonly string[];
+  readonly outOfDomain: OutOfDomain;
+}
+
+/**
+ * The schema a load with outOfDomain 'other' produces: OTHER_CATEGORY appended to every
+ * categorical column that lacks it. Every column gets it, whether or not the data needs it, so
+ * the domain stays independent of the private rows.
+ */
+export function withOtherCategory(schema: Schema): Schema {
+  const columns = schema.columns.map((c): Column => {
+    if (c.kind !== 'categorical' || c.categories.includes(OTHER_CATEGORY)) return c;
+    return { ...c, categories: [...c.categories, OTHER_CATEGORY] };
+  });
+  return { ...schema, columns };
+}
+
+function missingReason(column: Column): string {
+  return `missing value in column "${column.name}", whose schema has no missing category`;
+}
+
+function categoricalEncoder(
+  column: CategoricalColumn,
+  missing: ReadonlySet<string>,
+  opts: EncodeOptions,
+): Encode {
+  const index = new Map(column.categories.map((c, i) => [c, i]));
+  const onMissing = column.missing ? column.categories.length : missingReason(column);
+  const other = opts.outOfDomain === 'other' ? index.get(OTHER_CATEGORY) : undefined;
+  const outside = other ?? `value outside the declared categories of column "${column.name}"`;
+  return (value) => index.get(value) ?? (missing.has(value) ? onMissing : outside);
+}
+
+function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, opts: EncodeOptions): Encode {
+  const { edges } = column;
+  const lower = edges[0];
+  const lastBin = edges.length - 2;
+  const onMissing = column.missing ? lastBin + 1 : missingReason(column);
+  const notNumber = `non-numeric value in numeric column "${column.name}"`;
+  const outside = `value outside the declared range [${lower}, ${edges[lastBin + 1]}] of column "${column.name}"`;
+  const clamp = opts.outOfDomain === 'other';
+  return (value) => {
+    if (missing.has(value)) return onMissing;
+    const x = parseNumber(value);
+    if (x === undefined) return notNumber;
+    const bin = binOf(edges, x);
+    if (bin >= 0) return bin;
+    if (clamp) return x < lower ? 0 : lastBin;
+    return outside;
+  };
+}
+
+export function columnEncoder(column: Column, opts: EncodeOptions): Encode {
+  const missing = new Set(opts.missingMarkers);
+  return column.kind === 'categorical'
+    ? categoricalEncoder(column, missing, opts)
+    : numericEncoder(column, missing, opts);
+}
+
+/** A typed array just wide enough for codes 0..size−1. */
+export function codeArray(size: number, length: number): CodeArray {
+  if (size <= 0x100) return new Uint8Array(length);
+  if (size <= 0x10000) return new Uint16Array(length);
+  return new Uint32Array(length);
+}
+
+/** A growable code column: doubling, trimmed to length at the end. */
+class CodeColumn {
+  private data: CodeArray;
+  length = 0;
+
+  constructor(private readonly size: number) {
+    this.data = codeArray(size, 1024);
+  }
+
+  push(code: number): void {
+    if (this.length === this.data.length) {
+      const bigger = codeArray(this.size, this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = code;
+  }
+
+  finish(): CodeArray {
+    return this.data.slice(0, this.length);
+  }
+}
+
+export class DatasetEncoder {
+  private readonly encoders: Encode[];
+  private readonly columns: CodeColumn[];
+  private readonly pending: Uint32Array;
+  private n = 0;
+
+  /** `sources[j]` is the table column that feeds schema column j. */
+  constructor(
+    private readonly schema: Schema,
+    private readonly sources: readonly number[],
+    opts: EncodeOptions,
+    private readonly rejections: Rejections,
+  ) {
+    this.encoders = schema.columns.map((c) => columnEncoder(c, opts));
+    this.columns = schema.columns.map((c) => new CodeColumn(domainSize(c)));
+    this.pending = new Uint32Array(schema.columns.length);
+  }
+
+  get rows(): number {
+    return this.n;
+  }
+
+  add(values: readonly string[], line: number): void {
+    const k = this.encoders.length;
+    for (let j = 0; j < k; j++) {
+      const code = this.encoders[j](values[this.sources[j]]);
+      if (typeof code === 'string') {
+        this.rejections.add(code, line);
+        return;
+      }
+      this.pending[j] = code;
+    }
+    for (let j = 0; j < k; j++) this.columns[j].push(this.pending[j]);
+    this.n++;
+  }
+
+  finish(): EncodedDataset {
+    return { schema: this.schema, n: this.n, codes: this.columns.map((c) => c.finish()) };
+  }
+}

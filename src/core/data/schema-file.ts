@@ -1,0 +1,214 @@
+/**
+ * The schema JSON file: how a curator declares the public domain of the table, and how an
+ * inferred schema is exported for review. Versioned; validated with zod plus the semantic rules
+ * zod cannot express (unique names, ascending edges, …), all reported at once with their path.
+ *
+ * {
+ *   "format": "rap-studio-schema", "version": 1, "origin": "declared",
+ *   "columns": [
+ *     { "name": "workclass", "kind": "categorical", "categories": ["Private", "State-gov"], "missing": true },
+ *     { "name": "age", "kind": "numeric", "lower": 17, "upper": 90, "bins": 10, "integer": true },
+ *     { "name": "hours", "kind": "numeric", "edges": [0, 20, 40, 60, 99], "integer": true }
+ *   ]
+ * }
+ *
+ * A numeric column gives either explicit `edges` or `lower`, `upper` and `bins` (equal width,
+ * see values.ts); export always writes `edges`. `missing` and `integer` default to false.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { InputError } from '../errors.ts';
+import { type Column, SCHEMA_VERSION, type Schema } from './schema.ts';
+import { equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
+
+export const SCHEMA_FORMAT = 'rap-studio-schema';
+
+const name = z.string().min(1, 'must be a non-empty string');
+
+const categoricalJson = z.strictObject({
+  name,
+  kind: z.literal('categorical'),
+  categories: z.array(z.string()),
+  missing: z.boolean().default(false),
+});
+
+const numericJson = z.strictObject({
+  name,
+  kind: z.literal('numeric'),
+  edges: z.array(z.number()).min(2, 'needs at least two edges').optional(),
+  lower: z.number().optional(),
+  upper: z.number().optional(),
+  bins: z.int().positive().optional(),
+  integer: z.boolean().default(false),
+  missing: z.boolean().default(false),
+});
+
+const schemaJson = z.strictObject({
+  format: z.literal(SCHEMA_FORMAT).optional(),
+  version: z.literal(SCHEMA_VERSION),
+  origin: z.enum(['declared', 'inferred']),
+  confirmedFromInferred: z.boolean().optional(),
+  columns: z
+    .array(z.discriminatedUnion('kind', [categoricalJson, numericJson]))
+    .min(2, 'needs at least two columns'),
+});
+
+type ColumnJson = z.infer<typeof categoricalJson> | z.infer<typeof numericJson>;
+
+function pathText(path: readonly PropertyKey[], columns: unknown): string {
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
+  const [top, index] = path;
+  const col =
+    top === 'columns' && typeof index === 'number' && Array.isArray(columns) ? columns[index] : undefined;
+  const colName = (col as { name?: unknown } | undefined)?.name;
+  if (typeof colName === 'string' && colName)
+    out = out.replace(`columns[${String(index)}]`, `columns[${String(index)}] ("${colName}")`);
+  return out || '(top level)';
+}
+
+function invalid(file: string, noun: string, problems: readonly string[]): InputError {
+  const shown = problems.slice(0, 5).join('; ');
+  const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';
+  return new InputError(`${file}: invalid ${noun}: ${shown}${more}.`, { file });
+}
+
+/** Semantic rules, one message per broken rule. */
+function semanticProblems(columns: readonly ColumnJson[]): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  columns.forEach((c, i) => {
+    const at = `columns[${i}] ("${c.name}")`;
+    if (seen.has(c.name)) problems.push(`${at}.name: duplicate column name`);
+    seen.add(c.name);
+    if (c.kind === 'categorical') {
+      if (new Set(c.categories).size !== c.categories.length)
+        problems.push(`${at}.categories: duplicate category`);
+      if (c.categories.length === 0 && !c.missing)
+        problems.push(`${at}.categories: empty, and no missing category`);
+      return;
+    }
+    const hasEdges = c.edges !== undefined;
+    const hasRange = c.lower !== undefined || c.upper !== undefined || c.bins !== undefined;
+    if (hasEdges === hasRange) {
+      problems.push(`${at}: give either "edges" or all of "lower", "upper" and "bins"`);
+      return;
+    }
+    if (hasRange && (c.lower === undefined || c.upper === undefined || c.bins === undefined)) {
+      problems.push(`${at}: "lower", "upper" and "bins" go together`);
+      return;
+    }
+    problems.push(...edgeProblems(at, c));
+  });
+  return problems;
+}
+
+function edgeProblems(at: string, c: z.infer<typeof numericJson>): string[] {
+  if (c.edges) {
+    if (!isStrictlyAscending(c.edges)) return [`${at}.edges: must be strictly ascending`];
+    if (!c.integer) return [];
+    const empty = c.edges.slice(0, -1).findIndex((_, b) => {
+      const r = integerRange(c.edges!, b);
+      return r.low > r.high;
+    });
+    return empty === -1 ? [] : [`${at}.edges: bin ${empty} holds no integer, but the column is integer`];
+  }
+  if (!(c.lower! < c.upper!)) return [`${at}: "lower" must be less than "upper"`];
+  if (c.integer && !(Number.isInteger(c.lower) && Number.isInteger(c.upper))) {
+    return [`${at}: an integer column needs integer "lower" and "upper"`];
+  }
+  return [];
+}
+
+function toColumn(c: ColumnJson): Column {
+  if (c.kind === 'categorical') return c;
+  const edges = c.edges ?? equalWidthEdges(c.lower!, c.upper!, c.bins!, c.integer);
+  return { name: c.name, kind: 'numeric', edges, integer: c.integer, missing: c.missing };
+}
+
+/** Parses and validates a schema file's text; `file` names it in errors. */
+export function parseSchemaJson(text: string, file: string): Schema {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`${file}: not valid JSON (${(err as Error).message}).`, { file });
+  }
+  return schemaFromJsonValue(raw, file, 'schema file');
+}
+
+function schemaFromJsonValue(raw: unknown, file: string, noun: string): Schema {
+  const version = (raw as { version?: unknown } | null)?.version;
+  if (typeof version === 'number' && version > SCHEMA_VERSION) {
+    throw new InputError(
+      `${file}: schema version ${version} is newer than this RAP Studio reads (${SCHEMA_VERSION}); update RAP Studio.`,
+      { file },
+    );
+  }
+  const parsed = schemaJson.safeParse(raw);
+  if (!parsed.success) {
+    const columns = (raw as { columns?: unknown } | null)?.columns;
+    const problems = parsed.error.issues.map((i) => `${pathText(i.path, columns)}: ${i.message}`);
+    throw invalid(file, noun, problems);
+  }
+  const problems = semanticProblems(parsed.data.columns);
+  if (problems.length > 0) throw invalid(file, noun, problems);
+  const schema: Schema = {
+    version: SCHEMA_VERSION,
+    origin: parsed.data.origin,
+    columns: parsed.data.columns.map(toColumn),
+  };
+  return parsed.data.confirmedFromInferred ? { ...schema, confirmedFromInferred: true } : schema;
+}
+
+export async function readSchemaFile(file: string): Promise<Schema> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(
+      `${file}: cannot read the schema file (${code === 'ENOENT' ? 'no such file' : code}).`,
+      {
+        file,
+      },
+    );
+  }
+  return parseSchemaJson(text, file);
+}
+
+/** The schema as a schema file (edges always explicit; one column per line), ending with a newline. */
+export function schemaToJson(schema: Schema): string {
+  const columns = schema.columns.map((c) =>
+    c.kind === 'categorical'
+      ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing }
+      : { name: c.name, kind: c.kind, edges: c.edges, integer: c.integer, missing: c.missing },
+  );
+  const head = {
+    format: SCHEMA_FORMAT,
+    version: schema.version,
+    origin: schema.origin,
+    ...(schema.confirmedFromInferred ? { confirmedFromInferred: true } : {}),
+  };
+  const fields = Object.entries(head).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},\n`);
+  const cols = columns.map((c) => `    ${JSON.stringify(c)}`).join(',\n');
+  return `{\n${fields.join('')}  "columns": [\n${cols}\n  ]\n}\n`;
+}
+
+/**
+ * Checks a schema built in code (not read from a file) by the same rules as a schema file;
+ * `label` names it in the error.
+ */
+export function assertValidSchema(schema: Schema, label: string): void {
+  schemaFromJsonValue(JSON.parse(schemaToJson(schema)), label, 'schema');
+}
+
+/**
+ * The curator accepts a schema as the public domain: origin becomes 'declared'. Confirming an
+ * inferred schema without editing it does not undo the leak (its categories and ranges came
+ * from the private data), so `confirmedFromInferred` stays set for reports to mention.
+ */
+export function confirmSchema(schema: Schema): Schema {
+  const fromInferred = schema.origin === 'inferred' || schema.confirmedFromInferred === true;
+  return { ...schema, origin: 'declared', ...(fromInferred ? { confirmedFromInferred: true } : {}) };
+}

@@ -1,0 +1,153 @@
+/**
+ * A CSV file as a table: header (given, read or guessed), a fixed width, and data rows of
+ * exactly that width. Rows of another width (ragged rows) are rejected and counted, not fatal:
+ * one bad line in a million should not block a release, and the summary reports it.
+ */
+import { InputError } from '../errors.ts';
+import { type CsvReadOptions, type CsvReadResult, readCsvRecords } from './csv.ts';
+import {
+  checkColumnNames,
+  defaultColumnNames,
+  type HeaderMode,
+  holdsNames,
+  looksLikeHeader,
+} from './header.ts';
+import type { Rejections } from './rejections.ts';
+import { DEFAULT_MISSING_MARKERS } from './values.ts';
+
+export interface TableOptions extends CsvReadOptions {
+  /** Whether the first row names the columns; 'auto' (default) guesses, see header.ts. */
+  readonly header?: HeaderMode;
+  /** Column names to use: for a file without a header, or to replace the header's names. */
+  readonly columns?: readonly string[];
+  readonly missingMarkers?: readonly string[];
+  /** Names of a declared schema: with header 'auto', the first row is a header iff it holds them all. */
+  readonly expectedNames?: readonly string[];
+}
+
+export interface TableShape {
+  /** Column names: the header's, the `columns` option's, or col1…colN. */
+  readonly header: readonly string[];
+  readonly hasHeader: boolean;
+  /** Line of the header row, or of the first data row when there is none. */
+  readonly firstLine: number;
+}
+
+export interface TableResult extends CsvReadResult, TableShape {
+  /** Data records read (the header excluded), ragged ones included. */
+  readonly rowsRead: number;
+}
+
+/** Receives the table row by row; `values.length === shape.header.length` always. */
+export interface TableSink {
+  start(shape: TableShape): void;
+  row(values: readonly string[], line: number): void;
+}
+
+/** Records buffered to decide about the header and the width before any row goes out. */
+const SAMPLE_RECORDS = 100;
+
+interface Sampled {
+  readonly fields: string[];
+  readonly line: number;
+}
+
+export async function readTable(
+  file: string,
+  sink: TableSink,
+  rejections: Rejections,
+  opts: TableOptions = {},
+): Promise<TableResult> {
+  const sample: Sampled[] = [];
+  let shape: TableShape | undefined;
+  let rowsRead = 0;
+  const accept = (fields: readonly string[], line: number): void => {
+    const width = shape!.header.length;
+    rowsRead++;
+    if (fields.length === width) sink.row(fields, line);
+    else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
+  };
+  const settle = (): void => {
+    shape = decideShape(file, sample, opts);
+    sink.start(shape);
+    for (const r of sample.slice(shape.hasHeader ? 1 : 0)) accept(r.fields, r.line);
+    sample.length = 0;
+  };
+
+  const read = await readCsvRecords(
+    file,
+    (fields, line) => {
+      if (shape) return accept(fields, line);
+      sample.push({ fields, line });
+      if (sample.length >= SAMPLE_RECORDS) settle();
+    },
+    opts,
+  );
+  if (!shape) {
+    if (sample.length === 0) {
+      throw new InputError(`${file}: the file is empty; expected a header row and data rows.`, { file });
+    }
+    settle();
+  }
+  const done = shape!;
+  if (rowsRead === 0) {
+    throw new InputError(
+      `${file}, line ${done.firstLine}: the file has a header row but no data rows` +
+        ' (if that row is data, say the file has no header).',
+      { file, line: done.firstLine },
+    );
+  }
+  return { ...read, ...done, rowsRead };
+}
+
+function decideShape(file: string, sample: readonly Sampled[], opts: TableOptions): TableShape {
+  const first = sample[0];
+  const hasHeader = hasHeaderRow(sample, opts);
+  const width = hasHeader ? first.fields.length : modalWidth(sample);
+  if (width < 2) {
+    throw new InputError(
+      `${file}, line ${first.line}: the table has only one column; RAP needs at least two. ` +
+        `Is the delimiter one of ',', ';' or tab?`,
+      { file, line: first.line },
+    );
+  }
+  if (hasHeader) checkColumnNames(first.fields, (c) => `${file}, line ${first.line}, column ${c + 1}`);
+  let header: readonly string[] = hasHeader ? first.fields : defaultColumnNames(width);
+  if (opts.columns) {
+    if (opts.columns.length !== width) {
+      throw new InputError(
+        `${file}: ${opts.columns.length} column names were given but the table has ${width} columns.`,
+        { file },
+      );
+    }
+    checkColumnNames(opts.columns, (c) => `column names given for ${file}, name ${c + 1}`);
+    header = opts.columns;
+  }
+  return { header: [...header], hasHeader, firstLine: first.line };
+}
+
+function hasHeaderRow(sample: readonly Sampled[], opts: TableOptions): boolean {
+  const mode = opts.header ?? 'auto';
+  if (mode !== 'auto') return mode;
+  const first = sample[0].fields;
+  if (opts.expectedNames) return holdsNames(first, opts.expectedNames);
+  const rest = sample.slice(1);
+  // A lone-field first line above wider rows (adult.test opens with '|1x3 Cross validator') is a
+  // title, not a header: it becomes a ragged data row, rejected and counted.
+  if (first.length === 1 && rest.length > 0 && modalWidth(rest) > 1) return false;
+  const missing = new Set(opts.missingMarkers ?? DEFAULT_MISSING_MARKERS);
+  return looksLikeHeader(
+    first,
+    rest.map((s) => s.fields),
+    missing,
+  );
+}
+
+/** The most common field count in the sample (the first record's on a tie). */
+function modalWidth(sample: readonly Sampled[]): number {
+  const counts = new Map<number, number>();
+  for (const s of sample) counts.set(s.fields.length, (counts.get(s.fields.length) ?? 0) + 1);
+  let best = sample[0].fields.length;
+  for (const [w, n] of counts) if (n > counts.get(best)!) best = w;
+  return best;
+}
