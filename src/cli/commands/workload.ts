@@ -1,0 +1,192 @@
+/**
+ * `rap-studio workload …`: random workloads (with the paper's drift) and workload statistics.
+ * Workloads are public: nothing here reads the private data.
+ */
+import { readFile } from 'node:fs/promises';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { writeFileAtomic } from '../../core/data/atomic-write.ts';
+import { parseDomainJson } from '../../core/data/benchmark.ts';
+import { domainSizes, type Schema } from '../../core/data/schema.ts';
+import { readSchemaFile } from '../../core/data/schema-file.ts';
+import { InputError } from '../../core/errors.ts';
+import {
+  driftDistribution,
+  type FeatureDistribution,
+  featureDistribution,
+  featureFrequencies,
+  randomWorkload,
+} from '../../core/workload/random.ts';
+import { workloadStats } from '../../core/workload/stats.ts';
+import type { Workload } from '../../core/workload/types.ts';
+import {
+  parseWorkloadJson,
+  validateWorkload,
+  workloadHash,
+  workloadToJson,
+} from '../../core/workload/workload.ts';
+
+export function parseIntegerOption(min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`expected an integer >= ${min}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+function parseGamma(value: string): number {
+  const g = Number(value);
+  if (value.trim() === '' || !(g >= 0 && g <= 1))
+    throw new InvalidArgumentError(`expected a number in [0, 1], got "${value}"`);
+  return g;
+}
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(`${file}: cannot read the ${what} (${code === 'ENOENT' ? 'no such file' : code}).`, {
+      file,
+    });
+  }
+}
+
+/** The schema from exactly one of --schema (schema file) or --domain (benchmark domain JSON). */
+export async function schemaFromOptions(opts: { schema?: string; domain?: string }): Promise<Schema> {
+  if ((opts.schema === undefined) === (opts.domain === undefined)) {
+    throw new InputError('give exactly one of --schema <schema.json> or --domain <domain.json>');
+  }
+  if (opts.schema !== undefined) return readSchemaFile(opts.schema);
+  const domain = opts.domain!;
+  return parseDomainJson(await readText(domain, 'domain file'), domain);
+}
+
+export async function readWorkloadFile(file: string, schema: Schema): Promise<Workload> {
+  return parseWorkloadJson(await readText(file, 'workload file'), schema, file);
+}
+
+/**
+ * The drift keys get their own seed, derived from --seed, so that γ = 0 (no drift) reproduces
+ * exactly the workload drawn without --drift.
+ */
+function driftSeed(seed: number): number {
+  const high = Math.floor(seed / 2 ** 32);
+  return high * 2 ** 32 + ((seed ^ 0x68e31da4) >>> 0);
+}
+
+interface RandomOptions {
+  schema?: string;
+  domain?: string;
+  k: number;
+  r: number;
+  size: number;
+  dist: FeatureDistribution;
+  drift?: number;
+  from?: string;
+  seed: number;
+  weight: number;
+  out: string;
+}
+
+async function randomCommand(opts: RandomOptions): Promise<void> {
+  const schema = await schemaFromOptions(opts);
+  const d = schema.columns.length;
+  if (opts.from !== undefined && opts.drift === undefined) {
+    throw new InputError('--from gives the historical workload for --drift; add --drift <γ> (0 = no drift)');
+  }
+  let featureProbabilities: number[] | undefined;
+  if (opts.drift !== undefined) {
+    const historical =
+      opts.from !== undefined
+        ? featureFrequencies(await readWorkloadFile(opts.from, schema), d)
+        : featureDistribution(opts.dist, d);
+    featureProbabilities = driftDistribution(historical, opts.drift, driftSeed(opts.seed));
+  }
+  const w = randomWorkload({
+    numFeatures: d,
+    k: opts.k,
+    r: opts.r,
+    size: opts.size,
+    seed: opts.seed,
+    weight: opts.weight,
+    ...(featureProbabilities ? { featureProbabilities } : { dist: opts.dist }),
+  });
+  validateWorkload(w, schema);
+  await writeFileAtomic(opts.out, workloadToJson(w, schema));
+  const stats = workloadStats(w, domainSizes(schema));
+  process.stderr.write(
+    `rap-studio: wrote ${opts.out}: ${stats.thresholds} thresholds, ${stats.queries} queries\n`,
+  );
+}
+
+async function statsCommand(file: string, opts: { schema?: string; domain?: string }): Promise<void> {
+  const schema = await schemaFromOptions(opts);
+  const w = await readWorkloadFile(file, schema);
+  const stats = workloadStats(w, domainSizes(schema));
+  const out = {
+    thresholds: stats.thresholds,
+    queries: stats.queries.toString(),
+    largestThresholdQueries: stats.largestThresholdQueries,
+    thresholdsByK: stats.thresholdsByK,
+    sha256: workloadHash(w, schema),
+  };
+  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+}
+
+export function register(program: Command): void {
+  const workload = program
+    .command('workload')
+    .description('r-of-k threshold workloads (public: no private data)');
+  workload
+    .command('random')
+    .description('draw N distinct random thresholds of k features (optionally with the paper’s drift)')
+    .option('--schema <file>', 'schema file (rap-studio-schema JSON)')
+    .option('--domain <file>', 'benchmark domain file {"column": size, …}')
+    .requiredOption('--k <k>', 'features per threshold', parseIntegerOption(1))
+    .requiredOption(
+      '--r <r>',
+      'at least r of the k features must match (r = k: k-way marginal)',
+      parseIntegerOption(1),
+    )
+    .requiredOption('--size <n>', 'number of distinct thresholds', parseIntegerOption(1))
+    .addOption(
+      new Option(
+        '--dist <dist>',
+        'feature distribution over the column order (zipf: exponent 1; geometric: p = 0.5)',
+      )
+        .choices(['uniform', 'zipf', 'geometric'])
+        .default('uniform'),
+    )
+    .option(
+      '--drift <gamma>',
+      'drift γ in [0, 1] of the feature distribution (0 none, 0.5 random, 1 reversed)',
+      parseGamma,
+    )
+    .option(
+      '--from <file>',
+      'historical workload whose feature frequencies --drift starts from (default: --dist)',
+    )
+    .option(
+      '--weight <w>',
+      'weight of every threshold',
+      (v) => {
+        const w = Number(v);
+        if (!(Number.isFinite(w) && w > 0))
+          throw new InvalidArgumentError(`expected a finite number > 0, got "${v}"`);
+        return w;
+      },
+      1,
+    )
+    .requiredOption('--seed <seed>', 'seed of the (public) random draw', parseIntegerOption(0))
+    .requiredOption('--out <file>', 'workload file to write')
+    .action((opts: RandomOptions) => randomCommand(opts));
+  workload
+    .command('stats')
+    .description('validate a workload file and print its size and SHA-256')
+    .argument('<workload>', 'workload file')
+    .option('--schema <file>', 'schema file (rap-studio-schema JSON)')
+    .option('--domain <file>', 'benchmark domain file {"column": size, …}')
+    .action((file: string, opts: { schema?: string; domain?: string }) => statsCommand(file, opts));
+}
