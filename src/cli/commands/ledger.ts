@@ -6,9 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
+import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
-import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import type { BudgetTotals, DatasetRecord, ReleaseRecord } from '../../core/ledger/types.ts';
