@@ -8,11 +8,17 @@ import { APP_VERSION } from '../shared/version.ts';
 
 type Registrar = (program: Command) => void;
 
-async function loadRegistrars(): Promise<Registrar[]> {
-  // Each command module is optional while the product grows; a missing one is skipped.
-  const names = ['schema', 'workload', 'answers', 'synth', 'evaluate', 'ledger'];
+const COMMANDS = ['schema', 'workload', 'answers', 'synth', 'evaluate', 'ledger'] as const;
+
+/**
+ * Loads the command modules. When argv names one command only that module is imported: each
+ * module pulls in a different part of the core (tfjs, SQLite, …) and start-up time matters for
+ * scripts that call the CLI many times.
+ */
+async function loadRegistrars(argv: readonly string[]): Promise<Registrar[]> {
+  const named = COMMANDS.find((c) => c === argv[0]);
   const out: Registrar[] = [];
-  for (const name of names) {
+  for (const name of named ? [named] : COMMANDS) {
     try {
       const mod = (await import(`./commands/${name}.ts`)) as { register: Registrar };
       out.push(mod.register);
@@ -29,7 +35,7 @@ export async function main(argv: string[]): Promise<number> {
     .version(APP_VERSION)
     .exitOverride()
     .showHelpAfterError(false);
-  for (const register of await loadRegistrars()) register(program);
+  for (const register of await loadRegistrars(argv)) register(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -2,7 +2,7 @@
  * Starts web mode: the renderer and the main-side services on http://127.0.0.1:PORT/?token=…
  * Used by `npm start` when the Electron binary is missing, and by the end-to-end tests.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +20,13 @@ export async function runWebMode(argv: string[]): Promise<void> {
       port: { type: 'string' },
       ledger: { type: 'string' },
       static: { type: 'string' },
+      'work-dir': { type: 'string' },
     },
   });
-  const workDir = await mkdtemp(join(tmpdir(), 'rap-studio-'));
+  // The private folder for uploads and exports: a fresh temporary one unless given (tests use a
+  // given one to simulate a read-only or full export folder).
+  const given = values['work-dir'] ?? process.env.RAP_STUDIO_WORK_DIR;
+  const workDir = given ? resolve(given) : await mkdtemp(join(tmpdir(), 'rap-studio-'));
   const ledgerPath = values.ledger ?? defaultLedgerPathForApp();
   const host = await startWebHost({
     staticDir: values.static ?? join(repoRoot, 'out/renderer'),
@@ -32,8 +36,12 @@ export async function runWebMode(argv: string[]): Promise<void> {
   });
   process.stdout.write(`RAP Studio (web mode) is running at ${host.url}\n`);
   process.stdout.write(`Ledger: ${ledgerPath}\n`);
+  // Uploads are copies of private data: a temporary work folder goes when the host stops.
   const stop = () => {
-    host.close().finally(() => process.exit(0));
+    host
+      .close()
+      .then(() => (given ? undefined : rm(workDir, { recursive: true, force: true })))
+      .finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

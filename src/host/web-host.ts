@@ -197,7 +197,11 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
         const result = await dispatch(services, path.slice('/api/'.length), body.arg);
         return sendJson(res, 200, { ok: true, result });
       } catch (err) {
-        return sendJson(res, 200, { ok: false, error: toErrorPayload(err) });
+        const error = toErrorPayload(err);
+        // The curator sees a generic message; the details go to the host's log (stderr).
+        if (error.kind === 'internal')
+          process.stderr.write(`api ${path}: ${(err as Error)?.stack ?? String(err)}\n`);
+        return sendJson(res, 200, { ok: false, error });
       }
     }
     if (req.method === 'POST' && path === '/upload') return handleUpload(req, res, url);
@@ -205,7 +209,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       const item = downloads.get(path.slice('/download/'.length));
       if (!item) return send(res, 404, 'Not found');
       res.writeHead(200, {
-        'content-type': 'text/csv; charset=utf-8',
+        'content-type': MIME[extname(item.fileName)] ?? 'text/csv; charset=utf-8',
         'content-disposition': `attachment; filename="${item.fileName.replace(/"/g, '')}"`,
         'cache-control': 'no-store',
       });

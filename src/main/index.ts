@@ -2,18 +2,27 @@
  * Electron main process: window creation, security settings and the IPC bridge. All real work
  * happens in the plain-TypeScript services (src/services), the same ones web mode runs.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, ipcMain, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
 import { defaultLedgerPathForApp } from '../services/paths.ts';
-import { createServices } from '../services/services.ts';
+import { createServices, type Services } from '../services/services.ts';
 import type { AppEvent } from '../shared/api.ts';
+import { electronDialogs } from './dialogs.ts';
+import { utilityProcessSpawner } from './engine-spawner.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const windows = new Set<BrowserWindow>();
+let services: Services | undefined;
+
+/** Whether a run is under way (closing the window then asks first). */
+async function runInProgress(): Promise<boolean> {
+  const run = services ? await services.runState({}) : null;
+  return run !== null && ['reserving', 'loading', 'running'].includes(run.status);
+}
 
 function broadcast(event: AppEvent): void {
   for (const w of windows) if (!w.isDestroyed()) w.webContents.send('rap:event', event);
@@ -35,6 +44,27 @@ async function createWindow(): Promise<void> {
   });
   windows.add(win);
   win.on('closed', () => windows.delete(win));
+  let confirmedClose = false;
+  win.on('close', (e) => {
+    if (confirmedClose) return;
+    e.preventDefault();
+    void runInProgress().then((busy) => {
+      const leave =
+        !busy ||
+        dialog.showMessageBoxSync(win, {
+          type: 'warning',
+          buttons: ['Keep running', 'Cancel the run and close'],
+          defaultId: 0,
+          cancelId: 0,
+          title: 'A run is in progress',
+          message: 'A run is in progress. Closing cancels it; its privacy spend stays counted in the ledger.',
+        }) === 1;
+      if (!leave) return;
+      if (busy) void services?.cancelRun({});
+      confirmedClose = true;
+      win.close();
+    });
+  });
   win.once('ready-to-show', () => win.show());
   // No navigation away from the app and no new windows: links open in the system browser.
   win.webContents.on('will-navigate', (e) => e.preventDefault());
@@ -53,17 +83,26 @@ app.whenReady().then(async () => {
     callback({ cancel: !ok });
   });
   const workDir = await mkdtemp(join(tmpdir(), 'rap-studio-'));
-  const services = createServices({
+  app.on('will-quit', () => {
+    void rm(workDir, { recursive: true, force: true });
+  });
+  const svc = createServices({
     mode: 'electron',
     ledgerPath: defaultLedgerPathForApp(),
     workDir,
     emit: broadcast,
+    dialogs: electronDialogs(() => BrowserWindow.getFocusedWindow() ?? [...windows][0]),
+    spawner: utilityProcessSpawner(join(here, 'engine-child.js')),
   });
+  services = svc;
   ipcMain.handle('rap:invoke', async (_e, method: unknown, arg: unknown) => {
     try {
-      return { ok: true, result: await dispatch(services, String(method), arg) };
+      return { ok: true, result: await dispatch(svc, String(method), arg) };
     } catch (err) {
-      return { ok: false, error: toErrorPayload(err) };
+      const error = toErrorPayload(err);
+      if (error.kind === 'internal')
+        process.stderr.write(`api ${String(method)}: ${(err as Error)?.stack ?? err}\n`);
+      return { ok: false, error };
     }
   });
   await createWindow();

@@ -1,8 +1,25 @@
 /**
  * What the main-side services need from their host (Electron main or the web host): where the
- * ledger lives, how to push events to the renderer, and which mode the app runs in.
+ * ledger lives, how to push events to the renderer, which mode the app runs in, and the
+ * host-specific pieces (native dialogs, how the engine process is started).
  */
+import type { EngineSpawner } from '../core/engine/process/client.ts';
 import type { AppEvent, AppMode } from '../shared/api.ts';
+
+/** Native file dialogs (Electron); web mode has none and uses uploads and downloads instead. */
+export interface NativeDialogs {
+  /** A file to open; null when the curator cancels. */
+  openFile(opts: {
+    title: string;
+    filters: { name: string; extensions: string[] }[];
+  }): Promise<string | null>;
+  /** Where to save; null when the curator cancels. */
+  saveFile(opts: {
+    title: string;
+    defaultName: string;
+    filters: { name: string; extensions: string[] }[];
+  }): Promise<string | null>;
+}
 
 export interface ServiceContext {
   readonly mode: AppMode;
@@ -12,4 +29,10 @@ export interface ServiceContext {
   emit(event: AppEvent): void;
   /** Web mode: makes a written file downloadable by the browser; returns its URL path. */
   offerDownload?(path: string, fileName: string): string;
+  /** Electron: native dialogs. */
+  readonly dialogs?: NativeDialogs;
+  /** How the engine process starts (Electron: utilityProcess); default Node's fork. */
+  readonly spawner?: EngineSpawner;
+  /** Diagnostics for the application log (never private values); default stderr. */
+  log?(message: string): void;
 }

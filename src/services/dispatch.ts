@@ -5,13 +5,111 @@
  * (they could quote private values); the curator gets the actionable message of an InputError.
  */
 import { z } from 'zod';
+import { OutputNotWrittenError } from '../core/engine/process/release.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
 
+const empty = z.object({}).strict();
+const id = z.string().min(1).max(200);
+const datasetRef = { datasetId: id };
+const text = z.string().max(64 * 1024 * 1024);
+const fileName = z.string().min(1).max(500).optional();
+const feature = z.string().min(1).max(1000);
+const role = z.enum(['main', 'eval']);
+const count = z.int().min(1).max(1_000_000);
+const field = z.string().max(100);
+
+const columnSchema = z.discriminatedUnion('kind', [
+  z.object({
+    name: feature,
+    kind: z.literal('categorical'),
+    categories: z.array(z.string().max(10_000)).max(100_000),
+    missing: z.boolean(),
+  }),
+  z.object({
+    name: feature,
+    kind: z.literal('numeric'),
+    edges: z.array(z.number()).max(100_000),
+    integer: z.boolean(),
+    missing: z.boolean(),
+  }),
+]);
+
+const threshold = z
+  .object({ features: z.array(feature).min(1).max(1000), r: z.int(), weight: z.number() })
+  .strict();
+
+const settings = z
+  .object({
+    epsilon: field,
+    delta: field.optional(),
+    rows: field.optional(),
+    rounds: field.optional(),
+    perRound: field.optional(),
+    oversample: field.optional(),
+    mode: z.enum(['query', 'table']).optional(),
+    backend: field.optional(),
+    insecureSeed: field.optional(),
+  })
+  .strict();
+
 /** Argument validators: one per API method (the `satisfies` clause makes a missing one a type error). */
 export const argSchemas = {
-  appInfo: z.object({}).strict(),
+  appInfo: empty,
+  session: empty,
+  pickFile: z.object({ purpose: z.literal('data') }).strict(),
+  openDataset: z
+    .object({
+      path: z.string().min(1).max(4096),
+      name: z.string().min(1).max(500).optional(),
+      header: z.enum(['auto', 'yes', 'no']).optional(),
+      schemaText: text.optional(),
+      domainText: text.optional(),
+    })
+    .strict(),
+  histogram: z.object({ ...datasetRef, column: feature }).strict(),
+  setSchema: z
+    .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
+    .strict(),
+  importSchema: z.object({ ...datasetRef, text, fileName }).strict(),
+  exportSchema: z.object(datasetRef).strict(),
+  confirmSchema: z.object(datasetRef).strict(),
+  setWorkload: z.object({ ...datasetRef, role, thresholds: z.array(threshold).max(100_000) }).strict(),
+  importWorkload: z.object({ ...datasetRef, role, text, fileName }).strict(),
+  exportWorkload: z.object({ ...datasetRef, role }).strict(),
+  allSubsets: z
+    .object({
+      ...datasetRef,
+      features: z.array(feature).min(1).max(1000),
+      k: count,
+      r: count,
+      weight: z.number(),
+    })
+    .strict(),
+  randomThresholds: z
+    .object({
+      ...datasetRef,
+      features: z.array(feature).max(1000).optional(),
+      k: count,
+      r: count,
+      size: count,
+      dist: z.enum(['uniform', 'zipf', 'geometric']),
+      seed: z.int().min(0),
+      weight: z.number(),
+    })
+    .strict(),
+  runPlan: z.object({ ...datasetRef, settings }).strict(),
+  setCap: z.object({ ...datasetRef, epsilon: field, delta: field.optional() }).strict(),
+  startRun: z.object({ ...datasetRef, settings }).strict(),
+  runState: empty,
+  cancelRun: empty,
+  results: z.object({ runId: id }).strict(),
+  marginalCompare: z.object({ runId: id, features: z.array(feature).min(1).max(2) }).strict(),
+  exportRun: z.object({ runId: id, fileName }).strict(),
+  ledgerOverview: empty,
+  ledgerVerify: empty,
+  ledgerExport: z.object({ format: z.enum(['csv', 'json']) }).strict(),
 } satisfies { [M in ApiMethod]: z.ZodType<ApiMethods[M][0]> };
 
 export class ApiError extends Error {
@@ -28,6 +126,7 @@ export function toErrorPayload(err: unknown): ApiErrorPayload {
   if (err instanceof ApiError) return err.payload;
   if (err instanceof InputError) return { kind: 'input', message: err.message };
   if (err instanceof BudgetRefusedError) return { kind: 'budget', message: err.message };
+  if (err instanceof OutputNotWrittenError) return { kind: 'output', message: err.message };
   if (err instanceof Error && err.name === 'CancelledError')
     return { kind: 'cancelled', message: err.message };
   return { kind: 'internal', message: 'Internal error: see the application log for details.' };

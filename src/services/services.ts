@@ -1,17 +1,291 @@
 /**
  * The main-side services: plain TypeScript that both the Electron main process and the web
- * host run. Each method implements one entry of the typed API in src/shared/api.ts.
+ * host run. Each method implements one entry of the typed API in src/shared/api.ts; arguments
+ * arrive already shape-checked (dispatch.ts), and every problem a curator can fix is an
+ * InputError whose message says what to do.
  */
-import type { ApiArg, ApiMethod, ApiResult } from '../shared/api.ts';
+import { createRequire } from 'node:module';
+import { parseDelta, parseEpsilon } from '../cli/commands/synth.ts';
+import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
+import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
+import { InputError } from '../core/errors.ts';
+import { Ledger } from '../core/ledger/ledger.ts';
+import { defaultDelta } from '../core/privacy/accounting.ts';
+import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
+import type { ApiArg, ApiMethod, ApiResult, AppInfo, WorkloadRole, WorkloadView } from '../shared/api.ts';
 import { APP_VERSION } from '../shared/version.ts';
 import type { ServiceContext } from './context.ts';
+import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
+import { exportRun } from './exporter.ts';
+import { ledgerOverview } from './ledger-views.ts';
+import { marginalView, resultsView } from './results.ts';
+import { RunManager, runView } from './runs.ts';
+import { planView } from './settings.ts';
+import { budgetView } from './views.ts';
+import { allSubsets, namedThresholds, randomThresholds, resolveWorkload, workloadView } from './workloads.ts';
 
 export type Services = { [M in ApiMethod]: (arg: ApiArg<M>) => Promise<ApiResult<M>> };
 
+/** Datasets kept open at once (each holds encoded private rows in memory). */
+const MAX_OPEN = 4;
+
+function installed(pkg: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(pkg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
+  const gpu = installed('@tensorflow/tfjs-node-gpu');
+  const node = installed('@tensorflow/tfjs-node');
+  const backends = ['auto', 'cpu', 'wasm', ...(node ? ['node'] : []), ...(gpu ? ['node-gpu'] : [])];
+  const backend = gpu
+    ? 'node-gpu (GPU) if a device is present, else cpu'
+    : node
+      ? 'node (CPU native)'
+      : 'cpu (typed arrays)';
+  return { backend, backends };
+}
+
+/** An edited or imported schema keeps saying that it came from the data when it did. */
+function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
+  const fromData = previous.origin === 'inferred' || previous.confirmedFromInferred === true;
+  const text = JSON.stringify({
+    version: SCHEMA_VERSION,
+    origin: 'declared',
+    ...(fromData ? { confirmedFromInferred: true } : {}),
+    columns: input.columns,
+  });
+  return parseSchemaJson(text, 'the edited schema');
+}
+
 export function createServices(ctx: ServiceContext): Services {
+  const datasets = new Map<string, OpenedDataset>();
+  let currentId: string | undefined;
+  let ledgerHandle: Ledger | undefined;
+  const ledger = (): Ledger => {
+    ledgerHandle ??= Ledger.open(ctx.ledgerPath);
+    return ledgerHandle;
+  };
+  let runsHandle: RunManager | undefined;
+  const runs = (): RunManager => {
+    runsHandle ??= new RunManager(ctx, ledger());
+    return runsHandle;
+  };
+  const dataset = (id: string): OpenedDataset => {
+    const ds = datasets.get(id);
+    if (!ds) throw new InputError('That dataset is no longer open: open the file again on the Data step.');
+    return ds;
+  };
+  const view = (ds: OpenedDataset) => datasetView(ds, ledger());
+  const workloadOf = (ds: OpenedDataset, role: WorkloadRole): WorkloadView => {
+    const list = ds.workloads[role];
+    return workloadView(role, list.length > 0 ? resolveWorkload(list, ds.schema) : null, ds.schema);
+  };
+  const storeWorkload = (
+    ds: OpenedDataset,
+    role: WorkloadRole,
+    w: ReturnType<typeof resolveWorkload> | null,
+  ) => {
+    ds.workloads[role] = w ? namedThresholds(w, ds.schema) : [];
+    return workloadView(role, w, ds.schema);
+  };
+  /** Workloads stay valid across schema edits, or the edit says which threshold breaks. */
+  const revalidate = (ds: OpenedDataset, schema: Schema) => {
+    for (const role of ['main', 'eval'] as const) {
+      if (ds.workloads[role].length > 0)
+        resolveWorkload(ds.workloads[role], schema, `the ${role === 'main' ? '' : 'evaluation '}workload`);
+    }
+  };
+
   return {
     async appInfo() {
-      return { version: APP_VERSION, mode: ctx.mode, ledgerPath: ctx.ledgerPath, backend: 'cpu' };
+      return { version: APP_VERSION, mode: ctx.mode, ledgerPath: ctx.ledgerPath, ...backendInfo() };
+    },
+
+    async session() {
+      const ds = currentId ? datasets.get(currentId) : undefined;
+      const run = runsHandle?.latest;
+      const safe = <T>(fn: () => T): T | null => {
+        try {
+          return fn();
+        } catch {
+          return null;
+        }
+      };
+      return {
+        dataset: ds ? view(ds) : null,
+        workload: ds ? safe(() => workloadOf(ds, 'main')) : null,
+        evalWorkload: ds ? safe(() => workloadOf(ds, 'eval')) : null,
+        run: run ? runView(run) : null,
+      };
+    },
+
+    async pickFile() {
+      if (!ctx.dialogs) {
+        throw new InputError(
+          'There is no file dialog in web mode: choose the file with the file picker or drop it on the page.',
+        );
+      }
+      const path = await ctx.dialogs.openFile({
+        title: 'Open a CSV file',
+        filters: [
+          { name: 'CSV', extensions: ['csv', 'data', 'txt', 'tsv'] },
+          { name: 'All files', extensions: ['*'] },
+        ],
+      });
+      return path === null ? null : { path, name: path.split(/[\\/]/).pop() ?? path };
+    },
+
+    async openDataset(arg) {
+      const ds = await openDataset(ctx, arg);
+      datasets.set(ds.id, ds);
+      currentId = ds.id;
+      const ids = [...datasets.keys()];
+      for (const id of ids.slice(0, Math.max(0, ids.length - MAX_OPEN))) datasets.delete(id);
+      return view(ds);
+    },
+
+    async histogram({ datasetId, column }) {
+      return histogram(dataset(datasetId), column);
+    },
+
+    async setSchema({ datasetId, schema }) {
+      const ds = dataset(datasetId);
+      const next = editedSchema(schema, ds.schema);
+      revalidate(ds, next);
+      await applySchema(ctx, ds, next);
+      return view(ds);
+    },
+
+    async importSchema({ datasetId, text, fileName }) {
+      const ds = dataset(datasetId);
+      const next = parseSchemaJson(text, fileName ?? 'the schema file');
+      revalidate(ds, next);
+      await applySchema(ctx, ds, next);
+      return view(ds);
+    },
+
+    async exportSchema({ datasetId }) {
+      const ds = dataset(datasetId);
+      return {
+        fileName: `${ds.fileName.replace(/\.[^.]*$/, '')}.schema.json`,
+        text: schemaToJson(ds.schema),
+      };
+    },
+
+    async confirmSchema({ datasetId }) {
+      const ds = dataset(datasetId);
+      ds.schema = confirmedSchema(ds.schema);
+      return view(ds);
+    },
+
+    async setWorkload({ datasetId, role, thresholds }) {
+      const ds = dataset(datasetId);
+      return storeWorkload(ds, role, thresholds.length > 0 ? resolveWorkload(thresholds, ds.schema) : null);
+    },
+
+    async importWorkload({ datasetId, role, text, fileName }) {
+      const ds = dataset(datasetId);
+      return storeWorkload(ds, role, parseWorkloadJson(text, ds.schema, fileName ?? 'the workload file'));
+    },
+
+    async exportWorkload({ datasetId, role }) {
+      const ds = dataset(datasetId);
+      if (ds.workloads[role].length === 0)
+        throw new InputError('The workload is empty: add thresholds before exporting it.');
+      const w = resolveWorkload(ds.workloads[role], ds.schema);
+      const stem = ds.fileName.replace(/\.[^.]*$/, '');
+      return {
+        fileName: `${stem}.${role === 'main' ? 'workload' : 'eval-workload'}.json`,
+        text: workloadToJson(w, ds.schema),
+      };
+    },
+
+    async allSubsets({ datasetId, ...o }) {
+      return allSubsets(dataset(datasetId).schema, o);
+    },
+
+    async randomThresholds({ datasetId, ...o }) {
+      return randomThresholds(dataset(datasetId).schema, o);
+    },
+
+    async runPlan({ datasetId, settings }) {
+      const ds = dataset(datasetId);
+      let workload: Parameters<typeof planView>[0]['workload'];
+      if (ds.workloads.main.length === 0) {
+        workload = { problem: 'The workload has no thresholds: add some on the Workload step.' };
+      } else {
+        try {
+          workload = resolveWorkload(ds.workloads.main, ds.schema);
+        } catch (err) {
+          if (!(err instanceof InputError)) throw err;
+          workload = { problem: `The workload does not fit the schema: ${err.message}` };
+        }
+      }
+      return planView({
+        settings,
+        schema: ds.schema,
+        n: ds.loaded.summary.rowsRead,
+        workload,
+        budget: budgetView(ledger(), ds.loaded.fingerprint),
+        busy: runs().busy,
+      });
+    },
+
+    async setCap({ datasetId, epsilon, delta }) {
+      const ds = dataset(datasetId);
+      const eps = parseEpsilon('The cap ε', epsilon);
+      const n = ds.loaded.summary.rowsRead;
+      const d =
+        delta === undefined || delta.trim() === ''
+          ? defaultDelta(Math.max(2, n))
+          : parseDelta('The cap δ', delta);
+      const l = ledger();
+      l.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
+      l.setCap(ds.loaded.fingerprint, eps, d);
+      return budgetView(l, ds.loaded.fingerprint);
+    },
+
+    async startRun({ datasetId, settings }) {
+      return runView(await runs().start(dataset(datasetId), settings));
+    },
+
+    async runState() {
+      const run = runsHandle?.latest;
+      return run ? runView(run) : null;
+    },
+
+    async cancelRun() {
+      const run = runsHandle?.cancel();
+      return run ? runView(run) : null;
+    },
+
+    async results({ runId }) {
+      return resultsView(runs().get(runId));
+    },
+
+    async marginalCompare({ runId, features }) {
+      return marginalView(runs().get(runId), features);
+    },
+
+    async exportRun({ runId, fileName }) {
+      return exportRun(ctx, ledger(), runs().get(runId), fileName);
+    },
+
+    async ledgerOverview() {
+      return ledgerOverview(ledger());
+    },
+
+    async ledgerVerify() {
+      return ledger().verify();
+    },
+
+    async ledgerExport({ format }) {
+      return { fileName: `rap-studio-ledger.${format}`, text: ledger().export(format) };
     },
   };
 }

@@ -2,10 +2,11 @@
  * The typed API between the renderer and the main-side services. The preload script exposes
  * it to the renderer over Electron IPC; web mode bridges the very same calls over HTTP and a
  * WebSocket. Every method takes one JSON argument and returns JSON; the main side validates
- * each argument before a service sees it.
+ * each argument before a service sees it (src/services/dispatch.ts).
  *
  * This file holds types only (no runtime code) so the renderer, preload and main can all
- * import it without pulling in Node modules.
+ * import it without pulling in Node modules. The shapes mirror the core types but are plain
+ * JSON (no typed arrays, bigints as decimal strings).
  */
 
 export type AppMode = 'electron' | 'web';
@@ -14,8 +15,356 @@ export interface AppInfo {
   readonly version: string;
   readonly mode: AppMode;
   readonly ledgerPath: string;
-  /** The engine backend that will run (e.g. 'cpu' = typed-array kernels, 'node-gpu'). */
+  /** The engine backend a run picks when none is asked for (e.g. 'cpu' = typed-array kernels). */
   readonly backend: string;
+  /** Backends a curator may ask for on this machine. */
+  readonly backends: readonly string[];
+}
+
+// ---- data and schema -------------------------------------------------------------------------
+
+export interface CategoricalColumnView {
+  readonly name: string;
+  readonly kind: 'categorical';
+  readonly categories: readonly string[];
+  readonly missing: boolean;
+}
+
+export interface NumericColumnView {
+  readonly name: string;
+  readonly kind: 'numeric';
+  /** Ascending bin edges; bin i is [e_i, e_{i+1}), the last one closed. */
+  readonly edges: readonly number[];
+  readonly integer: boolean;
+  readonly missing: boolean;
+}
+
+export type ColumnView = CategoricalColumnView | NumericColumnView;
+
+/** What a curator may send as a schema (the same JSON shape the views use). */
+export interface SchemaInput {
+  readonly columns: readonly ColumnView[];
+}
+
+export interface SchemaView {
+  readonly origin: 'declared' | 'inferred';
+  readonly confirmedFromInferred: boolean;
+  /** One line saying where the schema came from and what that means. */
+  readonly originText: string;
+  readonly columns: readonly ColumnView[];
+  /** Codes per column (missing category included). */
+  readonly sizes: readonly number[];
+  readonly oneHotWidth: number;
+}
+
+export interface RejectedRowsView {
+  readonly reason: string;
+  readonly count: number;
+  readonly firstLine: number;
+}
+
+/** The ledger's record for one dataset, as screens show it. ε figures are at the cap's δ. */
+export interface BudgetView {
+  readonly registered: boolean;
+  readonly releases: number;
+  readonly capEpsilon: number | null;
+  readonly capDelta: number | null;
+  readonly capRho: number | null;
+  readonly spentRho: number;
+  readonly spentEpsilon: number | null;
+  readonly remainingEpsilon: number | null;
+  readonly remainingRho: number | null;
+  readonly remainingShare: number | null;
+}
+
+export type DatasetFormat = 'csv' | 'benchmark';
+
+export interface DatasetView {
+  readonly id: string;
+  readonly fileName: string;
+  readonly format: DatasetFormat;
+  readonly fingerprint: string;
+  readonly bytes: number;
+  readonly header: readonly string[];
+  readonly hasHeader: boolean;
+  readonly delimiter: string;
+  readonly rowsRead: number;
+  readonly rowsAccepted: number;
+  readonly rejected: readonly RejectedRowsView[];
+  readonly blankLines: number;
+  readonly ignoredColumns: readonly string[];
+  /** The first rows as read (the curator's own screen; never logged or sent anywhere else). */
+  readonly preview: { readonly columns: readonly string[]; readonly rows: readonly (readonly string[])[] };
+  readonly schema: SchemaView;
+  readonly budget: BudgetView;
+}
+
+export interface OpenDatasetArg {
+  /** A path the host may read: in web mode only an upload (see /upload). */
+  readonly path: string;
+  /** Display name (default the file's name). */
+  readonly name?: string;
+  /** 'auto' (default) guesses whether the first row names the columns. */
+  readonly header?: 'auto' | 'yes' | 'no';
+  /** A declared schema file's text (rap-studio-schema JSON). */
+  readonly schemaText?: string;
+  /** The benchmark format's domain file text ({"column": size, …}): integer-coded CSV. */
+  readonly domainText?: string;
+}
+
+export interface HistogramView {
+  readonly column: string;
+  readonly kind: 'categorical' | 'numeric';
+  readonly labels: readonly string[];
+  readonly counts: readonly number[];
+}
+
+export interface TextFile {
+  readonly fileName: string;
+  readonly text: string;
+}
+
+// ---- workload --------------------------------------------------------------------------------
+
+export interface ThresholdInput {
+  readonly features: readonly string[];
+  readonly r: number;
+  readonly weight: number;
+}
+
+export interface ThresholdView extends ThresholdInput {
+  readonly k: number;
+  readonly queries: number;
+}
+
+export type WorkloadRole = 'main' | 'eval';
+
+export interface WorkloadView {
+  readonly role: WorkloadRole;
+  readonly thresholds: readonly ThresholdView[];
+  /** Total query count as a decimal string (can pass 2^53). */
+  readonly totalQueries: string;
+}
+
+export type FeatureDistributionName = 'uniform' | 'zipf' | 'geometric';
+
+// ---- privacy settings and the run plan -------------------------------------------------------
+
+/**
+ * The Privacy step's fields as typed (text), so the services check them with the CLI's rules
+ * and return the same messages. Empty optional fields mean "default".
+ */
+export interface RunSettingsInput {
+  readonly epsilon: string;
+  readonly delta?: string;
+  readonly rows?: string;
+  readonly rounds?: string;
+  readonly perRound?: string;
+  readonly oversample?: string;
+  readonly mode?: 'query' | 'table';
+  readonly backend?: string;
+  /** Reproducible, NOT private-grade randomness (tests and benchmarks only). */
+  readonly insecureSeed?: string;
+}
+
+export interface FieldProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface RunPlanView {
+  /** Field problems (ε, δ, n', T, K, …); when any, the plan numbers below are absent. */
+  readonly problems: readonly FieldProblem[];
+  readonly n: number;
+  readonly defaultDelta: number;
+  readonly delta: number | null;
+  readonly deltaWarning: string | null;
+  readonly epsilon: number | null;
+  readonly rho: number | null;
+  readonly rounds: number | null;
+  readonly perRound: number | null;
+  readonly defaultRounds: number | null;
+  readonly defaultPerRound: number | null;
+  readonly rows: number | null;
+  readonly oversample: number | null;
+  readonly kind: string | null;
+  readonly numQueries: number | null;
+  readonly budget: BudgetView;
+  /** Remaining ε at the cap's δ after this run (null without a cap or a plan). */
+  readonly remainingAfterEpsilon: number | null;
+  readonly affordable: boolean;
+  /** Why the run cannot start (shown next to the disabled Run button); null when it can. */
+  readonly reason: string | null;
+  /** What needs fixing for the reason: lets the screen offer the fix right there. */
+  readonly blocker: 'settings' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  readonly warnings: readonly string[];
+  readonly seedMode: 'secure' | 'insecure-seed';
+}
+
+// ---- runs ------------------------------------------------------------------------------------
+
+export type RunStatus =
+  | 'reserving'
+  | 'loading'
+  | 'running'
+  | 'finished'
+  | 'failed'
+  | 'cancelled'
+  | 'exported';
+
+/** One progress sample (the engine's ProgressEvent). The losses and errors are noisy: safe to show. */
+export interface ProgressPoint {
+  readonly round: number;
+  readonly rounds: number;
+  readonly step: number;
+  readonly loss: number;
+  readonly maxSelectedError: number;
+  readonly elapsedSeconds: number;
+  readonly etaSeconds: number;
+}
+
+export interface RunView {
+  readonly runId: string;
+  readonly releaseId: string | null;
+  readonly datasetId: string;
+  readonly datasetName: string;
+  readonly status: RunStatus;
+  readonly startedAt: string;
+  readonly endedAt: string | null;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly rho: number;
+  readonly rounds: number;
+  readonly perRound: number;
+  readonly rows: number;
+  readonly oversample: number;
+  readonly mode: string;
+  readonly seedMode: 'secure' | 'insecure-seed';
+  /** Requested backend ('auto' = the best available) and, once known, the one that ran. */
+  readonly backendRequested: string;
+  readonly backend: string | null;
+  /** The engine process while it runs (fault-injection tests kill it from outside). */
+  readonly enginePid: number | null;
+  /** Progress samples (thinned for long runs). */
+  readonly history: readonly ProgressPoint[];
+  readonly error: ApiErrorPayload | null;
+  readonly warnings: readonly string[];
+  readonly exported: ExportView | null;
+}
+
+export interface ResultsView {
+  readonly runId: string;
+  readonly presentError: number;
+  readonly roundedPresentError: number;
+  readonly meanError: number;
+  readonly roundedMeanError: number;
+  readonly all0Error: number;
+  readonly gmError: number;
+  readonly numQueries: number;
+  readonly rounds: number;
+  readonly perRound: number;
+  readonly rows: number;
+  readonly syntheticRows: number;
+  readonly secondsTotal: number;
+  readonly backend: string;
+  readonly seedMode: 'secure' | 'insecure-seed';
+  readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];
+  readonly thresholds: readonly (ThresholdInput & { readonly error: number })[];
+  readonly futureError: number | null;
+  readonly roundedFutureError: number | null;
+  readonly features: readonly string[];
+  readonly note: string;
+}
+
+export interface MarginalView {
+  readonly features: readonly string[];
+  /** Category labels per feature. */
+  readonly labels: readonly (readonly string[])[];
+  /** Fractions of rows, row-major over the features' categories. */
+  readonly real: readonly number[];
+  readonly synthetic: readonly number[];
+}
+
+export interface ExportView {
+  readonly releaseId: string;
+  readonly fileName: string;
+  readonly path: string;
+  readonly manifestPath: string;
+  readonly sha256: string;
+  readonly rows: number;
+  /** Web mode: URLs the browser fetches the files from. */
+  readonly downloadUrl: string | null;
+  readonly manifestUrl: string | null;
+}
+
+export type ExportOutcome =
+  | ({ readonly written: true } & ExportView)
+  | { readonly written: false; readonly reason: 'cancelled' };
+
+// ---- ledger ----------------------------------------------------------------------------------
+
+export interface ReleaseView {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly status: 'reserved' | 'committed' | 'aborted';
+  readonly statusChangedAt: string;
+  readonly mechanism: string;
+  readonly epsilon: number;
+  readonly delta: number;
+  readonly rho: number;
+  readonly rounds: number;
+  readonly perRound: number;
+  readonly rows: number;
+  readonly seedMode: string;
+  readonly backend: string;
+  readonly outputSha256: string | null;
+  readonly outputPath: string | null;
+  readonly abortReason: string | null;
+  /** Cumulative spend after this release, as ε at the cap's δ (null without a cap). */
+  readonly cumulativeEpsilon: number | null;
+  readonly cumulativeRho: number;
+}
+
+export interface LedgerDatasetView {
+  readonly fingerprint: string;
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly rows: number;
+  readonly createdAt: string;
+  readonly budget: BudgetView;
+  readonly releases: readonly ReleaseView[];
+}
+
+export interface LedgerOverview {
+  readonly ledgerPath: string;
+  readonly datasets: readonly LedgerDatasetView[];
+}
+
+export type LedgerVerifyView =
+  | { readonly ok: true; readonly rows: number; readonly headHash: string }
+  | {
+      readonly ok: false;
+      readonly firstBrokenTable: string;
+      readonly firstBrokenId: string;
+      readonly reason: string;
+    };
+
+// ---- the method map --------------------------------------------------------------------------
+
+type Empty = Record<string, never>;
+interface DatasetRef {
+  readonly datasetId: string;
+}
+interface RunRef {
+  readonly runId: string;
+}
+
+/** Everything the renderer needs after a reload: the open dataset, workloads and the run. */
+export interface SessionView {
+  readonly dataset: DatasetView | null;
+  readonly workload: WorkloadView | null;
+  readonly evalWorkload: WorkloadView | null;
+  readonly run: RunView | null;
 }
 
 /**
@@ -23,19 +372,78 @@ export interface AppInfo {
  * (src/services/dispatch.ts) must cover every key (a type test enforces it).
  */
 export interface ApiMethods {
-  appInfo: [Record<string, never>, AppInfo];
+  appInfo: [Empty, AppInfo];
+  session: [Empty, SessionView];
+  /** Electron: a native open dialog; null when the curator cancels. Web mode: an input error. */
+  pickFile: [{ readonly purpose: 'data' }, { readonly path: string; readonly name: string } | null];
+  openDataset: [OpenDatasetArg, DatasetView];
+  histogram: [DatasetRef & { readonly column: string }, HistogramView];
+  setSchema: [DatasetRef & { readonly schema: SchemaInput }, DatasetView];
+  importSchema: [DatasetRef & { readonly text: string; readonly fileName?: string }, DatasetView];
+  exportSchema: [DatasetRef, TextFile];
+  confirmSchema: [DatasetRef, DatasetView];
+  setWorkload: [
+    DatasetRef & { readonly role: WorkloadRole; readonly thresholds: readonly ThresholdInput[] },
+    WorkloadView,
+  ];
+  importWorkload: [
+    DatasetRef & { readonly role: WorkloadRole; readonly text: string; readonly fileName?: string },
+    WorkloadView,
+  ];
+  exportWorkload: [DatasetRef & { readonly role: WorkloadRole }, TextFile];
+  allSubsets: [
+    DatasetRef & {
+      readonly features: readonly string[];
+      readonly k: number;
+      readonly r: number;
+      readonly weight: number;
+    },
+    readonly ThresholdInput[],
+  ];
+  randomThresholds: [
+    DatasetRef & {
+      readonly features?: readonly string[];
+      readonly k: number;
+      readonly r: number;
+      readonly size: number;
+      readonly dist: FeatureDistributionName;
+      readonly seed: number;
+      readonly weight: number;
+    },
+    readonly ThresholdInput[],
+  ];
+  runPlan: [DatasetRef & { readonly settings: RunSettingsInput }, RunPlanView];
+  setCap: [DatasetRef & { readonly epsilon: string; readonly delta?: string }, BudgetView];
+  startRun: [DatasetRef & { readonly settings: RunSettingsInput }, RunView];
+  runState: [Empty, RunView | null];
+  cancelRun: [Empty, RunView | null];
+  results: [RunRef, ResultsView];
+  marginalCompare: [RunRef & { readonly features: readonly string[] }, MarginalView];
+  exportRun: [RunRef & { readonly fileName?: string }, ExportOutcome];
+  ledgerOverview: [Empty, LedgerOverview];
+  ledgerVerify: [Empty, LedgerVerifyView];
+  ledgerExport: [{ readonly format: 'csv' | 'json' }, TextFile];
 }
 
 export type ApiMethod = keyof ApiMethods;
 export type ApiArg<M extends ApiMethod> = ApiMethods[M][0];
 export type ApiResult<M extends ApiMethod> = ApiMethods[M][1];
 
-/** Events pushed from the main side (run progress, run end, …). */
-export type AppEvent = { readonly type: 'hello'; readonly at: string };
+/** Events pushed from the main side (run progress, run end, load progress). */
+export type AppEvent =
+  | { readonly type: 'hello'; readonly at: string }
+  | {
+      readonly type: 'load-progress';
+      readonly bytes: number;
+      readonly totalBytes: number;
+      readonly phase: string;
+    }
+  | { readonly type: 'run-progress'; readonly runId: string; readonly point: ProgressPoint }
+  | { readonly type: 'run-update'; readonly run: RunView };
 
 /** The error shape carried across the bridge. `kind` lets the UI choose what to say. */
 export interface ApiErrorPayload {
-  readonly kind: 'input' | 'budget' | 'cancelled' | 'internal';
+  readonly kind: 'input' | 'budget' | 'cancelled' | 'internal' | 'output';
   readonly message: string;
 }
 

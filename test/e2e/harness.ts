@@ -3,11 +3,13 @@
  * Debian's Chromium with playwright-core. Screenshots go under test-results/ (not committed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { type Browser, chromium } from 'playwright-core';
+import type { ApiArg, ApiErrorPayload, ApiMethod, ApiResult } from '../../src/shared/api.ts';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const screenshotDir = join(repoRoot, 'test-results', 'screenshots');
@@ -22,13 +24,25 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-export async function startHost(
-  opts: { ledgerPath?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<RunningHost> {
+export interface HostOptions {
+  readonly ledgerPath?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** The host's private folder for uploads and exports (`--work-dir`); a fresh temp one if absent. */
+  readonly workDir?: string;
+}
+
+export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
   const ledgerPath = opts.ledgerPath ?? join(mkdtempSync(join(tmpdir(), 'rap-e2e-')), 'ledger.sqlite');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'src/host/main.ts'), '--ledger', ledgerPath],
+    [
+      '--import',
+      'tsx',
+      join(repoRoot, 'src/host/main.ts'),
+      '--ledger',
+      ledgerPath,
+      ...(opts.workDir ? ['--work-dir', opts.workDir] : []),
+    ],
     {
       cwd: repoRoot,
       env: { ...process.env, ...opts.env },
@@ -90,4 +104,91 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** One API call as the renderer makes it (token header, JSON body); the host's answer as is. */
+export async function callApi<M extends ApiMethod>(
+  host: RunningHost,
+  method: M,
+  arg: ApiArg<M>,
+): Promise<{ ok: true; result: ApiResult<M> } | { ok: false; error: ApiErrorPayload }> {
+  const res = await fetch(`${host.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'x-rap-token': host.token, 'content-type': 'application/json' },
+    body: JSON.stringify({ arg }),
+  });
+  if (!res.ok) throw new Error(`the host answered ${res.status} to ${method}`);
+  return (await res.json()) as never;
+}
+
+/** What the ledger file holds, read without writing (read-only connection; zeros if no file). */
+export interface LedgerCounts {
+  readonly events: number;
+  readonly datasets: number;
+  readonly releases: number;
+  /** Release ids by status. */
+  readonly byStatus: Readonly<Record<string, readonly string[]>>;
+  /** Sum of ρ over every release (reserved, committed and aborted all count). */
+  readonly spentRho: number;
+}
+
+export function ledgerCounts(ledgerPath: string): LedgerCounts {
+  if (!existsSync(ledgerPath)) return { events: 0, datasets: 0, releases: 0, byStatus: {}, spentRho: 0 };
+  const db = new Database(ledgerPath, { readonly: true, fileMustExist: true });
+  try {
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+        (t) => t.name,
+      ),
+    );
+    if (!tables.has('releases')) return { events: 0, datasets: 0, releases: 0, byStatus: {}, spentRho: 0 };
+    const count = (table: string) =>
+      (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const rows = db.prepare('SELECT id, status, rho FROM releases ORDER BY rowid').all() as {
+      id: string;
+      status: string;
+      rho: number;
+    }[];
+    const byStatus: Record<string, string[]> = {};
+    for (const r of rows) (byStatus[r.status] ??= []).push(r.id);
+    return {
+      events: count('events'),
+      datasets: count('datasets'),
+      releases: rows.length,
+      byStatus,
+      spentRho: rows.reduce((s, r) => s + r.rho, 0),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** Whether a process is still there (a zombie, exited but not yet reaped, counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Polls `probe` until it returns a value (not undefined); throws after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+  intervalMs = 25,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
 }

@@ -41,17 +41,30 @@ function createWebBridge(): RapStudioBridge {
       const event = JSON.parse(String(m.data)) as AppEvent;
       for (const l of listeners) l(event);
     };
+    socket.onopen = () => {
+      // After a reconnect the host may have moved on: listeners resynchronize on 'hello'.
+      for (const l of listeners) l({ type: 'hello', at: new Date().toISOString() });
+    };
     socket.onclose = () => setTimeout(connect, 1000);
   };
   connect();
   return {
     mode: 'web',
     async invoke<M extends ApiMethod>(method: M, arg: ApiArg<M>): Promise<ApiResult<M>> {
-      const res = await fetch(`/api/${method}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-rap-token': token },
-        body: JSON.stringify({ arg }),
-      });
+      let res: Response;
+      try {
+        res = await fetch(`/api/${method}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-rap-token': token },
+          body: JSON.stringify({ arg }),
+        });
+      } catch {
+        throw new BridgeError({
+          kind: 'internal',
+          message:
+            'The local RAP Studio host does not answer: is it still running? Start it again, then reload this page.',
+        });
+      }
       if (!res.ok)
         throw new BridgeError({ kind: 'internal', message: `The local host answered ${res.status}.` });
       const body = (await res.json()) as
@@ -74,6 +87,17 @@ export function api(): RapStudioBridge {
   return bridge;
 }
 
+/** Calls one API method; errors arrive as BridgeError with the services' message. */
+export async function call<M extends ApiMethod>(method: M, arg: ApiArg<M>): Promise<ApiResult<M>> {
+  try {
+    return await api().invoke(method, arg);
+  } catch (err) {
+    if (err instanceof BridgeError) throw err;
+    const payload = (err as { payload?: ApiErrorPayload }).payload;
+    throw new BridgeError(payload ?? { kind: 'internal', message: (err as Error).message });
+  }
+}
+
 /** Web mode: upload a file chosen in the browser to the local host; returns its private path. */
 export async function uploadFile(file: File): Promise<{ path: string; name: string; bytes: number }> {
   const res = await fetch(`/upload?name=${encodeURIComponent(file.name)}`, {
@@ -81,6 +105,12 @@ export async function uploadFile(file: File): Promise<{ path: string; name: stri
     headers: { 'x-rap-token': webToken() },
     body: file,
   });
+  if (!res.ok) {
+    throw new BridgeError({
+      kind: 'input',
+      message: `Uploading ${file.name} failed (the host answered ${res.status}).`,
+    });
+  }
   const body = (await res.json()) as { ok: boolean; result: { path: string; name: string; bytes: number } };
   return body.result;
 }

@@ -1,0 +1,111 @@
+/** Command-line options of `npm run bench`. */
+import { parseArgs } from 'node:util';
+import type { BackendName } from '../../src/core/engine/types.ts';
+
+export const USAGE = `npm run bench -- [options]
+
+  --suite NAME       quick (default), paper, scale, …
+  --out DIR          per-run JSON, table.md and summary.json (default bench-results/tmp/<suite>-<time>/)
+  --seeds N          seeds 0..N−1 per case (default: the suite's)
+  --filter TERM      only cases whose id contains TERM (repeat: all must match; a,b: either;
+                     !TERM: must not match);
+                     ids look like adult/3of3/W16/eps0.1/T=def/K=def/query/s0 (use /W1/ for exact)
+  --max-rounds R     cut cases with T > R rounds to R rounds at the same per-round ρ and
+                     extrapolate their times to T (labelled extrapolated; errors n/a)
+  --profile          CPU-profile each run: phase and kernel breakdown in the table, .cpuprofile files
+  --backend NAME     cpu, wasm, node, node-gpu (default: the engine's choice)
+  --no-latest        do not update bench/results/latest-<suite>.md
+  --latest           update it even for a filtered run (its header names the filter)
+  --from DIR         run nothing: build the table from the runs/*.json of earlier --out folders
+                     (repeatable; the suite's cases, --seeds and --filter still select)
+  --list             print the case ids and exit
+  --help`;
+
+export interface BenchArgs {
+  readonly suite: string;
+  readonly out?: string;
+  readonly seeds?: number;
+  readonly filter: readonly string[];
+  readonly maxRounds?: number;
+  readonly profile: boolean;
+  readonly backend?: BackendName;
+  readonly latest: boolean;
+  readonly list: boolean;
+  readonly help: boolean;
+  /** Earlier --out folders to build the table from, instead of running. */
+  readonly from: readonly string[];
+}
+
+export class BenchArgsError extends Error {}
+
+const BACKENDS: readonly BackendName[] = ['cpu', 'wasm', 'node', 'node-gpu'];
+
+function positiveInt(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) {
+    throw new BenchArgsError(`--${name} must be an integer >= 1, got '${v}'`);
+  }
+  return n;
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    ({ values } = parse(argv));
+  } catch (err) {
+    throw new BenchArgsError((err as Error).message);
+  }
+  const backend = values.backend;
+  if (backend !== undefined && !BACKENDS.includes(backend as BackendName)) {
+    throw new BenchArgsError(`--backend must be one of ${BACKENDS.join(', ')}, got '${backend}'`);
+  }
+  const filter = values.filter ?? [];
+  if (
+    filter.some((t) =>
+      t
+        .replace(/^!/, '')
+        .split(',')
+        .every((alt) => alt === ''),
+    )
+  ) {
+    throw new BenchArgsError('--filter needs a non-empty term');
+  }
+  const seeds = positiveInt('seeds', values.seeds);
+  const maxRounds = positiveInt('max-rounds', values['max-rounds']);
+  return {
+    suite: values.suite ?? 'quick',
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(seeds !== undefined ? { seeds } : {}),
+    filter,
+    ...(maxRounds !== undefined ? { maxRounds } : {}),
+    profile: values.profile ?? false,
+    ...(backend !== undefined ? { backend: backend as BackendName } : {}),
+    latest: !(values['no-latest'] ?? false) && (filter.length === 0 || (values.latest ?? false)),
+    list: values.list ?? false,
+    help: values.help ?? false,
+    from: values.from ?? [],
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      suite: { type: 'string' },
+      out: { type: 'string' },
+      seeds: { type: 'string' },
+      filter: { type: 'string', multiple: true },
+      'max-rounds': { type: 'string' },
+      profile: { type: 'boolean' },
+      backend: { type: 'string' },
+      'no-latest': { type: 'boolean' },
+      latest: { type: 'boolean' },
+      list: { type: 'boolean' },
+      from: { type: 'string', multiple: true },
+      help: { type: 'boolean' },
+    },
+  });
+}

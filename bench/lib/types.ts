@@ -1,0 +1,94 @@
+/**
+ * The benchmark model: a suite expands to cases (one engine run each); a run gives a result;
+ * results of the same case over several seeds aggregate into one table row.
+ */
+import type { BackendName, EngineMode, RapReport } from '../../src/core/engine/types.ts';
+import type { ProfileSummary } from './profile.ts';
+
+/** Datasets the harness knows how to produce (see datasets.ts). */
+export type DatasetId = 'adult' | 'loans-synthetic';
+
+export interface WorkloadSpec {
+  readonly k: number;
+  readonly r: number;
+  /** Number of thresholds |W|. */
+  readonly size: number;
+  /**
+   * Draw features only among those with at most this many categories (the scale suite: LOANS
+   * features with huge domains would make 64 random 1-of-4 thresholds ~3·10^9 queries).
+   */
+  readonly maxDomain?: number;
+}
+
+/** One engine run, fully determined by these fields. */
+export interface BenchCase {
+  /** Unique within a suite run, seed included; `--filter` matches substrings of it. */
+  readonly id: string;
+  /** The case without its seed: runs with the same group form one table row. */
+  readonly group: string;
+  readonly suite: string;
+  readonly dataset: DatasetId;
+  readonly workload: WorkloadSpec;
+  readonly epsilon: number;
+  /** Undefined = 1/n². */
+  readonly delta?: number;
+  /** Synthetic rows n'. */
+  readonly rows: number;
+  /** Undefined = the engine's default rule. */
+  readonly rounds?: number;
+  readonly perRound?: number;
+  readonly mode: EngineMode;
+  /** Seeds both the workload draw and the engine's (insecure, reproducible) noise. */
+  readonly seed: number;
+  /** A free-form note shown in the table (e.g. which figure of the paper the case reproduces). */
+  readonly note?: string;
+}
+
+/** What a suite file declares; adding a suite = one file exporting this plus one registry line. */
+export interface Suite {
+  readonly name: string;
+  readonly description: string;
+  /** Seeds per case unless --seeds overrides. */
+  readonly defaultSeeds: number;
+  /** Rough wall-time budget on the 2-core reference machine, for the table header. */
+  readonly budget: string;
+  cases(seeds: readonly number[]): BenchCase[];
+}
+
+/** Timing and memory measured around one run. */
+export interface RunMeasurements {
+  readonly wallSeconds: number;
+  /**
+   * CPU seconds (user + system) this process used during the run: on a shared machine wall
+   * seconds include waiting for a core, CPU seconds do not.
+   */
+  readonly cpuSeconds: number;
+  /** Max RSS seen while the run was going (sampled, and the process peak if the run raised it). */
+  readonly peakRssBytes: number;
+  readonly queriesPerSecond: number;
+}
+
+/** Present when --max-rounds truncated the run: the figures for the full T are extrapolated. */
+export interface Extrapolation {
+  readonly measuredRounds: number;
+  readonly targetRounds: number;
+  /** ε actually run: the same per-round ρ as the full run (ρ·R/T). */
+  readonly epsilonRun: number;
+  readonly roundSeconds: readonly number[];
+  readonly secondsTotal: number;
+  readonly secondsSelection: number;
+  readonly secondsProjection: number;
+}
+
+export interface BenchResult {
+  readonly case: BenchCase;
+  readonly dataset: { readonly name: DatasetId; readonly n: number; readonly width: number };
+  readonly workload: WorkloadSpec & { readonly queries: number };
+  readonly delta: number;
+  readonly backend: BackendName;
+  readonly report: RapReport;
+  readonly measurements: RunMeasurements;
+  readonly extrapolation?: Extrapolation;
+  readonly profile?: ProfileSummary;
+  readonly startedAt: string;
+}

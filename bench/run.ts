@@ -1,0 +1,165 @@
+/**
+ * `npm run bench -- [--suite quick|paper|scale] [--out DIR] [--seeds N] [--filter TERM] …`
+ *
+ * Runs a suite's cases one after another in this process (the engine via runRap, seeded
+ * insecure noise, no ledger), writes one JSON file per run as soon as it finishes, then the
+ * Markdown table (printed, written under --out and as bench/results/latest-<suite>.md).
+ * Progress goes to stderr. Benchmarks report; they do not pass or fail. Exit 1 only when a run
+ * crashed, 2 on bad options.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { type BenchArgs, BenchArgsError, parseBenchArgs, USAGE } from './lib/args.ts';
+import { matchesFilter, seedList } from './lib/cases.ts';
+import { loadDataset } from './lib/datasets.ts';
+import {
+  defaultOutDir,
+  describeMachine,
+  latestTablePath,
+  profilePath,
+  readStoredResults,
+  writeAtomically,
+  writeRunJson,
+} from './lib/output.ts';
+import { runCase } from './lib/run-case.ts';
+import { formatNumber, markdownReport } from './lib/table.ts';
+import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
+import { SUITES } from './suites/index.ts';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function pickSuite(name: string): Suite {
+  const suite = SUITES.get(name);
+  if (!suite)
+    throw new BenchArgsError(`unknown suite '${name}'; choose one of ${[...SUITES.keys()].join(', ')}`);
+  return suite;
+}
+
+function selectCases(suite: Suite, args: BenchArgs): BenchCase[] {
+  const cases = suite
+    .cases(seedList(args.seeds ?? suite.defaultSeeds))
+    .filter((c) => matchesFilter(c.id, args.filter));
+  if (cases.length === 0)
+    throw new BenchArgsError(`no case of suite '${suite.name}' matches the filter (see --list)`);
+  return cases;
+}
+
+function doneLine(r: BenchResult): string {
+  const rep = r.report;
+  const errors = r.extrapolation
+    ? `extrapolated from ${r.extrapolation.measuredRounds}/${r.extrapolation.targetRounds} rounds`
+    : `present ${formatNumber(rep.presentError)} (rounded ${formatNumber(rep.roundedPresentError)})`;
+  const seconds = r.extrapolation?.secondsTotal ?? rep.secondsTotal;
+  return (
+    `    done: ${errors}, T=${rep.rounds} K=${rep.perRound}, ${formatNumber(seconds)} s, ` +
+    `${Math.round(r.measurements.queriesPerSecond).toLocaleString('en-US')} queries/s, ` +
+    `peak RSS ${Math.round(r.measurements.peakRssBytes / 2 ** 20)} MB`
+  );
+}
+
+function commandLine(): string {
+  const args = process.argv.slice(2);
+  return `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
+}
+
+async function runAll(cases: readonly BenchCase[], args: BenchArgs, outDir: string) {
+  log(`bench: ${cases.length} runs → ${outDir}`);
+  const results: BenchResult[] = [];
+  const failures: string[] = [];
+  for (const [i, c] of cases.entries()) {
+    log(`[${i + 1}/${cases.length}] ${c.id}`);
+    try {
+      const data = await loadDataset(c.dataset);
+      const result = await runCase(c, data, {
+        log,
+        ...(args.maxRounds !== undefined ? { maxRounds: args.maxRounds } : {}),
+        ...(args.backend !== undefined ? { backend: args.backend } : {}),
+        ...(args.profile ? { profileFile: profilePath(outDir, c.id) } : {}),
+      });
+      await writeRunJson(outDir, result);
+      results.push(result);
+      log(doneLine(result));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      failures.push(`${c.id}: ${message}`);
+      log(`    FAILED: ${message}`);
+    }
+  }
+  return { results, failures };
+}
+
+/** Earlier results of the selected cases, in suite order (the latest result of a case wins). */
+async function storedResults(cases: readonly BenchCase[], dirs: readonly string[]): Promise<BenchResult[]> {
+  const byId = new Map((await readStoredResults(dirs)).map((r) => [r.case.id, r]));
+  const found = cases.flatMap((c) => byId.get(c.id) ?? []);
+  log(`bench: ${found.length} of ${cases.length} selected cases found in ${dirs.join(', ')}`);
+  return found;
+}
+
+async function main(): Promise<number> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const suite = pickSuite(args.suite);
+  const cases = selectCases(suite, args);
+  if (args.list) {
+    process.stdout.write(`${cases.map((c) => c.id).join('\n')}\n`);
+    return 0;
+  }
+  const outDir = path.resolve(args.out ?? defaultOutDir(suite.name));
+  await mkdir(outDir, { recursive: true });
+  const started = performance.now();
+  const { results, failures } = args.from.length
+    ? { results: await storedResults(cases, args.from), failures: [] }
+    : await runAll(cases, args, outDir);
+  const wallSeconds = args.from.length
+    ? results.reduce((s, r) => s + r.measurements.wallSeconds, 0)
+    : (performance.now() - started) / 1000;
+  const notes = [
+    ...(args.filter.length ? [`Filtered: ${args.filter.join(' AND ')} (${cases.length} cases)`] : []),
+    ...(args.from.length
+      ? [`Assembled from earlier runs (${args.from.join(', ')}); wall time = sum of the runs' wall times`]
+      : []),
+    ...failures.map((f) => `FAILED ${f}`),
+  ];
+  const report = markdownReport(
+    {
+      suite: suite.name,
+      description: suite.description,
+      command: commandLine(),
+      date: new Date().toISOString(),
+      machine: describeMachine(),
+      wallSeconds,
+      notes,
+    },
+    results,
+  );
+  await writeAtomically(path.join(outDir, 'table.md'), report);
+  await writeAtomically(
+    path.join(outDir, 'summary.json'),
+    `${JSON.stringify({ suite: suite.name, command: commandLine(), wallSeconds, failures, results }, null, 2)}\n`,
+  );
+  if (args.latest && results.length > 0) await writeAtomically(latestTablePath(suite.name), report);
+  process.stdout.write(report);
+  log(
+    `bench ${suite.name}: ${formatNumber(wallSeconds)} s wall, ${results.length} runs, ${failures.length} failed`,
+  );
+  return failures.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof BenchArgsError) {
+      log(`bench: ${err.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else {
+      log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,274 @@
+/**
+ * `rap-studio synth`: one differentially private release of synthetic data.
+ *
+ * Privacy first (see src/core/engine/process/release.ts): every argument and public file is
+ * checked, the data file is fingerprinted and its records counted (n is public, as in the
+ * papers), the ledger reserves the budget, and only then is the private data loaded and run
+ * through the engine in its own process. Ctrl-C cancels the engine; the release is then marked
+ * aborted and its spend stays counted.
+ *
+ * Exit codes: 0 released, 1 runtime failure (engine, cancel, output not written), 2 bad input,
+ * 3 budget refused (nothing reserved).
+ */
+import path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { DEFAULT_TUNING } from '../../core/engine/defaults.ts';
+import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
+import { type DataSource, type ReleaseSpec, runRelease } from '../../core/engine/process/release.ts';
+import type { BackendName, EngineMode, ProgressEvent } from '../../core/engine/types.ts';
+import { InputError } from '../../core/errors.ts';
+import { Ledger } from '../../core/ledger/ledger.ts';
+import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { readWorkloadFile, schemaFromOptions } from './workload.ts';
+
+export interface SynthFlags {
+  data: string;
+  schema?: string;
+  domain?: string;
+  workload: string;
+  evalWorkload?: string;
+  epsilon: string;
+  delta?: string;
+  rows?: string;
+  rounds?: string;
+  perRound?: string;
+  oversample?: string;
+  mode?: string;
+  maxSteps?: string;
+  tolerance?: string;
+  out: string;
+  report: string;
+  ledger?: string;
+  seed?: string;
+  insecureSeed?: boolean;
+  backend?: string;
+  budgetEpsilon?: string;
+  budgetDelta?: string;
+  name?: string;
+}
+
+export const INSECURE_SEED_WARNING =
+  'insecure-seed: this run is NOT differentially private-grade randomness; for tests/benchmarks only';
+
+const BACKENDS: readonly BackendName[] = ['wasm', 'cpu', 'node', 'node-gpu'];
+const MODES: readonly EngineMode[] = ['query', 'table'];
+
+// ---- argument checks: each throws an InputError (exit 2) naming the flag and the value -------
+
+export function parseEpsilon(flag: string, text: string): number {
+  const x = numberOf(text);
+  if (!(Number.isFinite(x) && x > 0))
+    throw new InputError(`${flag} must be a finite number > 0, got "${text}"`);
+  return x;
+}
+
+export function parseDelta(flag: string, text: string): number {
+  const x = numberOf(text);
+  if (!(x > 0 && x < 1)) throw new InputError(`${flag} must be a number with 0 < δ < 1, got "${text}"`);
+  return x;
+}
+
+export function parseCount(flag: string, text: string): number {
+  const x = numberOf(text);
+  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(x) || x < 1) {
+    throw new InputError(`${flag} must be an integer >= 1, got "${text}"`);
+  }
+  return x;
+}
+
+function parseTolerance(text: string): number {
+  const x = numberOf(text);
+  if (!(Number.isFinite(x) && x >= 0))
+    throw new InputError(`--tolerance must be a finite number >= 0, got "${text}"`);
+  return x;
+}
+
+/** Number(text), but blank text is NaN rather than 0. */
+function numberOf(text: string): number {
+  return text.trim() === '' ? Number.NaN : Number(text);
+}
+
+function parseChoice<T extends string>(flag: string, text: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(text)) {
+    throw new InputError(`${flag} must be one of ${choices.join(', ')}, got "${text}"`);
+  }
+  return text as T;
+}
+
+function parseNoise(flags: SynthFlags): NoiseSpec {
+  if (flags.seed === undefined && !flags.insecureSeed) return { mode: 'secure' };
+  if (flags.seed === undefined) throw new InputError('--insecure-seed needs --seed <integer>');
+  if (!flags.insecureSeed) {
+    throw new InputError(
+      '--seed makes the run reproducible, which is not private-grade randomness: add --insecure-seed ' +
+        '(tests and benchmarks only), or leave --seed out',
+    );
+  }
+  const seed = numberOf(flags.seed);
+  if (!/^\s*\d+\s*$/.test(flags.seed) || !Number.isSafeInteger(seed)) {
+    throw new InputError(`--seed must be an integer >= 0, got "${flags.seed}"`);
+  }
+  return { mode: 'insecure-seed', seed };
+}
+
+async function readDataSource(flags: SynthFlags): Promise<DataSource> {
+  const schema = await schemaFromOptions(flags);
+  return flags.domain !== undefined
+    ? { kind: 'benchmark', path: flags.data, domainPath: flags.domain, schema }
+    : { kind: 'csv', path: flags.data, schema };
+}
+
+/** All flags and public files, checked; nothing private is read here. */
+export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec> {
+  const epsilon = parseEpsilon('--epsilon', flags.epsilon);
+  const delta = flags.delta === undefined ? undefined : parseDelta('--delta', flags.delta);
+  const count = (flag: string, text: string | undefined) =>
+    text === undefined ? undefined : parseCount(flag, text);
+  const overrides = {
+    rows: count('--rows', flags.rows),
+    rounds: count('--rounds', flags.rounds),
+    perRound: count('--per-round', flags.perRound),
+    oversample: count('--oversample', flags.oversample),
+    mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, MODES),
+    backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
+    maxSteps: count('--max-steps', flags.maxSteps),
+    tolerance: flags.tolerance === undefined ? undefined : parseTolerance(flags.tolerance),
+  };
+  const noise = parseNoise(flags);
+  if (flags.budgetDelta !== undefined && flags.budgetEpsilon === undefined) {
+    throw new InputError('--budget-delta goes with --budget-epsilon <cap>');
+  }
+  const budgetCap =
+    flags.budgetEpsilon === undefined
+      ? undefined
+      : {
+          epsilon: parseEpsilon('--budget-epsilon', flags.budgetEpsilon),
+          delta:
+            flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
+        };
+  const source = await readDataSource(flags);
+  const workload = await readWorkloadFile(flags.workload, source.schema);
+  const evalWorkload =
+    flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, source.schema);
+  return {
+    source,
+    datasetName: flags.name,
+    workload,
+    evalWorkload,
+    epsilon,
+    delta,
+    overrides: Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+    noise,
+    outPath: flags.out,
+    reportPath: flags.report,
+    budgetCap,
+  };
+}
+
+// ---- progress on stderr: round, step, loss, noisy max error, ETA; never a private value ------
+
+function progressBar(maxSteps: number): { update(e: ProgressEvent): void; complete(): void; stop(): void } {
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format:
+      'synth [{bar}] {percentage}% | round {round}/{rounds} step {step} | loss {loss} | ' +
+      'max err (selected, noisy) {maxErr} | ETA {etaText}',
+    hideCursor: null,
+    gracefulExit: false,
+  });
+  let started = false;
+  return {
+    update(e) {
+      const done = e.round - 1 + Math.min(1, e.step / maxSteps);
+      const payload = {
+        round: e.round,
+        rounds: e.rounds,
+        step: e.step,
+        loss: e.loss.toExponential(2),
+        maxErr: e.maxSelectedError.toFixed(4),
+        etaText: `${Math.round(e.etaSeconds)}s`,
+      };
+      if (!started) bar.start(e.rounds, done, payload);
+      else bar.update(done, payload);
+      started = true;
+    },
+    complete() {
+      if (started) bar.update(bar.getTotal());
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+  };
+}
+
+// ---- the command ---------------------------------------------------------------------------
+
+async function synthCommand(flags: SynthFlags): Promise<void> {
+  const spec = await synthSpec(flags);
+  if (spec.noise.mode === 'insecure-seed') process.stderr.write(`${INSECURE_SEED_WARNING}\n`);
+  const ledgerPath = flags.ledger ?? defaultLedgerPath();
+  const ledger = Ledger.open(ledgerPath);
+  const cancel = new AbortController();
+  const onSignal = () => cancel.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
+  try {
+    const { release, report } = await runRelease(ledger, spec, {
+      signal: cancel.signal,
+      onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+      onStage: (stage, r) => {
+        if (stage === 'reserved') process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`);
+      },
+      onProgress: (e) => bar.update(e),
+    });
+    bar.complete();
+    bar.stop();
+    process.stdout.write(
+      `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
+        `(sha256 ${report.output.sha256}); report → ${flags.report}\n`,
+    );
+  } finally {
+    bar.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    ledger.close();
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('synth')
+    .description(
+      'release differentially private synthetic data (RAP); reserves the budget in the ledger first',
+    )
+    .requiredOption('--data <file>', 'the private CSV')
+    .option('--schema <file>', 'declared schema file (rap-studio-schema JSON)')
+    .option('--domain <file>', 'benchmark domain file {"column": size, …} (integer-coded CSV)')
+    .requiredOption('--workload <file>', 'workload file (thresholds)')
+    .option('--eval-workload <file>', 'a second workload to report the future error on')
+    .requiredOption('--epsilon <ε>', 'privacy budget ε of this run (> 0)')
+    .option('--delta <δ>', 'δ of this run (0 < δ < 1); default 1/n²')
+    .option('--rows <n>', "synthetic (relaxed) rows n'; default 1000")
+    .option('--rounds <T>', 'rounds T; default: the documented data-independent rule')
+    .option('--per-round <K>', 'queries (table mode: thresholds) per round K; default: the rule')
+    .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 5')
+    .option('--mode <mode>', 'query (select queries) or table (select whole thresholds); default query')
+    .option('--max-steps <n>', `Adam steps per round at most; default ${DEFAULT_TUNING.maxSteps}`)
+    .option(
+      '--tolerance <x>',
+      `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
+    )
+    .option('--backend <name>', 'wasm | cpu | node | node-gpu; default: the best available')
+    .requiredOption('--out <file>', 'synthetic CSV to write')
+    .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
+    .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)
+    .option('--name <name>', 'dataset name for the ledger; default the data file name')
+    .option('--seed <integer>', 'reproducible randomness (needs --insecure-seed)')
+    .option('--insecure-seed', 'allow --seed: tests and benchmarks only, NOT private-grade randomness')
+    .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet")
+    .option('--budget-delta <δ>', "δ of the cap; default this run's δ")
+    .action((flags: SynthFlags) => synthCommand(flags));
+}

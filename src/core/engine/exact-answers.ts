@@ -1,0 +1,34 @@
+/**
+ * Exact answers of the private data, threshold by threshold, kept in memory while the total
+ * stays under a cap (they are needed every round) and recounted otherwise. Private: never
+ * logged or returned.
+ */
+import type { EncodedDataset } from '../data/schema.ts';
+import { exactThresholdAnswers } from '../workload/exact.ts';
+import type { Threshold } from '../workload/types.ts';
+
+/** 2^24 cells = 128 MiB of float64. */
+export const EXACT_CACHE_CELLS = 2 ** 24;
+
+export class ExactAnswers {
+  private readonly cache = new Map<string, Float64Array>();
+  private cells = 0;
+
+  constructor(
+    private readonly data: EncodedDataset,
+    private readonly maxCells = EXACT_CACHE_CELLS,
+  ) {}
+
+  /** Answers of a threshold, row-major over its features. Do not modify the returned array. */
+  of(t: Threshold): Float64Array {
+    const key = `${t.features.join(',')}/${t.r}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const answers = exactThresholdAnswers(this.data, t);
+    if (this.cells + answers.length <= this.maxCells) {
+      this.cache.set(key, answers);
+      this.cells += answers.length;
+    }
+    return answers;
+  }
+}

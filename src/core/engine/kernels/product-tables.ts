@@ -1,0 +1,203 @@
+/**
+ * Threshold tables on the relaxed data by row-wise outer products of sparse blocks.
+ *
+ * The product table of features F is P_F(y) = (1/n') Σ_rows Π_{f∈F} x_{row,f}[y_f]; the answers
+ * of an r-of-k threshold S are Σ_T c_T P_T broadcast over S (inclusion–exclusion, plain form).
+ * Each P_T is accumulated directly over the nonzeros of the rows (no assumption on D'), except
+ * that, when every block is on the simplex, P_T is also the marginal of P_S over S∖T; that is
+ * used when summing the full table is cheaper than a new outer product (small domains, dense
+ * rows). The gradient of Σ_y G(y)·P_T(y) is back-propagated the same way.
+ */
+import type { OneHotLayout } from '../../data/onehot.ts';
+import { combineTables, thresholdTerms } from '../../workload/inclusion-exclusion.ts';
+import { rowMajorStrides, tableSize, thresholdSizes } from '../../workload/queries.ts';
+import type { Threshold } from '../../workload/types.ts';
+import { outerProductWork, type SparseRows } from './sparse-rows.ts';
+
+/** Simplex deviation below which P_T may be read off P_S as a marginal. */
+export const SIMPLEX_TOLERANCE = 1e-9;
+
+/** Growing scratch for the (index, product) pairs of one row's outer product. */
+class Combos {
+  index = new Int32Array(64);
+  product = new Float64Array(64);
+  private nextIndex = new Int32Array(64);
+  private nextProduct = new Float64Array(64);
+  length = 0;
+
+  /**
+   * The nonzero combinations of `features` in row i: index = Σ y_f · stride_f (plus `base`),
+   * product = Π x_f[y_f]. Returns the count (0 when some block of the row is all zero).
+   */
+  expand(
+    sp: SparseRows,
+    row: number,
+    features: readonly number[],
+    strides: readonly number[],
+    base = 0,
+  ): number {
+    this.index[0] = base;
+    this.product[0] = 1;
+    let len = 1;
+    for (let j = 0; j < features.length; j++) {
+      const block = sp.blocks[features[j]];
+      const start = block.rowStart[row];
+      const nnz = block.rowStart[row + 1] - start;
+      const next = len * nnz;
+      if (next === 0) return (this.length = 0);
+      this.reserve(next);
+      const stride = strides[j];
+      let w = 0;
+      for (let a = 0; a < len; a++) {
+        const idx = this.index[a];
+        const p = this.product[a];
+        for (let e = start; e < start + nnz; e++) {
+          this.nextIndex[w] = idx + block.category[e] * stride;
+          this.nextProduct[w++] = p * block.value[e];
+        }
+      }
+      [this.index, this.nextIndex] = [this.nextIndex, this.index];
+      [this.product, this.nextProduct] = [this.nextProduct, this.product];
+      len = next;
+    }
+    return (this.length = len);
+  }
+
+  private reserve(n: number): void {
+    if (n <= this.nextIndex.length) return;
+    let size = this.nextIndex.length;
+    while (size < n) size *= 2;
+    const grow = <T extends Int32Array | Float64Array>(a: T, keep: boolean): T => {
+      const b = new (a.constructor as new (n: number) => T)(size);
+      if (keep) b.set(a);
+      return b;
+    };
+    this.index = grow(this.index, true);
+    this.product = grow(this.product, true);
+    this.nextIndex = grow(this.nextIndex, false);
+    this.nextProduct = grow(this.nextProduct, false);
+  }
+}
+
+/**
+ * P_F over the features' dims, row-major in the listed order, divided by n'. The nonzero
+ * combinations of all but the last feature are expanded per row; the last feature's nonzeros are
+ * the inner loop, so the work is Σ_rows Π nnz with no intermediate writes at the last level.
+ */
+export function productTable(sp: SparseRows, features: readonly number[], dims: readonly number[]): Float64Array {
+  const out = new Float64Array(tableSize(dims));
+  const k = features.length;
+  const strides = rowMajorStrides(dims);
+  const prefix = features.slice(0, k - 1);
+  const prefixStrides = strides.slice(0, k - 1);
+  const last = sp.blocks[features[k - 1]];
+  const { rowStart, category, value } = last;
+  const combos = new Combos();
+  for (let i = 0; i < sp.rows; i++) {
+    const start = rowStart[i];
+    const end = rowStart[i + 1];
+    if (start === end) continue;
+    const len = combos.expand(sp, i, prefix, prefixStrides);
+    const { index, product } = combos;
+    for (let a = 0; a < len; a++) {
+      const base = index[a];
+      const p = product[a];
+      for (let e = start; e < end; e++) out[base + category[e]] += p * value[e];
+    }
+  }
+  const scale = 1 / sp.rows;
+  for (let c = 0; c < out.length; c++) out[c] *= scale;
+  return out;
+}
+
+/** Sums a row-major table over dims down to the positions in `keep` (ascending). */
+export function marginalize(
+  table: Float64Array,
+  dims: readonly number[],
+  keep: readonly number[],
+): Float64Array {
+  const keepDims = keep.map((p) => dims[p]);
+  const keepStrides = rowMajorStrides(keepDims);
+  const stride = dims.map(() => 0);
+  keep.forEach((p, i) => {
+    stride[p] = keepStrides[i];
+  });
+  const out = new Float64Array(tableSize(keepDims));
+  const k = dims.length;
+  const counter = new Array<number>(k).fill(0);
+  const last = dims[k - 1];
+  const lastStride = stride[k - 1];
+  let target = 0;
+  for (let c = 0; c < table.length; c += last) {
+    for (let v = 0; v < last; v++) out[target + v * lastStride] += table[c + v];
+    // Odometer over the leading axes, keeping the output offset in step.
+    for (let j = k - 2; j >= 0; j--) {
+      target += stride[j];
+      if (++counter[j] < dims[j]) break;
+      target -= stride[j] * dims[j];
+      counter[j] = 0;
+    }
+  }
+  return out;
+}
+
+/** All surrogate answers of a threshold, row-major over t.features (see the file comment). */
+export function thresholdAnswers(sp: SparseRows, layout: OneHotLayout, t: Threshold): Float64Array {
+  const k = t.features.length;
+  const dims = thresholdSizes(t, layout.sizes);
+  const full = productTable(sp, t.features, dims);
+  if (t.r === k) return full;
+  const onSimplex = sp.simplexDeviation <= SIMPLEX_TOLERANCE;
+  const fullSize = tableSize(dims);
+  return combineTables(k, dims, thresholdTerms(k, t.r), (subset) => {
+    if (subset.length === k) return full;
+    const features = subset.map((p) => t.features[p]);
+    if (onSimplex && fullSize < outerProductWork(sp, features)) return marginalize(full, dims, subset);
+    return productTable(
+      sp,
+      features,
+      subset.map((p) => dims[p]),
+    );
+  });
+}
+
+/**
+ * grad += scale · ∂/∂D' Σ_y G(y) · P_F(y)·n' for a cotangent table G over the features' dims
+ * (column-major grad, like D'). For each row and each feature f of F, the other features'
+ * nonzero combinations index G; every category of f (zero or not) gets its partial derivative.
+ */
+export function backpropProductTable(
+  sp: SparseRows,
+  layout: OneHotLayout,
+  features: readonly number[],
+  dims: readonly number[],
+  G: Float64Array,
+  scale: number,
+  grad: Float64Array,
+): void {
+  const strides = rowMajorStrides(dims);
+  const rows = sp.rows;
+  const combos = new Combos();
+  let maxDim = 1;
+  for (const d of dims) maxDim = Math.max(maxDim, d);
+  const local = new Float64Array(maxDim);
+  features.forEach((f, j) => {
+    const others = features.filter((_, l) => l !== j);
+    const otherStrides = strides.filter((_, l) => l !== j);
+    const size = dims[j];
+    const stride = strides[j];
+    const columnBase = layout.offsets[f] * rows;
+    for (let i = 0; i < rows; i++) {
+      const len = combos.expand(sp, i, others, otherStrides);
+      if (len === 0) continue;
+      local.fill(0, 0, size);
+      const { index, product } = combos;
+      for (let a = 0; a < len; a++) {
+        const idx = index[a];
+        const p = product[a];
+        for (let v = 0; v < size; v++) local[v] += G[idx + v * stride] * p;
+      }
+      for (let v = 0; v < size; v++) grad[columnBase + v * rows + i] += scale * local[v];
+    }
+  });
+}

@@ -1,0 +1,147 @@
+/** The tfjs kernels (on tfjs' own cpu backend, and on wasm) against the typed kernels. */
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seededNoise } from '../../privacy/noise.ts';
+import { tableSize, thresholdSizes } from '../../workload/queries.ts';
+import { randomDataset } from '../../workload/test-data.ts';
+import type { Threshold } from '../../workload/types.ts';
+import { defaultOptions } from '../defaults.ts';
+import { runRap } from '../rap.ts';
+import { maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
+import { adamHyper } from './adam.ts';
+import { loadKernels } from './backend.ts';
+import { createTfjsKernels } from './tfjs.ts';
+import { typedKernels } from './typed.ts';
+import type { ProjectionBatch, QueryGroup } from './types.ts';
+
+const SIZES = [3, 2, 4, 1, 5];
+const shape = smallShape(SIZES, 12);
+
+const thresholds: Threshold[] = [
+  { features: [2], r: 1, weight: 1 },
+  { features: [0, 4], r: 2, weight: 1 },
+  { features: [0, 2, 4], r: 1, weight: 1 },
+  { features: [1, 2, 3, 4], r: 2, weight: 1 },
+];
+
+function group(t: Threshold, locals: number[], targets: number[]): QueryGroup {
+  const dims = thresholdSizes(t, SIZES);
+  const columns: number[] = [];
+  for (const local of locals) {
+    let rest = local;
+    const y = dims.map(() => 0);
+    for (let j = dims.length - 1; j >= 0; j--) {
+      y[j] = rest % dims[j];
+      rest = Math.floor(rest / dims[j]);
+    }
+    t.features.forEach((f, j) => {
+      columns.push(shape.layout.offsets[f] + y[j]);
+    });
+  }
+  return {
+    k: t.features.length,
+    r: t.r,
+    count: locals.length,
+    columns: Int32Array.from(columns),
+    weights: Float64Array.from(locals, () => 0.8),
+    targets: Float64Array.from(targets),
+  };
+}
+
+const batch: ProjectionBatch = {
+  groups: [group(thresholds[2], [0, 7, 30], [0.5, 0.1, 0.9]), group(thresholds[1], [1, 14], [0.2, 0.05])],
+  tables: [
+    {
+      threshold: thresholds[3],
+      weight: 0.5,
+      measured: Float64Array.from(
+        { length: tableSize(thresholdSizes(thresholds[3], SIZES)) },
+        (_, y) => (y % 5) / 10,
+      ),
+    },
+  ],
+};
+
+describe.each(['cpu', 'wasm'])('tfjs kernels on the %s backend', (tfBackend) => {
+  beforeAll(async () => {
+    if (tfBackend === 'wasm') await loadKernels('wasm');
+    else await tf.setBackend('cpu');
+  });
+
+  it('agree with the typed kernels: projection, answers, loss, gradient, Adam', () => {
+    const initial = randomRelaxed(shape, 5, false);
+    const ours = createTfjsKernels(tf, 'wasm').open(shape, initial);
+    const typed = typedKernels.open(shape, initial);
+    ours.project();
+    typed.project();
+    expect(maxAbsDiff(ours.read(), typed.read())).toBeLessThan(1e-5);
+    for (const t of thresholds) {
+      expect(maxAbsDiff(ours.thresholdAnswers(t), typed.thresholdAnswers(t))).toBeLessThan(1e-5);
+    }
+    const a = ours.lossAndGradient(batch, 2);
+    const b = typed.lossAndGradient(batch, 2);
+    expect(a.loss).toBeCloseTo(b.loss, 4);
+    expect(a.maxError).toBeCloseTo(b.maxError, 4);
+    const gb = typed.readGradient();
+    const scale = Math.max(...gb.map(Math.abs));
+    expect(scale).toBeGreaterThan(0);
+    expect(maxAbsDiff(ours.readGradient(), gb) / scale).toBeLessThan(1e-4);
+    const hyper = adamHyper(0.05, shape.rows);
+    ours.adamStep(hyper);
+    typed.adamStep(hyper);
+    ours.project();
+    typed.project();
+    expect(maxAbsDiff(ours.read(), typed.read())).toBeLessThan(1e-4);
+    ours.dispose();
+  });
+
+  it('keep the tensor count flat across steps', () => {
+    const session = createTfjsKernels(tf, 'wasm').open(shape, randomRelaxed(shape, 6, false));
+    session.project();
+    const hyper = adamHyper(0.05, shape.rows);
+    const counts: number[] = [];
+    for (let step = 0; step < 4; step++) {
+      session.lossAndGradient(batch);
+      session.adamStep(hyper);
+      session.project();
+      session.thresholdAnswers(thresholds[2]);
+      session.resetOptimizer();
+      counts.push(tf.memory().numTensors);
+    }
+    expect(new Set(counts).size).toBe(1);
+    const before = tf.memory().numTensors;
+    session.dispose();
+    expect(tf.memory().numTensors).toBe(before - 4);
+  });
+});
+
+describe('a RAP run on the wasm backend', () => {
+  it('reports the backend and leaks no tensors across rounds', async () => {
+    await loadKernels('wasm');
+    const data = randomDataset(SIZES, 300, 3);
+    const workload = { thresholds: thresholds.slice(1) };
+    const start = tf.memory().numTensors;
+    const perRound: number[] = [];
+    const { report } = await runRap({
+      data,
+      workload,
+      options: defaultOptions({
+        epsilon: 1,
+        delta: 1e-6,
+        rows: 20,
+        rounds: 3,
+        perRound: 4,
+        maxSteps: 15,
+        backend: 'wasm',
+      }),
+      noise: seededNoise(1),
+      onProgress: (e) => {
+        if (e.step > 0 && e.round > perRound.length) perRound.push(tf.memory().numTensors);
+      },
+    });
+    expect(report.backend).toBe('wasm');
+    expect(perRound.length).toBe(3);
+    expect(new Set(perRound).size).toBe(1);
+    expect(tf.memory().numTensors).toBe(start);
+  });
+});

@@ -1,0 +1,304 @@
+/**
+ * The engine's kernels on TensorFlow.js tensors, for tfjs-node-gpu (CUDA), tfjs-node and the
+ * wasm backend. D' is one (d' × n') float32 tensor (column-major, as in relaxed.ts), so a feature
+ * block is a plain row slice and every contraction over the n' rows is a plain matMul of a block
+ * (s₁ × n') by a row-wise outer product of the other blocks laid out (n' × Π s) — never a
+ * transposed matMul, which the wasm backend runs ~10× slower. Every op runs inside tf.tidy or
+ * disposes its tensors explicitly; the session owns exactly D', Adam's m and v, and the gradient.
+ *
+ * Gradients come from tf.valueAndGrad of the same product-form polynomial as the typed kernels
+ * and the reference surrogate, so all three agree (to float32 precision).
+ */
+import type * as TF from '@tensorflow/tfjs';
+import { combineTables, thresholdTerms } from '../../workload/inclusion-exclusion.ts';
+import { tableSize, thresholdSizes } from '../../workload/queries.ts';
+import type { Threshold } from '../../workload/types.ts';
+import type { RelaxedShape } from '../relaxed.ts';
+import type { BackendName } from '../types.ts';
+import type { AdamHyper } from './adam.ts';
+import type {
+  EngineKernels,
+  KernelSession,
+  LossResult,
+  ProjectionBatch,
+  QueryGroup,
+  TableTarget,
+} from './types.ts';
+
+type Tf = typeof TF;
+type Tensor = TF.Tensor;
+type Tensor2D = TF.Tensor2D;
+
+/** Largest row-wise outer product (n' × Π s) built at once; bigger ones are split by categories. */
+const MAX_OUTER_ELEMENTS = 2 ** 25;
+
+export function createTfjsKernels(tf: Tf, backend: Exclude<BackendName, 'cpu'>): EngineKernels {
+  return { backend, open: (shape, initial) => new TfjsSession(tf, backend, shape, initial) };
+}
+
+class TfjsSession implements KernelSession {
+  private x: Tensor2D;
+  private m: Tensor2D;
+  private v: Tensor2D;
+  private grad: Tensor2D;
+  private t = 0;
+
+  constructor(
+    private readonly tf: Tf,
+    readonly backend: Exclude<BackendName, 'cpu'>,
+    private readonly shape: RelaxedShape,
+    initial: Float64Array,
+  ) {
+    const { rows, layout } = shape;
+    if (initial.length !== rows * layout.width) {
+      throw new RangeError(`initial D' has ${initial.length} entries, expected ${rows} × ${layout.width}`);
+    }
+    this.x = tf.tensor2d(Float32Array.from(initial), [layout.width, rows]);
+    this.m = tf.zeros([layout.width, rows]);
+    this.v = tf.zeros([layout.width, rows]);
+    this.grad = tf.zeros([layout.width, rows]);
+  }
+
+  private replace(field: 'x' | 'm' | 'v' | 'grad', next: Tensor2D): void {
+    this[field].dispose();
+    this[field] = next;
+  }
+
+  private block(x: Tensor2D, feature: number): Tensor2D {
+    const { layout, rows } = this.shape;
+    return this.tf.slice(x, [layout.offsets[feature], 0], [layout.sizes[feature], rows]);
+  }
+
+  project(): void {
+    const tf = this.tf;
+    const next = tf.tidy(() => {
+      const blocks = this.shape.layout.sizes.map((size, j) =>
+        size === 1
+          ? tf.onesLike(this.block(this.x, j))
+          : (tf.transpose(sparsemaxRows(tf, tf.transpose(this.block(this.x, j)))) as Tensor2D),
+      );
+      return blocks.length === 1 ? blocks[0] : (tf.concat(blocks, 0) as Tensor2D);
+    });
+    this.replace('x', next);
+  }
+
+  read(): Float64Array {
+    return Float64Array.from(this.x.dataSync());
+  }
+
+  readGradient(): Float64Array {
+    return Float64Array.from(this.grad.dataSync());
+  }
+
+  /**
+   * D' is projected here, so the product table of any subset T ⊆ S is a marginal of the one
+   * k-way table P_S: one matMul per threshold, then sums.
+   */
+  thresholdAnswers(t: Threshold): Float64Array {
+    const tf = this.tf;
+    const dims = thresholdSizes(t, this.shape.layout.sizes);
+    const k = dims.length;
+    const full = this.productTable(this.x, t.features);
+    if (t.r === k) return toFloat64(full);
+    const tables = new Map<string, Float64Array>();
+    const table = (subset: readonly number[]): Float64Array => {
+      const key = subset.join(',');
+      let hit = tables.get(key);
+      if (!hit) {
+        const axes = dims.map((_, p) => p).filter((p) => !subset.includes(p));
+        hit = toFloat64(tf.tidy(() => tf.sum(tf.reshape(full, dims), axes)));
+        tables.set(key, hit);
+      }
+      return hit;
+    };
+    try {
+      return combineTables(k, dims, thresholdTerms(k, t.r), table);
+    } finally {
+      full.dispose();
+    }
+  }
+
+  /** (1/n') Σ_rows ⊗_f block_f(row) as a flat tensor, row-major over the features. */
+  private productTable(x: Tensor2D, features: readonly number[]): Tensor {
+    const tf = this.tf;
+    const { rows, layout } = this.shape;
+    return tf.tidy(() => {
+      const left = this.block(x, features[0]);
+      if (features.length === 1) return tf.div(tf.sum(left, 1), rows);
+      const rest = features.slice(1);
+      const restSize = tableSize(rest.map((f) => layout.sizes[f]));
+      const chunk = Math.max(1, Math.floor(MAX_OUTER_ELEMENTS / (rows * (restSize / layout.sizes[rest[0]]))));
+      const pieces: Tensor[] = [];
+      for (let v0 = 0; v0 < layout.sizes[rest[0]]; v0 += chunk) {
+        const count = Math.min(chunk, layout.sizes[rest[0]] - v0);
+        const first = tf.slice(x, [layout.offsets[rest[0]] + v0, 0], [count, rows]);
+        const outer = this.rowOuter([first, ...rest.slice(1).map((f) => this.block(x, f))]);
+        // (s₁ × n') · (n' × chunk·Π) : a plain product.
+        pieces.push(tf.matMul(left, outer));
+      }
+      const table = pieces.length === 1 ? pieces[0] : tf.concat(pieces, 1);
+      return tf.div(tf.reshape(table, [-1]), rows);
+    });
+  }
+
+  /** Row-wise outer product of blocks (each s_j × n') as (n' × Π s_j), last block fastest. */
+  private rowOuter(blocks: readonly Tensor2D[]): Tensor2D {
+    const tf = this.tf;
+    const rows = this.shape.rows;
+    let acc = tf.transpose(blocks[0]) as Tensor2D;
+    for (const b of blocks.slice(1)) {
+      const bt = tf.transpose(b) as Tensor2D;
+      acc = tf.reshape(tf.mul(tf.expandDims(acc, 2), tf.expandDims(bt, 1)), [rows, -1]) as Tensor2D;
+    }
+    return acc;
+  }
+
+  lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
+    const tf = this.tf;
+    const maxErrors: Tensor[] = [];
+    const f = (x: Tensor): TF.Scalar => {
+      const x2 = x as Tensor2D;
+      let loss: Tensor = tf.scalar(0);
+      for (const g of batch.groups) {
+        const diff = tf.sub(this.groupAnswers(x2, g), tf.tensor1d(Float32Array.from(g.targets)));
+        maxErrors.push(tf.keep(tf.max(tf.abs(diff))));
+        loss = tf.add(loss, tf.sum(tf.mul(tf.tensor1d(Float32Array.from(g.weights)), tf.square(diff))));
+      }
+      for (const target of batch.tables) {
+        const diff = tf.sub(this.tableAnswers(x2, target), tf.tensor1d(Float32Array.from(target.measured)));
+        maxErrors.push(tf.keep(tf.max(tf.abs(diff))));
+        loss = tf.add(loss, tf.mul(target.weight, tf.sum(tf.square(diff))));
+      }
+      return loss as TF.Scalar;
+    };
+    const { value, grad } = tf.valueAndGrad(f)(this.x);
+    const next = tf.tidy(() => tf.add(this.grad, tf.mul(grad, scale)) as Tensor2D);
+    grad.dispose();
+    this.replace('grad', next);
+    const loss = value.dataSync()[0];
+    value.dispose();
+    let maxError = 0;
+    for (const t of maxErrors) {
+      maxError = Math.max(maxError, t.dataSync()[0]);
+      t.dispose();
+    }
+    return { loss, maxError };
+  }
+
+  /** Selected queries: gather their columns, then the Poisson-binomial tail per row. */
+  private groupAnswers(x: Tensor2D, g: QueryGroup): Tensor {
+    const tf = this.tf;
+    const rows = this.shape.rows;
+    const gathered = tf.reshape(gatherRows(tf, x, tf.tensor1d(g.columns, 'int32')), [g.count, g.k, rows]);
+    const p = tf.unstack(gathered, 1);
+    let perRow: Tensor;
+    if (g.r === g.k) {
+      perRow = p.reduce((a, b) => tf.mul(a, b));
+    } else {
+      // dist[c] = P(c successes so far); the tail P(≥ r) is what the query counts.
+      let dist: Tensor[] = [tf.onesLike(p[0])];
+      for (const pj of p) {
+        const qj = tf.sub(1, pj);
+        const next: Tensor[] = [];
+        for (let c = 0; c <= dist.length; c++) {
+          const stay = c < dist.length ? tf.mul(dist[c], qj) : undefined;
+          const up = c > 0 ? tf.mul(dist[c - 1], pj) : undefined;
+          next.push(stay && up ? tf.add(stay, up) : (stay ?? up)!);
+        }
+        dist = next;
+      }
+      perRow = tf.addN(dist.slice(g.r));
+    }
+    return tf.mean(perRow, 1);
+  }
+
+  /** A whole threshold: Σ_T c_T P_T broadcast over S, each P_T its own product (no simplex use). */
+  private tableAnswers(x: Tensor2D, target: TableTarget): Tensor {
+    const tf = this.tf;
+    const t = target.threshold;
+    const dims = thresholdSizes(t, this.shape.layout.sizes);
+    const k = dims.length;
+    let sum: Tensor = tf.zeros(dims);
+    for (const term of thresholdTerms(k, t.r)) {
+      const shape = dims.map((d, p) => (term.subset.includes(p) ? d : 1));
+      const table = tf.reshape(
+        this.productTable(
+          x,
+          term.subset.map((p) => t.features[p]),
+        ),
+        shape,
+      );
+      sum = tf.add(sum, tf.mul(table, term.coefficient));
+    }
+    return tf.reshape(sum, [-1]);
+  }
+
+  adamStep(hyper: AdamHyper): void {
+    const tf = this.tf;
+    this.t++;
+    const { beta1, beta2, epsilon, learningRate } = hyper;
+    const c1 = 1 - beta1 ** this.t;
+    const c2 = 1 - beta2 ** this.t;
+    const [m, v, x] = tf.tidy(() => {
+      const m = tf.add(tf.mul(this.m, beta1), tf.mul(this.grad, 1 - beta1)) as Tensor2D;
+      const v = tf.add(tf.mul(this.v, beta2), tf.mul(tf.square(this.grad), 1 - beta2)) as Tensor2D;
+      const step = tf.div(tf.mul(m, learningRate / c1), tf.add(tf.div(tf.sqrt(v), Math.sqrt(c2)), epsilon));
+      return [m, v, tf.sub(this.x, step) as Tensor2D];
+    });
+    this.replace('m', m);
+    this.replace('v', v);
+    this.replace('x', x);
+    this.replace('grad', tf.zerosLike(this.grad));
+  }
+
+  resetOptimizer(): void {
+    const tf = this.tf;
+    this.t = 0;
+    this.replace('m', tf.zerosLike(this.m));
+    this.replace('v', tf.zerosLike(this.v));
+    this.replace('grad', tf.zerosLike(this.grad));
+  }
+
+  dispose(): void {
+    for (const t of [this.x, this.m, this.v, this.grad]) t.dispose();
+  }
+}
+
+/**
+ * x[indices] (rows) with the gradient scattered back by scatterND, which sums duplicates: tf's
+ * own gather gradient needs UnsortedSegmentSum, which the wasm backend lacks.
+ */
+function gatherRows(tf: Tf, x: Tensor2D, indices: TF.Tensor1D): Tensor2D {
+  const op = tf.customGrad((...args: (Tensor | TF.GradSaveFunc)[]) => {
+    const xs = args[0] as Tensor;
+    const save = args[1] as TF.GradSaveFunc;
+    save([indices]);
+    return {
+      value: tf.gather(xs, indices),
+      gradFunc: (dy: Tensor, saved: Tensor[]) => tf.scatterND(tf.expandDims(saved[0], 1), dy, xs.shape),
+    };
+  });
+  return op(x) as Tensor2D;
+}
+
+/** Sparsemax of every row of z (n × s) by the sort formula (Martins & Astudillo 2016). */
+function sparsemaxRows(tf: Tf, z: Tensor): Tensor {
+  const s = z.shape[1]!;
+  const sorted = tf.topk(z, s, true).values;
+  const cumulative = tf.cumsum(sorted, 1);
+  const ks = tf.range(1, s + 1);
+  // Support size: the largest k with 1 + k·z₍k₎ > Σ_{i≤k} z₍i₎ (the condition is monotone in k).
+  const support = tf.sum(tf.cast(tf.greater(tf.add(1, tf.mul(ks, sorted)), cumulative), 'float32'), 1, true);
+  const atSupport = tf.sum(tf.mul(cumulative, tf.cast(tf.equal(ks, support), 'float32')), 1, true);
+  const tau = tf.div(tf.sub(atSupport, 1), support);
+  return tf.relu(tf.sub(z, tau));
+}
+
+/** The values of a tensor as float64, disposing the tensor. */
+function toFloat64(t: Tensor): Float64Array {
+  try {
+    return Float64Array.from(t.dataSync() as Float32Array);
+  } finally {
+    t.dispose();
+  }
+}

@@ -1,0 +1,195 @@
+/** The typed kernels against the reference surrogate (src/core/workload/surrogate.ts). */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
+import {
+  surrogateSelectedAnswers,
+  surrogateSelectedGradient,
+  surrogateThresholdAnswers,
+} from '../../workload/surrogate.ts';
+import type { Threshold } from '../../workload/types.ts';
+import { type RelaxedShape, toColumnMajor, toRowMajor } from '../relaxed.ts';
+import { maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
+import { marginalize, productTable, thresholdAnswers } from './product-tables.ts';
+import { queryGroupLoss } from './query-gradient.ts';
+import { sparseRows } from './sparse-rows.ts';
+import { typedKernels } from './typed.ts';
+
+const SIZES = [3, 2, 4, 1, 5];
+
+/** A threshold over SIZES with k distinct features and 1 ≤ r ≤ k. */
+const thresholds = fc
+  .uniqueArray(fc.integer({ min: 0, max: SIZES.length - 1 }), { minLength: 1, maxLength: 4 })
+  .chain((features) =>
+    fc.record({
+      features: fc.constant(features),
+      r: fc.integer({ min: 1, max: features.length }),
+      weight: fc.constant(1),
+    }),
+  );
+
+function reference(values: Float64Array, shape: RelaxedShape): Float32Array {
+  return Float32Array.from(toRowMajor(values, shape));
+}
+
+/** The same D' rounded to float32, as the reference reads it. */
+function asFloat32(values: Float64Array): Float64Array {
+  return Float64Array.from(Float32Array.from(values));
+}
+
+describe('typed threshold tables', () => {
+  it('equal the reference surrogate answers, projected or not', () => {
+    fc.assert(
+      fc.property(thresholds, fc.integer({ min: 1, max: 1000 }), fc.boolean(), (t, seed, projected) => {
+        const shape = smallShape(SIZES, 9);
+        const values = asFloat32(randomRelaxed(shape, seed, projected));
+        const sp = sparseRows(values, shape);
+        const ours = thresholdAnswers(sp, shape.layout, t);
+        const ref = surrogateThresholdAnswers(reference(values, shape), shape.rows, shape.layout, t);
+        expect(maxAbsDiff(ours, ref)).toBeLessThan(1e-9);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('use the simplex marginal shortcut only when every block sums to 1', () => {
+    const shape = smallShape([2, 2, 2], 50);
+    const projected = randomRelaxed(shape, 1);
+    expect(sparseRows(projected, shape).simplexDeviation).toBeLessThan(1e-12);
+    const raw = randomRelaxed(shape, 1, false);
+    expect(sparseRows(raw, shape).simplexDeviation).toBeGreaterThan(0.1);
+    // On the simplex a pair table is the marginal of the triple table.
+    const sp = sparseRows(projected, shape);
+    const full = productTable(sp, [0, 1, 2], [2, 2, 2]);
+    expect(maxAbsDiff(marginalize(full, [2, 2, 2], [0, 2]), productTable(sp, [0, 2], [2, 2]))).toBeLessThan(
+      1e-12,
+    );
+  });
+
+  it('marginalize sums out the other axes', () => {
+    const dims = [2, 3, 2];
+    const table = Float64Array.from({ length: 12 }, (_, i) => i);
+    // Keep axis 1: Σ over axes 0 and 2.
+    expect([...marginalize(table, dims, [1])]).toEqual([0 + 1 + 6 + 7, 2 + 3 + 8 + 9, 4 + 5 + 10 + 11]);
+    expect([...marginalize(table, dims, [0, 1, 2])]).toEqual([...table]);
+  });
+});
+
+describe('typed selected-query loss and gradient', () => {
+  it('equal the reference answers and gradient for any k and r', () => {
+    fc.assert(
+      fc.property(thresholds, fc.integer({ min: 1, max: 1000 }), (t, seed) => {
+        const shape = smallShape(SIZES, 6);
+        const values = asFloat32(randomRelaxed(shape, seed));
+        const dims = thresholdSizes(t, SIZES);
+        const locals = [0, tableSize(dims) - 1, Math.floor(tableSize(dims) / 2)];
+        const targets = Float64Array.from(locals, (_, i) => 0.1 * i);
+        const weights = Float64Array.from(locals, () => 0.7);
+        const columns = Int32Array.from(
+          locals.flatMap((local) => {
+            let rest = local;
+            const y = dims.map(() => 0);
+            for (let j = dims.length - 1; j >= 0; j--) {
+              y[j] = rest % dims[j];
+              rest = Math.floor(rest / dims[j]);
+            }
+            return t.features.map((f, j) => shape.layout.offsets[f] + y[j]);
+          }),
+        );
+        const group = { k: t.features.length, r: t.r, count: locals.length, columns, weights, targets };
+        const grad = new Float64Array(values.length);
+        const acc = { loss: 0, maxError: 0 };
+        const answers = new Float64Array(locals.length);
+        queryGroupLoss(values, shape.rows, group, 1, grad, acc, answers);
+        const ref = surrogateSelectedAnswers(reference(values, shape), shape.rows, shape.layout, t, locals);
+        expect(maxAbsDiff(answers, ref)).toBeLessThan(1e-9);
+        const residual = locals.map((_, i) => ref[i] - targets[i]);
+        expect(acc.loss).toBeCloseTo(
+          residual.reduce((s, d) => s + 0.7 * d * d, 0),
+          9,
+        );
+        expect(acc.maxError).toBeCloseTo(Math.max(...residual.map(Math.abs)), 9);
+        const refGrad = surrogateSelectedGradient(
+          reference(values, shape),
+          shape.rows,
+          shape.layout,
+          locals.map((local, i) => ({ threshold: t, local, coeff: 2 * 0.7 * residual[i] })),
+        );
+        expect(maxAbsDiff(toRowMajor(grad, shape), refGrad)).toBeLessThan(1e-6);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('typed table loss and gradient', () => {
+  it('equal the reference gradient summed over every query of the threshold', () => {
+    fc.assert(
+      fc.property(thresholds, fc.integer({ min: 1, max: 1000 }), (t: Threshold, seed) => {
+        const shape = smallShape(SIZES, 5);
+        const values = asFloat32(randomRelaxed(shape, seed));
+        const dims = thresholdSizes(t, SIZES);
+        const size = tableSize(dims);
+        const measured = Float64Array.from({ length: size }, (_, y) => (y % 3) * 0.2);
+        const session = typedKernels.open(shape, values);
+        const result = session.lossAndGradient({
+          groups: [],
+          tables: [{ threshold: t, weight: 0.5, measured }],
+        });
+        const rowMajor = reference(values, shape);
+        const locals = Array.from({ length: size }, (_, y) => y);
+        const ref = surrogateSelectedAnswers(rowMajor, shape.rows, shape.layout, t, locals);
+        const loss = locals.reduce((s, y) => s + 0.5 * (ref[y] - measured[y]) ** 2, 0);
+        expect(result.loss).toBeCloseTo(loss, 9);
+        const refGrad = surrogateSelectedGradient(
+          rowMajor,
+          shape.rows,
+          shape.layout,
+          locals.map((y) => ({ threshold: t, local: y, coeff: 2 * 0.5 * (ref[y] - measured[y]) })),
+        );
+        expect(maxAbsDiff(toRowMajor(session.readGradient(), shape), refGrad)).toBeLessThan(1e-6);
+        session.dispose();
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('typed session', () => {
+  it('moves only the columns of selected queries and keeps D on the simplex', () => {
+    const shape = smallShape([3, 4, 2], 20);
+    const initial = randomRelaxed(shape, 9);
+    const session = typedKernels.open(shape, initial);
+    // One 2-way query on features 0 and 2 (target (1, 0)).
+    const group = {
+      k: 2,
+      r: 2,
+      count: 1,
+      columns: Int32Array.from([shape.layout.offsets[0] + 1, shape.layout.offsets[2]]),
+      weights: Float64Array.from([1]),
+      targets: Float64Array.from([0.9]),
+    };
+    const before = session.lossAndGradient({ groups: [group], tables: [] }).loss;
+    for (let s = 0; s < 50; s++) {
+      session.lossAndGradient({ groups: [group], tables: [] });
+      session.adamStep({ learningRate: 0.05, beta1: 0.9, beta2: 0.999, epsilon: 1e-12 });
+      session.project();
+    }
+    const after = session.lossAndGradient({ groups: [group], tables: [] }).loss;
+    expect(after).toBeLessThan(before / 10);
+    const values = session.read();
+    const block1 = shape.layout.offsets[1] * shape.rows;
+    expect([...values.subarray(block1, block1 + 4 * shape.rows)]).toEqual([
+      ...initial.subarray(block1, block1 + 4 * shape.rows),
+    ]);
+    expect(sparseRows(values, shape).simplexDeviation).toBeLessThan(1e-9);
+    const answer = surrogateThresholdAnswers(
+      Float32Array.from(toRowMajor(values, shape)),
+      shape.rows,
+      shape.layout,
+      { features: [0, 2], r: 2, weight: 1 },
+    )[targetToLocalIndex([1, 0], [3, 2])];
+    expect(answer).toBeGreaterThan(0.8);
+    expect(toColumnMajor(toRowMajor(values, shape), shape)).toEqual(values);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The engine's math behind one small interface, so that the same RAP loop runs on hand-written
+ * typed-array code (CPU) or on TensorFlow.js tensors (GPU, native, wasm).
+ *
+ * A session owns one relaxed dataset D' (column-major, see relaxed.ts) and its optimizer state.
+ * Contract: thresholdAnswers is asked only on a projected D' (after project()); lossAndGradient
+ * computes the gradient at the current D' and keeps it for the next adamStep.
+ */
+import type { Threshold } from '../../workload/types.ts';
+import type { RelaxedShape } from '../relaxed.ts';
+import type { BackendName } from '../types.ts';
+import type { AdamHyper } from './adam.ts';
+import type { LossResult, QueryGroup } from './query-gradient.ts';
+
+export type { AdamHyper, LossResult, QueryGroup };
+
+/** A whole threshold table as the projection target (non-adaptive and table mode). */
+export interface TableTarget {
+  readonly threshold: Threshold;
+  /** Normalized importance weight. */
+  readonly weight: number;
+  /** Measured answers of every query of the threshold, row-major over its features. */
+  readonly measured: Float64Array;
+}
+
+/** What one optimizer step fits: selected queries (grouped by k, r) and whole tables. */
+export interface ProjectionBatch {
+  readonly groups: readonly QueryGroup[];
+  readonly tables: readonly TableTarget[];
+}
+
+export interface KernelSession {
+  readonly backend: BackendName;
+  /** Sparsemax of every feature block of every row. */
+  project(): void;
+  /** A column-major copy of D'. */
+  read(): Float64Array;
+  /** A column-major copy of the gradient kept for the next step (tests, diagnostics). */
+  readGradient(): Float64Array;
+  /** Surrogate answers of all queries of a threshold, row-major over its features (D' projected). */
+  thresholdAnswers(t: Threshold): Float64Array;
+  /** Σ w (q̂ − ã)² over the batch (and max |q̂ − ã|); keeps scale · gradient for adamStep. */
+  lossAndGradient(batch: ProjectionBatch, scale?: number): LossResult;
+  /** One Adam step with the kept gradient, then forgets it. Does not project. */
+  adamStep(hyper: AdamHyper): void;
+  /** Fresh Adam moments (start of a round). */
+  resetOptimizer(): void;
+  /** Frees memory (tensors); the session is unusable afterwards. */
+  dispose(): void;
+}
+
+export interface EngineKernels {
+  readonly backend: BackendName;
+  /** A session on D' = initial (column-major, not yet projected). */
+  open(shape: RelaxedShape, initial: Float64Array): KernelSession;
+}

@@ -1,0 +1,116 @@
+/**
+ * Checks a run's input and fixes everything public about it before any private data is touched:
+ * ρ, T, K, the mode, the noise scales. Bad options become InputErrors naming the field.
+ */
+import { layoutOf, type OneHotLayout } from '../data/onehot.ts';
+import { InputError } from '../errors.ts';
+import { rhoFromEpsilon } from '../privacy/accounting.ts';
+import { normalizeWeights } from '../privacy/mechanisms.ts';
+import { queryCount } from '../workload/queries.ts';
+import type { Workload } from '../workload/types.ts';
+import { defaultRoundsAndK } from './defaults.ts';
+import type { RapInput, RapOptions } from './types.ts';
+
+export type RunKind = 'adaptive' | 'non-adaptive' | 'table';
+
+export interface RunPlan {
+  readonly kind: RunKind;
+  readonly rho: number;
+  readonly rounds: number;
+  /** Queries per round (query mode) or thresholds per round (table mode). */
+  readonly perRound: number;
+  readonly layout: OneHotLayout;
+  /** Workload queries m, and where each threshold's queries start in the global order. */
+  readonly numQueries: number;
+  readonly offsets: readonly number[];
+  /** Normalized importance weight per threshold (max 1). */
+  readonly weights: Float64Array;
+}
+
+function bad(field: string, value: unknown, what: string): never {
+  throw new InputError(`option ${field} = ${String(value)}: ${what}`, { field, value: String(value) });
+}
+
+function positiveInteger(field: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 1) bad(field, value, 'must be an integer >= 1');
+}
+
+function checkOptions(o: RapOptions): void {
+  positiveInteger('rows', o.rows);
+  positiveInteger('oversample', o.oversample);
+  positiveInteger('maxSteps', o.maxSteps);
+  positiveInteger('batchSize', o.batchSize);
+  if (o.rounds !== undefined) positiveInteger('rounds', o.rounds);
+  if (o.perRound !== undefined) positiveInteger('perRound', o.perRound);
+  if (!(o.learningRate > 0 && Number.isFinite(o.learningRate)))
+    bad('learningRate', o.learningRate, 'must be > 0');
+  if (!(o.tolerance >= 0 && Number.isFinite(o.tolerance))) bad('tolerance', o.tolerance, 'must be >= 0');
+  if (o.mode !== 'query' && o.mode !== 'table') bad('mode', o.mode, "must be 'query' or 'table'");
+  if (o.selection !== 'oneshot' && o.selection !== 'iterative') {
+    bad('selection', o.selection, "must be 'oneshot' or 'iterative'");
+  }
+}
+
+function checkWorkload(w: Workload, sizes: readonly number[]): void {
+  if (w.thresholds.length === 0)
+    throw new InputError('the workload has no thresholds', { field: 'thresholds' });
+  w.thresholds.forEach((t, i) => {
+    const where = { field: `thresholds[${i}]` };
+    const k = t.features.length;
+    if (k === 0 || new Set(t.features).size !== k || t.features.some((f) => !(f >= 0 && f < sizes.length))) {
+      throw new InputError(
+        `threshold ${i}: features must be distinct column indices below ${sizes.length}`,
+        where,
+      );
+    }
+    if (!Number.isInteger(t.r) || t.r < 1 || t.r > k)
+      throw new InputError(`threshold ${i}: r must be in 1..${k}`, where);
+    if (!(t.weight > 0 && Number.isFinite(t.weight)))
+      throw new InputError(`threshold ${i}: weight must be > 0`, where);
+  });
+}
+
+export function planRun(input: RapInput): RunPlan {
+  const { data, workload, options: o } = input;
+  checkOptions(o);
+  if (!(data.n >= 1)) throw new InputError('the dataset has no rows', { field: 'data' });
+  let rho: number;
+  try {
+    rho = rhoFromEpsilon(o.epsilon, o.delta);
+  } catch (err) {
+    throw new InputError((err as Error).message, { field: 'epsilon/delta' });
+  }
+  const layout = layoutOf(data.schema);
+  checkWorkload(workload, layout.sizes);
+  const offsets = [0];
+  for (const t of workload.thresholds)
+    offsets.push(offsets[offsets.length - 1] + queryCount(t, layout.sizes));
+  const m = offsets[offsets.length - 1];
+  if (!Number.isSafeInteger(m))
+    throw new InputError(`the workload has more than 2^53 queries`, { field: 'workload' });
+  const N = workload.thresholds.length;
+  const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
+  const base = { rho, layout, numQueries: m, offsets, weights };
+  if (o.mode === 'table') {
+    const rounds =
+      o.rounds ?? Math.min(N, defaultRoundsAndK({ ...o, n: data.n, thresholds: N, queries: m }).rounds);
+    const perRound = o.perRound ?? Math.max(1, Math.floor(N / rounds));
+    if (rounds * perRound > N) {
+      bad('rounds × perRound', rounds * perRound, `table mode selects whole thresholds: at most ${N} in all`);
+    }
+    return { ...base, kind: 'table', rounds, perRound };
+  }
+  const rule = defaultRoundsAndK({
+    epsilon: o.epsilon,
+    delta: o.delta,
+    n: data.n,
+    thresholds: N,
+    queries: m,
+  });
+  const rounds = o.rounds ?? rule.rounds;
+  const perRound = Math.min(o.perRound ?? rule.perRound, m);
+  if (rounds === 1 && perRound >= m) return { ...base, kind: 'non-adaptive', rounds, perRound: m };
+  if (rounds * perRound > m)
+    bad('rounds × perRound', rounds * perRound, `exceeds the workload's ${m} queries`);
+  return { ...base, kind: 'adaptive', rounds, perRound };
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import Papa from 'papaparse';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fingerprintAndCountRows } from './row-count.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'rap-rowcount-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+function write(text: string): string {
+  const file = path.join(dir, `f${files++}.csv`);
+  writeFileSync(file, text);
+  return file;
+}
+
+const NAMES = ['a', 'b', 'c'];
+// Cells that need quoting (commas, quotes, line breaks) as well as plain ones; never blank-only rows.
+const cell = fc.oneof(
+  fc.constantFrom('x', 'yes', '42', '3.5', '?'),
+  fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('a', ',', '"', '\n', '\r\n', ' ') }),
+);
+const row = fc.array(cell, { minLength: 3, maxLength: 3 }).filter((r) => r.some((v) => v.trim() !== ''));
+
+describe('fingerprintAndCountRows', () => {
+  it('counts records like a CSV parser: quoted line breaks, CRLF, blank lines, header or not', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { maxLength: 30 }),
+        fc.boolean(),
+        fc.constantFrom('\n', '\r\n'),
+        fc.array(fc.nat(40), { maxLength: 3 }),
+        fc.boolean(),
+        async (rows, header, newline, blanks, trailing) => {
+          const table = header ? [NAMES, ...rows] : rows;
+          if (table.length === 0) return;
+          const lines = Papa.unparse(table, { newline, quotes: false }).split(newline);
+          // Blank lines between records (a blank line inside a quoted cell would change the data).
+          const safe = new Set(
+            lines
+              .map((_, i) => i)
+              .filter((i) => (lines.slice(0, i).join('').match(/"/g) ?? []).length % 2 === 0),
+          );
+          for (const b of blanks) if (safe.has(b % lines.length)) lines.splice(b % lines.length, 0, '');
+          const text = lines.join(newline) + (trailing ? newline : '');
+          const file = write(text);
+          const expectedRows = rows.length;
+          if (expectedRows === 0) {
+            await expect(fingerprintAndCountRows(file, NAMES)).rejects.toThrow(/no data rows/);
+            return;
+          }
+          const facts = await fingerprintAndCountRows(file, NAMES);
+          expect(facts.hasHeader).toBe(header);
+          expect(facts.rows).toBe(expectedRows);
+          expect(facts.fingerprint).toBe(createHash('sha256').update(text).digest('hex'));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('recognizes a header by the schema names (any order, extra columns, BOM, semicolons)', async () => {
+    expect((await fingerprintAndCountRows(write('\uFEFFc;x;a;b\n1;2;3;4\n'), NAMES)).hasHeader).toBe(true);
+    expect((await fingerprintAndCountRows(write('a,b\n1,2\n'), NAMES)).hasHeader).toBe(false);
+  });
+
+  it('names the file when it cannot be read', async () => {
+    await expect(fingerprintAndCountRows(path.join(dir, 'nope.csv'), NAMES)).rejects.toThrow(
+      /nope\.csv: cannot read the data file \(no such file\)/,
+    );
+  });
+});

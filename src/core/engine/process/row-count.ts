@@ -1,0 +1,96 @@
+/**
+ * The two facts about the private file that a run needs BEFORE the ledger reserves its budget:
+ * its fingerprint (SHA-256 of the bytes, the dataset's identity in the ledger) and its number
+ * of records n (for the default δ = 1/n² and the ledger's row count).
+ *
+ * n is treated as public, as in the papers (Aydore et al., Avent & Korolova): the DP guarantee
+ * is for replacing one record, which leaves n unchanged. No value of the file is parsed here
+ * except the first record, to tell a header row (the public column names) from data.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import Papa from 'papaparse';
+import { detectDelimiter } from '../../data/csv.ts';
+import { holdsNames } from '../../data/header.ts';
+import { InputError } from '../../errors.ts';
+
+export interface FileFacts {
+  /** SHA-256 (lower-case hex) of the file bytes. */
+  readonly fingerprint: string;
+  /** Data records: non-blank CSV records, less the header row when there is one. */
+  readonly rows: number;
+  readonly hasHeader: boolean;
+}
+
+const QUOTE = 0x22;
+const NEWLINE = 0x0a;
+const FIRST_RECORD_LIMIT = 1 << 20;
+
+/** Counts RFC 4180 records: a newline inside a quoted field does not end a record. */
+class RecordCounter {
+  records = 0;
+  private inQuote = false;
+  private content = false;
+  private first: number[] | undefined = [];
+  firstRecord = '';
+
+  push(chunk: Uint8Array): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === QUOTE) {
+        this.inQuote = !this.inQuote;
+        this.content = true;
+      } else if (b === NEWLINE && !this.inQuote) {
+        this.endRecord();
+        continue;
+      } else if (b !== 0x20 && b !== 0x09 && b !== 0x0d) {
+        this.content = true;
+      }
+      if (this.first && this.content && this.first.length < FIRST_RECORD_LIMIT) this.first.push(b);
+    }
+  }
+
+  endRecord(): void {
+    if (!this.content) return;
+    this.records++;
+    this.content = false;
+    if (this.first) {
+      this.firstRecord = Buffer.from(this.first)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
+      this.first = undefined;
+    }
+  }
+}
+
+/** Whether the first record holds every column name the (public) schema declares. */
+function isHeader(firstRecord: string, names: readonly string[]): boolean {
+  if (firstRecord === '') return false;
+  const parsed = Papa.parse<string[]>(firstRecord, { delimiter: detectDelimiter(firstRecord) });
+  const fields = (parsed.data[0] ?? []).map((f) => f.trim());
+  return holdsNames(fields, names);
+}
+
+export async function fingerprintAndCountRows(file: string, names: readonly string[]): Promise<FileFacts> {
+  const hash = createHash('sha256');
+  const counter = new RecordCounter();
+  try {
+    for await (const chunk of createReadStream(file)) {
+      hash.update(chunk as Buffer);
+      counter.push(chunk as Buffer);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError(
+      `${file}: cannot read the data file (${code === 'ENOENT' ? 'no such file' : code}).`,
+      {
+        file,
+      },
+    );
+  }
+  counter.endRecord();
+  const hasHeader = isHeader(counter.firstRecord, names);
+  const rows = counter.records - (hasHeader ? 1 : 0);
+  if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
+  return { fingerprint: hash.digest('hex'), rows, hasHeader };
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../errors.ts';
+import { seededNoise } from '../privacy/noise.ts';
+import { exactThresholdAnswers } from '../workload/exact.ts';
+import { randomDataset } from '../workload/test-data.ts';
+import type { Workload } from '../workload/types.ts';
+import { defaultOptions } from './defaults.ts';
+import { runRap } from './rap.ts';
+import type { ProgressEvent, RapInput, RapOptions } from './types.ts';
+
+const SIZES = [3, 2, 4, 2];
+const data = randomDataset(SIZES, 400, 7);
+const workload: Workload = {
+  thresholds: [
+    { features: [0, 1], r: 2, weight: 1 },
+    { features: [1, 2, 3], r: 2, weight: 2 },
+    { features: [0, 2, 3], r: 1, weight: 1 },
+  ],
+};
+const m = 6 + 16 + 24;
+
+function input(overrides: Partial<RapOptions> = {}, seed = 1): RapInput {
+  return {
+    data,
+    workload,
+    options: defaultOptions({
+      epsilon: 5,
+      delta: 1e-6,
+      rows: 25,
+      rounds: 3,
+      perRound: 4,
+      maxSteps: 40,
+      ...overrides,
+    }),
+    noise: seededNoise(seed),
+  };
+}
+
+function withoutTimings(report: Record<string, unknown>): Record<string, unknown> {
+  const { secondsTotal, secondsSelection, secondsProjection, msPerStep, ...rest } = report;
+  void [secondsTotal, secondsSelection, secondsProjection, msPerStep];
+  return rest;
+}
+
+describe('runRap', () => {
+  it('is reproducible with a seeded noise source and differs across seeds', async () => {
+    const a = await runRap(input());
+    const b = await runRap(input());
+    const c = await runRap(input({}, 2));
+    expect(a.synthetic.codes).toEqual(b.synthetic.codes);
+    expect(withoutTimings(a.report)).toEqual(withoutTimings(b.report));
+    expect(a.synthetic.codes).not.toEqual(c.synthetic.codes);
+  });
+
+  it('reports consistent metrics for the rounded data it returns', async () => {
+    const { report, synthetic } = await runRap(input());
+    expect(report.backend).toBe('cpu');
+    expect(report.seedMode).toBe('insecure-seed');
+    expect(report.numQueries).toBe(m);
+    expect([report.rounds, report.perRound, report.rows, report.oversample]).toEqual([3, 4, 25, 5]);
+    expect(synthetic.n).toBe(125);
+    synthetic.codes.forEach((codes, j) => {
+      expect(codes.length).toBe(125);
+      expect(Math.max(...codes)).toBeLessThan(SIZES[j]);
+    });
+    const syntheticData = { schema: data.schema, n: synthetic.n, codes: synthetic.codes };
+    let rounded = 0;
+    let all0 = 0;
+    workload.thresholds.forEach((t, ti) => {
+      const e = exactThresholdAnswers(data, t);
+      const s = exactThresholdAnswers(syntheticData, t);
+      let tMax = 0;
+      e.forEach((x, y) => {
+        tMax = Math.max(tMax, Math.abs(x - s[y]));
+        all0 = Math.max(all0, x);
+      });
+      expect(report.perThresholdError[ti]).toBeCloseTo(tMax, 12);
+      rounded = Math.max(rounded, tMax);
+    });
+    expect(report.roundedPresentError).toBeCloseTo(rounded, 12);
+    expect(report.all0Error).toBe(all0);
+    expect(report.presentError).toBeLessThan(report.all0Error);
+    expect(report.meanError).toBeLessThanOrEqual(report.presentError);
+    expect(report.gmError).toBeGreaterThan(0);
+    expect(report.relativeErrorProfile.map((p) => p.zeta)).toEqual([0.1, 0.25]);
+    expect(report.relativeErrorProfile[0].share).toBeLessThanOrEqual(report.relativeErrorProfile[1].share);
+  });
+
+  it('learns the data at a generous budget', async () => {
+    const { report } = await runRap(
+      input({ epsilon: 1000, rounds: 6, perRound: 7, maxSteps: 300, learningRate: 0.05 }),
+    );
+    expect(report.presentError).toBeLessThan(report.all0Error / 4);
+  });
+
+  it('evaluates a second workload as future error', async () => {
+    const evalWorkload: Workload = { thresholds: [{ features: [2, 3], r: 1, weight: 1 }] };
+    const { report } = await runRap({ ...input(), evalWorkload });
+    expect(report.futureError).toBeGreaterThanOrEqual(0);
+    expect(report.futureError).toBeLessThan(1);
+  });
+
+  it('runs non-adaptively when one round measures every query', async () => {
+    const { report } = await runRap(input({ rounds: 1, perRound: m }));
+    expect(report.adaptive).toBe(false);
+    expect(report.perRound).toBe(m);
+    expect(report.presentError).toBeLessThan(report.all0Error);
+  });
+
+  it('runs in table mode and names the selected thresholds in its progress', async () => {
+    const events: ProgressEvent[] = [];
+    const { report } = await runRap({
+      ...input({ mode: 'table', rounds: 3, perRound: 1 }),
+      onProgress: (e) => events.push(e),
+    });
+    expect(report.mode).toBe('table');
+    const chosen = events.filter((e) => e.selectedThresholds).flatMap((e) => e.selectedThresholds ?? []);
+    expect(new Set(chosen)).toEqual(new Set([0, 1, 2]));
+  });
+
+  it('runs with iterative selection', async () => {
+    const { report } = await runRap(input({ selection: 'iterative' }));
+    expect(report.selection).toBe('iterative');
+    expect(report.presentError).toBeLessThan(report.all0Error);
+  });
+
+  it('throttles progress but reports every round end', async () => {
+    const events: ProgressEvent[] = [];
+    await runRap({ ...input(), onProgress: (e) => events.push(e) });
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(events.length).toBeLessThan(3 * 40);
+    expect(new Set(events.map((e) => e.round))).toEqual(new Set([1, 2, 3]));
+    expect(events.at(-1)?.rounds).toBe(3);
+  });
+
+  it('stops with an AbortError when cancelled', async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(runRap({ ...input(), signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    const during = new AbortController();
+    let after = 0;
+    const run = runRap({
+      ...input({ maxSteps: 10_000, tolerance: 0 }),
+      signal: during.signal,
+      onProgress: () => {
+        if (during.signal.aborted) after++;
+        during.abort();
+      },
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(after).toBe(0);
+  });
+
+  it('refuses bad options with an InputError naming the field', async () => {
+    await expect(runRap(input({ rows: 0 }))).rejects.toThrow(InputError);
+    await expect(runRap(input({ rounds: 20, perRound: 10 }))).rejects.toThrow(/rounds × perRound/);
+    await expect(runRap(input({ epsilon: -1 }))).rejects.toThrow(InputError);
+    const badWorkload = { thresholds: [{ features: [0, 0], r: 1, weight: 1 }] };
+    await expect(runRap({ ...input(), workload: badWorkload })).rejects.toThrow(/distinct/);
+  });
+});

@@ -1,0 +1,268 @@
+/**
+ * The Relaxed Adaptive Projection mechanism (Aydore et al. 2021) for r-of-k threshold
+ * workloads (Avent & Korolova), query mode and table mode.
+ *
+ * Privacy: ρ = ρ(ε, δ) (zCDP); adaptive runs split it evenly over T rounds and each round's
+ * share in half between selection (Gumbel top-K) and measurement (Gaussian mechanism). All
+ * randomness (initialization, selection, measurement, mini-batches, rounding) comes from
+ * input.noise, so a seeded run is reproducible; the exact answers only enter the selection
+ * scores and the measured values, never anything else that leaves this function except the
+ * curator-only error report.
+ */
+import type { EncodedDataset } from '../data/schema.ts';
+import { gaussianMechanism, gaussianSigma, gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
+import { exactThresholdAnswers } from '../workload/exact.ts';
+import type { Threshold, Workload } from '../workload/types.ts';
+import { ExactAnswers } from './exact-answers.ts';
+import { gaussianBaselineError } from './gaussian-baseline.ts';
+import { loadKernels } from './kernels/backend.ts';
+import type { KernelSession, TableTarget } from './kernels/types.ts';
+import { evaluateWorkload, PROFILE_ZETAS } from './metrics.ts';
+import { planRun, type RunPlan } from './plan.ts';
+import { type ProjectionSettings, project } from './projection.ts';
+import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
+import { roundRelaxed } from './rounding.ts';
+import { PhaseTimer, RunControl } from './run-control.ts';
+import { SelectedQueries } from './selected-queries.ts';
+import { marginalOf, type ScoringContext, selectQueries, selectThresholds } from './selection.ts';
+import type { RapInput, RapReport, RapResult } from './types.ts';
+
+export async function runRap(input: RapInput): Promise<RapResult> {
+  const control = new RunControl(input.signal, input.onProgress);
+  control.throwIfAborted();
+  const plan = planRun(input);
+  const kernels = await loadKernels(input.options.backend);
+  const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
+  const session = kernels.open(shape, uniformRelaxed(shape, input.noise));
+  try {
+    session.project();
+    const run = new RapRun(input, plan, session, control);
+    await run.fit();
+    return await run.finish(shape);
+  } finally {
+    session.dispose();
+  }
+}
+
+class RapRun {
+  private readonly exact: ExactAnswers;
+  private readonly selection = new PhaseTimer();
+  private readonly projection = new PhaseTimer();
+  private readonly settings: Omit<ProjectionSettings, 'noiseFloor'>;
+  private readonly ctx: ScoringContext;
+  private steps = 0;
+
+  constructor(
+    private readonly input: RapInput,
+    private readonly plan: RunPlan,
+    private readonly session: KernelSession,
+    private readonly control: RunControl,
+  ) {
+    this.exact = new ExactAnswers(input.data);
+    this.settings = input.options;
+    this.ctx = {
+      workload: input.workload,
+      weights: plan.weights,
+      offsets: plan.offsets,
+      exact: this.exact,
+      session,
+      control,
+    };
+  }
+
+  private get noise(): NoiseSource {
+    return this.input.noise;
+  }
+
+  async fit(): Promise<void> {
+    if (this.plan.kind === 'adaptive') await this.fitAdaptive();
+    else if (this.plan.kind === 'non-adaptive') await this.fitNonAdaptive();
+    else await this.fitTables();
+  }
+
+  /** Query mode: T rounds of select K → measure K → project on all measured so far. */
+  private async fitAdaptive(): Promise<void> {
+    const { rho, rounds: T, perRound: K, layout, weights } = this.plan;
+    const n = this.input.data.n;
+    const budget = roundBudget(rho, T);
+    const scale = gumbelScale(budget.select, K, n, 1);
+    const sigma = gaussianSigma(budget.measure, K, n);
+    const selected = new SelectedQueries(this.input.workload, layout, weights);
+    for (let round = 1; round <= T; round++) {
+      this.selection.start();
+      const picks = await selectQueries(
+        this.ctx,
+        selected,
+        K,
+        scale,
+        this.input.options.selection,
+        this.noise,
+      );
+      const truth = Float64Array.from(picks, (q) => this.exact.of(this.threshold(q.threshold))[q.local]);
+      const measured = gaussianMechanism(truth, sigma, this.noise);
+      picks.forEach((q, i) => {
+        selected.add(q.threshold, q.local, clip01(measured[i]));
+      });
+      this.selection.stop();
+      await this.projectRound(round, { groups: selected.groups(), tables: [] }, sigma);
+    }
+  }
+
+  /** Query mode with T = 1, K = m: every query measured at the full ρ, one projection. */
+  private async fitNonAdaptive(): Promise<void> {
+    const { rho, numQueries: m } = this.plan;
+    const sigma = gaussianSigma(rho, m, this.input.data.n);
+    this.selection.start();
+    const tables: TableTarget[] = [];
+    for (const [ti, t] of this.input.workload.thresholds.entries()) {
+      await this.control.checkpoint();
+      tables.push({
+        threshold: t,
+        weight: this.plan.weights[ti],
+        measured: clipAll(gaussianMechanism(this.exact.of(t), sigma, this.noise)),
+      });
+    }
+    this.selection.stop();
+    // No noise-floor stop for whole tables: most cells are ~0, where clipping the measurement to
+    // [0, 1] leaves a residual well under σ², so the floor would stop before any fitting.
+    await this.projectRound(1, { groups: [], tables }, 0);
+  }
+
+  /**
+   * Table mode: each round selects K whole thresholds and measures their k-way marginals (the
+   * threshold answers are a linear function of it). One replaced record changes a marginal in
+   * two cells: ℓ2 sensitivity √2/n per table, so K tables need σ = √(2K/(2ρ))/n.
+   */
+  private async fitTables(): Promise<void> {
+    const { rho, rounds: T, perRound: K, weights } = this.plan;
+    const n = this.input.data.n;
+    const budget = roundBudget(rho, T);
+    const scale = gumbelScale(budget.select, K, n, 2);
+    const sigma = gaussianSigma(budget.measure, 2 * K, n);
+    const chosen = new Set<number>();
+    const tables: TableTarget[] = [];
+    for (let round = 1; round <= T; round++) {
+      this.selection.start();
+      const picks = await selectThresholds(this.ctx, chosen, K, scale, this.noise);
+      for (const ti of picks) {
+        chosen.add(ti);
+        const marginal = marginalOf(this.threshold(ti));
+        const measured = clipAll(gaussianMechanism(this.exact.of(marginal), sigma, this.noise));
+        tables.push({ threshold: marginal, weight: weights[ti], measured });
+      }
+      this.selection.stop();
+      await this.projectRound(round, { groups: [], tables: [...tables] }, 0, picks);
+    }
+  }
+
+  private threshold(ti: number): Threshold {
+    return this.input.workload.thresholds[ti];
+  }
+
+  private async projectRound(
+    round: number,
+    problem: Parameters<typeof project>[1],
+    /** Measurement noise σ where fitting should stop (0: none). */
+    noiseFloor: number,
+    selectedThresholds?: readonly number[],
+  ): Promise<void> {
+    const T = this.plan.rounds;
+    this.projection.start();
+    const event = (step: number, loss: number, maxSelectedError: number) => {
+      const done = (round - 1 + Math.min(1, step / this.settings.maxSteps)) / T;
+      const elapsed = this.control.elapsedSeconds();
+      return {
+        round,
+        rounds: T,
+        step,
+        loss,
+        maxSelectedError,
+        etaSeconds: done > 0 ? (elapsed / done) * (1 - done) : 0,
+        ...(selectedThresholds ? { selectedThresholds } : {}),
+      };
+    };
+    const outcome = await project(
+      this.session,
+      problem,
+      { ...this.settings, noiseFloor },
+      this.noise,
+      this.control,
+      (s) => this.control.progress(event(s.step, s.loss, s.maxError)),
+    );
+    this.steps += outcome.steps;
+    this.projection.stop();
+    this.control.progress(event(outcome.steps, outcome.loss, outcome.maxError), true);
+  }
+
+  /** Rounding, metrics and the report. */
+  async finish(shape: RelaxedShape): Promise<RapResult> {
+    const { data, workload, options: o, evalWorkload } = this.input;
+    const relaxed = this.session.read();
+    const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
+    const synthetic: EncodedDataset = { schema: data.schema, n: shape.rows * o.oversample, codes };
+    const evaluate = (w: Workload) =>
+      evaluateWorkload(
+        w,
+        (t) => this.exact.of(t),
+        [(t) => this.session.thresholdAnswers(t), (t) => exactThresholdAnswers(synthetic, t)],
+        1 / shape.rows,
+        this.control,
+      );
+    const present = await evaluate(workload);
+    const [relaxedErrors, rounded] = present.bySource;
+    const future = evalWorkload ? await evaluate(evalWorkload) : undefined;
+    const { rho, numQueries: m } = this.plan;
+    const report: RapReport = {
+      mode: o.mode,
+      presentError: relaxedErrors.max,
+      roundedPresentError: rounded.max,
+      meanError: relaxedErrors.mean,
+      roundedMeanError: rounded.mean,
+      all0Error: present.maxExact,
+      gmError: gaussianBaselineError(gaussianSigma(rho, m, data.n), m),
+      numQueries: m,
+      rho,
+      epsilon: o.epsilon,
+      delta: o.delta,
+      rounds: this.plan.rounds,
+      perRound: this.plan.perRound,
+      rows: shape.rows,
+      oversample: o.oversample,
+      secondsTotal: this.control.elapsedSeconds(),
+      secondsSelection: this.selection.seconds(),
+      secondsProjection: this.projection.seconds(),
+      backend: this.session.backend,
+      seedMode: this.noise.mode,
+      relativeErrorProfile: PROFILE_ZETAS.map((zeta, z) => ({
+        zeta,
+        alpha: 1 / shape.rows,
+        share: rounded.withinShare[z],
+      })),
+      perThresholdError: rounded.perThreshold,
+      ...(future ? { futureError: future.bySource[0].max, roundedFutureError: future.bySource[1].max } : {}),
+      adaptive: this.plan.kind !== 'non-adaptive',
+      selection: o.selection,
+      projectionSteps: this.steps,
+      msPerStep: this.steps > 0 ? (1000 * this.projection.seconds()) / this.steps : 0,
+      relaxedDensity: density(relaxed),
+    };
+    return { report, synthetic: { n: synthetic.n, codes } };
+  }
+}
+
+/** Share of nonzero entries of D': the work of the all-query tables grows with it. */
+function density(values: Float64Array): number {
+  let nonzero = 0;
+  for (let i = 0; i < values.length; i++) if (values[i] !== 0) nonzero++;
+  return nonzero / values.length;
+}
+
+function clip01(x: number): number {
+  return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+function clipAll(a: Float64Array): Float64Array {
+  for (let i = 0; i < a.length; i++) a[i] = clip01(a[i]);
+  return a;
+}

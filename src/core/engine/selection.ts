@@ -1,0 +1,145 @@
+/**
+ * Private selection of the queries (query mode) or thresholds (table mode) where the relaxed
+ * data is worst, streamed threshold by threshold so that no more than one threshold's scores
+ * exist at a time.
+ *
+ * Query score: w̄_t · |exact − surrogate| (sensitivity w̄_max / n = 1/n, replace-one).
+ * Threshold score (table mode): w̄_t · ‖exact k-way marginal − relaxed k-way marginal‖₁; one
+ * replaced record moves two cells of the exact marginal by 1/n, so the sensitivity is 2/n.
+ */
+import { InputError } from '../errors.ts';
+import { iterativeTopK, NoisyTopK } from '../privacy/mechanisms.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
+import type { Threshold, Workload } from '../workload/types.ts';
+import type { ExactAnswers } from './exact-answers.ts';
+import type { KernelSession } from './kernels/types.ts';
+import type { RunControl } from './run-control.ts';
+import type { SelectedQueries } from './selected-queries.ts';
+
+export interface QueryRef {
+  readonly threshold: number;
+  readonly local: number;
+}
+
+export interface ScoringContext {
+  readonly workload: Workload;
+  /** Normalized importance weights per threshold. */
+  readonly weights: Float64Array;
+  /** offsets[t] = global index of threshold t's first query; offsets[N] = m. */
+  readonly offsets: readonly number[];
+  readonly exact: ExactAnswers;
+  readonly session: KernelSession;
+  readonly control: RunControl;
+}
+
+/** Largest candidate count the iterative (AS) selection materializes. */
+export const ITERATIVE_MAX_CANDIDATES = 2 ** 25;
+
+/** Scores of all queries of threshold ti (selected ones included). */
+function thresholdScores(ctx: ScoringContext, ti: number): Float64Array {
+  const t = ctx.workload.thresholds[ti];
+  const surrogate = ctx.session.thresholdAnswers(t);
+  const exact = ctx.exact.of(t);
+  const w = ctx.weights[ti];
+  for (let y = 0; y < surrogate.length; y++) surrogate[y] = w * Math.abs(exact[y] - surrogate[y]);
+  return surrogate;
+}
+
+/** Calls visit(start, end) for the maximal runs of [0, size) that avoid the sorted `skip`. */
+function unselectedRuns(
+  size: number,
+  skip: readonly number[],
+  visit: (start: number, end: number) => void,
+): void {
+  let start = 0;
+  for (const s of skip) {
+    if (s > start) visit(start, s);
+    start = s + 1;
+  }
+  if (start < size) visit(start, size);
+}
+
+export function locate(offsets: readonly number[], global: number): QueryRef {
+  let lo = 0;
+  let hi = offsets.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= global) lo = mid;
+    else hi = mid - 1;
+  }
+  return { threshold: lo, local: global - offsets[lo] };
+}
+
+/** K not-yet-selected queries by one-shot Gumbel top-K (OSAS) or iterative peeling (AS). */
+export async function selectQueries(
+  ctx: ScoringContext,
+  selected: SelectedQueries,
+  K: number,
+  scale: number,
+  method: 'oneshot' | 'iterative',
+  noise: NoiseSource,
+): Promise<QueryRef[]> {
+  const N = ctx.workload.thresholds.length;
+  if (method === 'oneshot') {
+    const top = new NoisyTopK(K, scale, noise);
+    for (let ti = 0; ti < N; ti++) {
+      await ctx.control.checkpoint();
+      const scores = thresholdScores(ctx, ti);
+      const base = ctx.offsets[ti];
+      unselectedRuns(scores.length, selected.localsOf(ti), (s, e) =>
+        top.offer(scores.subarray(s, e), base + s),
+      );
+    }
+    return top.result().map((g) => locate(ctx.offsets, g));
+  }
+  const candidates = ctx.offsets[N] - selected.count;
+  if (candidates > ITERATIVE_MAX_CANDIDATES) {
+    throw new InputError(
+      `iterative selection keeps every score in memory and allows at most ${ITERATIVE_MAX_CANDIDATES} queries; ` +
+        `this workload has ${candidates}. Use one-shot selection (the default).`,
+      { field: 'selection' },
+    );
+  }
+  const scores = new Float64Array(candidates);
+  const ids = new Float64Array(candidates);
+  let at = 0;
+  for (let ti = 0; ti < N; ti++) {
+    await ctx.control.checkpoint();
+    const s = thresholdScores(ctx, ti);
+    const base = ctx.offsets[ti];
+    unselectedRuns(s.length, selected.localsOf(ti), (start, end) => {
+      for (let y = start; y < end; y++) {
+        scores[at] = s[y];
+        ids[at++] = base + y;
+      }
+    });
+  }
+  return iterativeTopK(scores, K, scale, noise).map((p) => locate(ctx.offsets, ids[p]));
+}
+
+/** The k-way marginal (r = k) behind a threshold: what table mode measures. */
+export function marginalOf(t: Threshold): Threshold {
+  return { features: t.features, r: t.features.length, weight: t.weight };
+}
+
+/** K not-yet-selected thresholds by one-shot Gumbel top-K on their marginals' L1 error. */
+export async function selectThresholds(
+  ctx: ScoringContext,
+  chosen: ReadonlySet<number>,
+  K: number,
+  scale: number,
+  noise: NoiseSource,
+): Promise<number[]> {
+  const top = new NoisyTopK(K, scale, noise);
+  for (let ti = 0; ti < ctx.workload.thresholds.length; ti++) {
+    if (chosen.has(ti)) continue;
+    await ctx.control.checkpoint();
+    const marginal = marginalOf(ctx.workload.thresholds[ti]);
+    const surrogate = ctx.session.thresholdAnswers(marginal);
+    const exact = ctx.exact.of(marginal);
+    let l1 = 0;
+    for (let y = 0; y < exact.length; y++) l1 += Math.abs(exact[y] - surrogate[y]);
+    top.offer([ctx.weights[ti] * l1], ti);
+  }
+  return top.result();
+}

@@ -1,0 +1,28 @@
+/** Test fixtures for the engine: small layouts, random relaxed data, tiny runs. */
+import { layoutFromSizes } from '../data/onehot.ts';
+import { seededNoise } from '../privacy/noise.ts';
+import { projectRelaxed } from './kernels/sparsemax.ts';
+import type { RelaxedShape } from './relaxed.ts';
+
+export function smallShape(sizes: readonly number[], rows: number): RelaxedShape {
+  return { rows, layout: layoutFromSizes(sizes) };
+}
+
+/**
+ * Column-major random D': uniform entries, projected unless `projected` is false. With
+ * `sparsity` a share of the raw entries is pushed down, so blocks have several zeros.
+ */
+export function randomRelaxed(shape: RelaxedShape, seed: number, projected = true): Float64Array {
+  const noise = seededNoise(seed);
+  const values = new Float64Array(shape.rows * shape.layout.width);
+  for (let i = 0; i < values.length; i++) values[i] = 2 * noise.uniform();
+  if (projected) projectRelaxed(values, shape);
+  return values;
+}
+
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`length ${a.length} vs ${b.length}`);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  return worst;
+}

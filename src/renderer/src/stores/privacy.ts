@@ -1,0 +1,97 @@
+/** The Privacy step: the curator's settings (as typed) and the public plan the services compute. */
+import { defineStore } from 'pinia';
+import { reactive, ref, shallowRef, watch } from 'vue';
+import type { RunPlanView, RunSettingsInput } from '../../../shared/api';
+import { call } from '../api/bridge';
+import { useAppStore } from './app';
+import { useDataStore } from './data';
+
+export interface SettingsForm {
+  epsilon: string;
+  delta: string;
+  rows: string;
+  rounds: string;
+  perRound: string;
+  oversample: string;
+  mode: 'query' | 'table';
+  backend: string;
+  insecureSeed: string;
+}
+
+const FORM_KEY = 'rap_privacy_form';
+
+/** The form as last typed in this tab (survives a reload, like the run it describes). */
+function savedForm(): Partial<SettingsForm> {
+  try {
+    return JSON.parse(sessionStorage.getItem(FORM_KEY) ?? '{}') as Partial<SettingsForm>;
+  } catch {
+    return {};
+  }
+}
+
+export const usePrivacyStore = defineStore('privacy', () => {
+  const app = useAppStore();
+  const data = useDataStore();
+  const form = reactive<SettingsForm>({
+    epsilon: '1',
+    delta: '',
+    rows: '1000',
+    rounds: '',
+    perRound: '',
+    oversample: '',
+    mode: 'query',
+    backend: 'auto',
+    insecureSeed: '',
+    ...savedForm(),
+  });
+  watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
+  const plan = shallowRef<RunPlanView | null>(null);
+  const planning = ref(false);
+  const planError = ref<string | null>(null);
+  const cap = reactive({ epsilon: '', delta: '' });
+  let seq = 0;
+
+  function settings(): RunSettingsInput {
+    return { ...form };
+  }
+
+  /** Asks the services for the plan; only the latest answer counts. */
+  async function refresh(): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) {
+      plan.value = null;
+      return;
+    }
+    const mine = ++seq;
+    planning.value = true;
+    try {
+      const p = await call('runPlan', { datasetId: ds.id, settings: settings() });
+      if (mine === seq) {
+        plan.value = p;
+        planError.value = null;
+      }
+    } catch (err) {
+      if (mine === seq) planError.value = (err as Error).message;
+    } finally {
+      if (mine === seq) planning.value = false;
+    }
+  }
+
+  async function setCap(): Promise<boolean> {
+    const ds = data.dataset;
+    if (!ds) return false;
+    const b = await app.guard(() =>
+      call('setCap', {
+        datasetId: ds.id,
+        epsilon: cap.epsilon,
+        ...(cap.delta.trim() ? { delta: cap.delta } : {}),
+      }),
+    );
+    if (!b) return false;
+    await data.refreshBudget();
+    await refresh();
+    return true;
+  }
+
+  return { form, plan, planning, planError, cap, settings, refresh, setCap };
+});

@@ -1,0 +1,47 @@
+/** The Results step: the finished run's report and the real-vs-synthetic marginal the curator picks. */
+import { defineStore } from 'pinia';
+import { ref, shallowRef } from 'vue';
+import type { MarginalView, ResultsView } from '../../../shared/api';
+import { call } from '../api/bridge';
+import { useAppStore } from './app';
+
+export const useResultsStore = defineStore('results', () => {
+  const app = useAppStore();
+  const results = shallowRef<ResultsView | null>(null);
+  const marginal = shallowRef<MarginalView | null>(null);
+  const first = ref<string>('');
+  const second = ref<string>('');
+  const loading = ref(false);
+
+  async function load(runId: string): Promise<void> {
+    if (results.value?.runId === runId) return;
+    loading.value = true;
+    try {
+      const r = await app.guard(() => call('results', { runId }));
+      if (!r) return;
+      results.value = r;
+      marginal.value = null;
+      if (!r.features.includes(first.value)) first.value = r.features[0] ?? '';
+      if (second.value && !r.features.includes(second.value)) second.value = '';
+      await loadMarginal();
+    } finally {
+      loading.value = false;
+    }
+  }
+
+  async function loadMarginal(): Promise<void> {
+    const r = results.value;
+    if (!r || !first.value) return;
+    const features =
+      second.value && second.value !== first.value ? [first.value, second.value] : [first.value];
+    const m = await app.guard(() => call('marginalCompare', { runId: r.runId, features }));
+    if (m) marginal.value = m;
+  }
+
+  function clear(): void {
+    results.value = null;
+    marginal.value = null;
+  }
+
+  return { results, marginal, first, second, loading, load, loadMarginal, clear };
+});

@@ -1,0 +1,79 @@
+/**
+ * The Run step: the current (or last) run as the services hold it. Progress streams in as
+ * events; after a renderer reload `runState` brings back the whole history.
+ */
+import { defineStore } from 'pinia';
+import { computed, ref, shallowRef, triggerRef } from 'vue';
+import type { ProgressPoint, RunView } from '../../../shared/api';
+import { api, call } from '../api/bridge';
+import { useAppStore } from './app';
+import { useDataStore } from './data';
+import { usePrivacyStore } from './privacy';
+
+const ACTIVE = ['reserving', 'loading', 'running'];
+
+export const useRunStore = defineStore('run', () => {
+  const app = useAppStore();
+  const data = useDataStore();
+  const privacy = usePrivacyStore();
+  const run = shallowRef<RunView | null>(null);
+  /** Live samples (appended in place; `tick` tells charts to redraw). */
+  const history = shallowRef<ProgressPoint[]>([]);
+  const starting = ref(false);
+  const cancelling = ref(false);
+  const active = computed(() => run.value !== null && ACTIVE.includes(run.value.status));
+  const latest = computed<ProgressPoint | null>(() => history.value[history.value.length - 1] ?? null);
+
+  function adopt(view: RunView | null): void {
+    const previous = run.value;
+    run.value = view;
+    history.value = view ? [...view.history] : [];
+    if (!view || !ACTIVE.includes(view.status)) cancelling.value = false;
+    if (view && previous && ACTIVE.includes(previous.status) && !ACTIVE.includes(view.status)) {
+      void data.refreshBudget();
+      void privacy.refresh();
+    }
+  }
+
+  api().onEvent((e) => {
+    if (e.type === 'run-update') adopt(e.run);
+    else if (e.type === 'run-progress' && run.value?.runId === e.runId) {
+      history.value.push(e.point);
+      triggerRef(history);
+    } else if (e.type === 'hello') void restore();
+  });
+
+  async function restore(): Promise<void> {
+    const view = await app.guard(() => call('runState', {}));
+    if (view !== undefined) adopt(view);
+  }
+
+  async function start(): Promise<boolean> {
+    const ds = data.dataset;
+    if (!ds) return false;
+    starting.value = true;
+    try {
+      const view = await app.guard(() =>
+        call('startRun', { datasetId: ds.id, settings: privacy.settings() }),
+      );
+      if (!view) {
+        await privacy.refresh();
+        return false;
+      }
+      adopt(view);
+      app.go('Run');
+      void data.refreshBudget();
+      return true;
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  async function cancel(): Promise<void> {
+    cancelling.value = true;
+    const view = await app.guard(() => call('cancelRun', {}));
+    if (view === undefined) cancelling.value = false;
+  }
+
+  return { run, history, starting, cancelling, active, latest, adopt, restore, start, cancel };
+});

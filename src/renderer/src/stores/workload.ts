@@ -1,0 +1,176 @@
+/** The Workload step: the main workload and the optional evaluation workload (future error). */
+import { defineStore } from 'pinia';
+import { reactive, ref, shallowRef } from 'vue';
+import type {
+  FeatureDistributionName,
+  ThresholdInput,
+  WorkloadRole,
+  WorkloadView,
+} from '../../../shared/api';
+import { call } from '../api/bridge';
+import { readText, saveText } from '../lib/download';
+import { useAppStore } from './app';
+import { useDataStore } from './data';
+
+const key = (t: ThresholdInput) => `${[...t.features].sort().join('\u0000')}|${t.r}`;
+
+export const useWorkloadStore = defineStore('workload', () => {
+  const app = useAppStore();
+  const data = useDataStore();
+  const views = shallowRef<Record<WorkloadRole, WorkloadView | null>>({ main: null, eval: null });
+  const role = ref<WorkloadRole>('main');
+  const notice = ref<string | null>(null);
+  const builder = reactive({
+    features: [] as string[],
+    k: 3,
+    r: 2,
+    weight: 1,
+    size: 16,
+    dist: 'uniform' as FeatureDistributionName,
+    seed: 1,
+  });
+
+  function reset(): void {
+    views.value = { main: null, eval: null };
+    builder.features = [];
+    notice.value = null;
+  }
+
+  function restore(main: WorkloadView | null, evalView: WorkloadView | null): void {
+    views.value = { main, eval: evalView };
+  }
+
+  function current(r: WorkloadRole): ThresholdInput[] {
+    return (views.value[r]?.thresholds ?? []).map((t) => ({
+      features: [...t.features],
+      r: t.r,
+      weight: t.weight,
+    }));
+  }
+
+  async function store(r: WorkloadRole, thresholds: ThresholdInput[]): Promise<boolean> {
+    const ds = data.dataset;
+    if (!ds) return false;
+    const view = await app.guard(() => call('setWorkload', { datasetId: ds.id, role: r, thresholds }));
+    if (view) views.value = { ...views.value, [r]: view };
+    return view !== undefined;
+  }
+
+  /** Adds thresholds, skipping ones already there (same features and r). */
+  async function add(r: WorkloadRole, fresh: readonly ThresholdInput[]): Promise<void> {
+    const have = current(r);
+    const seen = new Set(have.map(key));
+    const added = fresh.filter((t) => {
+      const k = key(t);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    if (await store(r, [...have, ...added])) {
+      const skipped = fresh.length - added.length;
+      notice.value =
+        `Added ${added.length.toLocaleString('en-US')} threshold${added.length === 1 ? '' : 's'}` +
+        (skipped > 0 ? `; ${skipped.toLocaleString('en-US')} already in the workload were skipped.` : '.');
+    }
+  }
+
+  async function addOne(r: WorkloadRole): Promise<void> {
+    if (builder.features.length === 0) {
+      app.showError('Choose the features of the threshold first (tick them in the feature list).');
+      return;
+    }
+    await add(r, [{ features: [...builder.features], r: builder.r, weight: builder.weight }]);
+  }
+
+  async function addSubsets(r: WorkloadRole): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) return;
+    if (builder.features.length === 0) {
+      app.showError('Choose at least k features first (tick them in the feature list).');
+      return;
+    }
+    const list = await app.guard(() =>
+      call('allSubsets', {
+        datasetId: ds.id,
+        features: builder.features,
+        k: builder.k,
+        r: builder.r,
+        weight: builder.weight,
+      }),
+    );
+    if (list) await add(r, [...list]);
+  }
+
+  async function addRandom(r: WorkloadRole): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) return;
+    const list = await app.guard(() =>
+      call('randomThresholds', {
+        datasetId: ds.id,
+        features: builder.features.length > 0 ? builder.features : undefined,
+        k: builder.k,
+        r: builder.r,
+        size: builder.size,
+        dist: builder.dist,
+        seed: builder.seed,
+        weight: builder.weight,
+      }),
+    );
+    if (list) await add(r, [...list]);
+  }
+
+  async function remove(r: WorkloadRole, index: number): Promise<void> {
+    const list = current(r);
+    list.splice(index, 1);
+    notice.value = null;
+    await store(r, list);
+  }
+
+  async function setWeight(r: WorkloadRole, index: number, weight: number): Promise<void> {
+    const list = current(r);
+    list[index] = { ...list[index], weight };
+    await store(r, list);
+  }
+
+  async function clear(r: WorkloadRole): Promise<void> {
+    notice.value = null;
+    await store(r, []);
+  }
+
+  async function importFile(r: WorkloadRole, file: File): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) return;
+    const view = await app.guard(async () =>
+      call('importWorkload', { datasetId: ds.id, role: r, text: await readText(file), fileName: file.name }),
+    );
+    if (view) {
+      views.value = { ...views.value, [r]: view };
+      notice.value = `Imported ${view.thresholds.length.toLocaleString('en-US')} thresholds from ${file.name}.`;
+    }
+  }
+
+  async function exportFile(r: WorkloadRole): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) return;
+    const f = await app.guard(() => call('exportWorkload', { datasetId: ds.id, role: r }));
+    if (f) saveText(f.fileName, f.text);
+  }
+
+  return {
+    views,
+    role,
+    notice,
+    builder,
+    reset,
+    restore,
+    add,
+    addOne,
+    addSubsets,
+    addRandom,
+    remove,
+    setWeight,
+    clear,
+    importFile,
+    exportFile,
+  };
+});

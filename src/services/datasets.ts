@@ -1,0 +1,200 @@
+/**
+ * The curator's open datasets: the file, its current schema (inferred, declared, confirmed or
+ * edited), the encoded rows for the curator's own screens (preview, histograms), and the
+ * workloads built against it. Nothing here reaches the ledger or the engine: a run reloads the
+ * file itself, after the ledger reserved the budget (runs.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parseDomainJson } from '../core/data/benchmark.ts';
+import { readCsvRecords } from '../core/data/csv.ts';
+import { type LoadOptions, type LoadProgress, type LoadResult, loadCsv } from '../core/data/load.ts';
+import { domainSize, type Schema } from '../core/data/schema.ts';
+import { parseSchemaJson } from '../core/data/schema-file.ts';
+import { integerRange } from '../core/data/values.ts';
+import { InputError } from '../core/errors.ts';
+import type { Ledger } from '../core/ledger/ledger.ts';
+import type {
+  DatasetFormat,
+  DatasetView,
+  HistogramView,
+  OpenDatasetArg,
+  ThresholdInput,
+  WorkloadRole,
+} from '../shared/api.ts';
+import type { ServiceContext } from './context.ts';
+import { readablePath } from './upload-guard.ts';
+import { budgetView, schemaView } from './views.ts';
+
+/** Rows shown in the Data step's preview. */
+export const PREVIEW_ROWS = 200;
+
+export interface OpenedDataset {
+  readonly id: string;
+  /** The real path the host reads. */
+  readonly path: string;
+  readonly fileName: string;
+  readonly format: DatasetFormat;
+  readonly bytes: number;
+  /** The schema the next run uses (the loaded dataset is encoded with the same domains). */
+  schema: Schema;
+  loaded: LoadResult;
+  readonly preview: DatasetView['preview'];
+  readonly workloads: Record<WorkloadRole, readonly ThresholdInput[]>;
+}
+
+const HEADER_MODES = { auto: 'auto', yes: true, no: false } as const;
+
+/**
+ * The loader names files by path; in web mode that is a private upload folder the curator never
+ * chose. Messages name the file as the curator knows it.
+ */
+export function namedAs<T>(path: string, fileName: string, fn: () => Promise<T>): Promise<T> {
+  return fn().catch((err: unknown) => {
+    if (err instanceof InputError && err.message.includes(path)) {
+      throw new InputError(err.message.split(path).join(fileName), err.where);
+    }
+    throw err;
+  });
+}
+
+class PreviewFull extends Error {}
+
+/** The first rows as text, for the curator's own preview (read once, held in memory). */
+async function readPreview(path: string, hasHeader: boolean, header: readonly string[]) {
+  const rows: string[][] = [];
+  const skip = hasHeader ? 1 : 0;
+  let seen = 0;
+  try {
+    await readCsvRecords(path, (fields) => {
+      if (seen++ < skip) return;
+      rows.push(fields);
+      if (rows.length >= PREVIEW_ROWS) throw new PreviewFull();
+    });
+  } catch (err) {
+    if (!(err instanceof PreviewFull)) throw err;
+  }
+  return { columns: [...header], rows };
+}
+
+function throttled(ctx: ServiceContext): (p: LoadProgress) => void {
+  let last = 0;
+  return (p) => {
+    const now = Date.now();
+    if (now - last < 100 && p.bytes < p.totalBytes) return;
+    last = now;
+    ctx.emit({ type: 'load-progress', bytes: p.bytes, totalBytes: p.totalBytes, phase: p.phase });
+  };
+}
+
+function declaredSchema(arg: OpenDatasetArg): { schema?: Schema; format: DatasetFormat } {
+  if (arg.domainText !== undefined && arg.schemaText !== undefined) {
+    throw new InputError('Give either a schema file or a benchmark domain file, not both.');
+  }
+  if (arg.domainText !== undefined)
+    return { schema: parseDomainJson(arg.domainText, 'the domain file'), format: 'benchmark' };
+  if (arg.schemaText !== undefined)
+    return { schema: parseSchemaJson(arg.schemaText, 'the schema file'), format: 'csv' };
+  return { format: 'csv' };
+}
+
+export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Promise<OpenedDataset> {
+  const path = await readablePath(ctx, arg.path);
+  const { schema, format } = declaredSchema(arg);
+  const fileName = arg.name ?? basename(arg.path);
+  const opts: LoadOptions = {
+    header: HEADER_MODES[arg.header ?? 'auto'],
+    onProgress: throttled(ctx),
+    ...(schema ? { schema } : {}),
+  };
+  const loaded = await namedAs(path, fileName, () => loadCsv(path, opts));
+  const { size } = await stat(path);
+  return {
+    id: randomUUID(),
+    path,
+    fileName,
+    format,
+    bytes: size,
+    schema: loaded.dataset.schema,
+    loaded,
+    preview: await readPreview(path, loaded.summary.hasHeader, loaded.header),
+    workloads: { main: [], eval: [] },
+  };
+}
+
+/**
+ * Encodes the file again under a new schema (edited, imported). The file must still be the one
+ * that was opened; a schema that rejects every row is refused and the old one stays.
+ */
+export async function applySchema(ctx: ServiceContext, ds: OpenedDataset, schema: Schema): Promise<void> {
+  const loaded = await namedAs(ds.path, ds.fileName, () =>
+    loadCsv(ds.path, { schema, header: ds.loaded.summary.hasHeader, onProgress: throttled(ctx) }),
+  );
+  if (loaded.fingerprint !== ds.loaded.fingerprint) {
+    throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`, {
+      file: ds.fileName,
+    });
+  }
+  ds.loaded = loaded;
+  ds.schema = schema;
+}
+
+export function datasetView(ds: OpenedDataset, ledger: Ledger): DatasetView {
+  const s = ds.loaded.summary;
+  return {
+    id: ds.id,
+    fileName: ds.fileName,
+    format: ds.format,
+    fingerprint: ds.loaded.fingerprint,
+    bytes: ds.bytes,
+    header: [...ds.loaded.header],
+    hasHeader: s.hasHeader,
+    delimiter: s.delimiter,
+    rowsRead: s.rowsRead,
+    rowsAccepted: s.rowsAccepted,
+    rejected: s.rejected.map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
+    blankLines: s.blankLines,
+    ignoredColumns: [...s.ignoredColumns],
+    preview: ds.preview,
+    schema: schemaView(ds.schema),
+    budget: budgetView(ledger, ds.loaded.fingerprint),
+  };
+}
+
+function binLabel(edges: readonly number[], bin: number, integer: boolean): string {
+  if (integer) {
+    const { low, high } = integerRange(edges, bin);
+    return low === high ? String(low) : `${low}–${high}`;
+  }
+  const last = bin === edges.length - 2;
+  return `[${edges[bin]}, ${edges[bin + 1]}${last ? ']' : ')'}`;
+}
+
+/** Category labels of a column, the missing category last. */
+export function categoryLabels(schema: Schema, column: number): string[] {
+  const c = schema.columns[column];
+  const labels =
+    c.kind === 'categorical'
+      ? [...c.categories]
+      : c.edges.slice(0, -1).map((_, b) => binLabel(c.edges, b, c.integer));
+  if (c.missing) labels.push('(missing)');
+  return labels;
+}
+
+export function columnIndex(schema: Schema, name: string): number {
+  const i = schema.columns.findIndex((c) => c.name === name);
+  if (i < 0) throw new InputError(`No column named "${name}" in the schema.`, { column: name });
+  return i;
+}
+
+/** One-way counts of a column on the curator's own screen. */
+export function histogram(ds: OpenedDataset, column: string): HistogramView {
+  const { dataset } = ds.loaded;
+  const j = columnIndex(dataset.schema, column);
+  const col = dataset.schema.columns[j];
+  const counts = new Array<number>(domainSize(col)).fill(0);
+  const codes = dataset.codes[j];
+  for (let i = 0; i < dataset.n; i++) counts[codes[i]]++;
+  return { column, kind: col.kind, labels: categoryLabels(dataset.schema, j), counts };
+}

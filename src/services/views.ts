@@ -1,0 +1,86 @@
+/**
+ * Core records → the plain-JSON views the renderer receives (src/shared/api.ts).
+ */
+import { layoutOf } from '../core/data/onehot.ts';
+import { describeSchemaOrigin, domainSizes, type Schema } from '../core/data/schema.ts';
+import type { Ledger } from '../core/ledger/ledger.ts';
+import type { BudgetTotals, ReleaseRecord } from '../core/ledger/types.ts';
+import { epsilonFromRho } from '../core/privacy/accounting.ts';
+import type { BudgetView, ColumnView, ReleaseView, SchemaView } from '../shared/api.ts';
+
+export function schemaView(schema: Schema): SchemaView {
+  const columns: ColumnView[] = schema.columns.map((c) =>
+    c.kind === 'categorical'
+      ? { name: c.name, kind: 'categorical', categories: [...c.categories], missing: c.missing }
+      : { name: c.name, kind: 'numeric', edges: [...c.edges], integer: c.integer, missing: c.missing },
+  );
+  return {
+    origin: schema.origin,
+    confirmedFromInferred: schema.confirmedFromInferred === true,
+    originText: describeSchemaOrigin(schema),
+    columns,
+    sizes: domainSizes(schema),
+    oneHotWidth: layoutOf(schema).width,
+  };
+}
+
+export const UNREGISTERED_BUDGET: BudgetView = {
+  registered: false,
+  releases: 0,
+  capEpsilon: null,
+  capDelta: null,
+  capRho: null,
+  spentRho: 0,
+  spentEpsilon: null,
+  remainingEpsilon: null,
+  remainingRho: null,
+  remainingShare: null,
+};
+
+export function budgetFromTotals(t: BudgetTotals): BudgetView {
+  return {
+    registered: true,
+    releases: t.releases,
+    capEpsilon: t.capEpsilon,
+    capDelta: t.delta,
+    capRho: t.capRho,
+    spentRho: t.spentRho,
+    spentEpsilon: t.spentEpsilon,
+    remainingEpsilon: t.remainingEpsilon,
+    remainingRho: t.remainingRho,
+    remainingShare: t.remainingShare,
+  };
+}
+
+/** The ledger's budget record for a fingerprint (unregistered when the ledger does not know it). */
+export function budgetView(ledger: Ledger, fingerprint: string): BudgetView {
+  return ledger.dataset(fingerprint) ? budgetFromTotals(ledger.totals(fingerprint)) : UNREGISTERED_BUDGET;
+}
+
+/** Releases in reservation order, each with the cumulative spend after it. */
+export function releaseViews(releases: readonly ReleaseRecord[], capDelta: number | null): ReleaseView[] {
+  let cumulativeRho = 0;
+  return releases.map((r) => {
+    cumulativeRho += r.rho;
+    return {
+      id: r.id,
+      createdAt: r.createdAt,
+      status: r.status,
+      statusChangedAt: r.statusChangedAt,
+      mechanism: r.mechanism,
+      epsilon: r.epsilon,
+      delta: r.delta,
+      rho: r.rho,
+      rounds: r.params.rounds,
+      perRound: r.params.perRound,
+      rows: r.params.rows,
+      seedMode: r.seedMode,
+      backend: r.backend,
+      outputSha256: r.outputSha256 ?? null,
+      outputPath: r.outputPath ?? null,
+      abortReason: r.abortReason ?? null,
+      cumulativeRho,
+      cumulativeEpsilon: capDelta === null ? null : epsilonFromRho(cumulativeRho, capDelta),
+    };
+  });
+}

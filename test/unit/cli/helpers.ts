@@ -1,0 +1,204 @@
+/**
+ * Helpers for CLI integration tests: run the real `node bin/rap-studio.mjs`, make tiny
+ * benchmark-format datasets in a temp dir, find the engine child of a CLI process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ledger } from '../../../src/core/ledger/ledger.ts';
+
+/**
+ * Per-test limit for tests that spawn CLI processes. Each spawn costs about a second of CPU
+ * (tsx + module load); on an idle 2-core machine a test takes a few seconds, but a machine shared
+ * with other builds can be many times slower, and a timeout there is not a failure of ours.
+ */
+export const CLI_TIMEOUT = 240_000;
+
+export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const BIN = path.join(REPO, 'bin/rap-studio.mjs');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Starts the CLI; `done` resolves when it exits. */
+export function startCli(
+  args: readonly string[],
+  cwd: string,
+): { proc: ChildProcess; done: Promise<CliResult> } {
+  const proc = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => (stdout += d));
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const done = new Promise<CliResult>((resolve) =>
+    proc.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { proc, done };
+}
+
+export function runCli(args: readonly string[], cwd: string): Promise<CliResult> {
+  return startCli(args, cwd).done;
+}
+
+/** A temp dir with a tiny integer-coded dataset, its domain and workloads. */
+export interface Fixture {
+  readonly dir: string;
+  readonly rows: number;
+  readonly fingerprint: string;
+  ledgerPath(): string;
+  cleanup(): void;
+}
+
+export const DOMAIN = { a: 3, b: 4, c: 2, d: 5 } as const;
+
+/** Deterministic pseudo-random rows (an LCG: test data, not privacy noise). */
+function rowsText(n: number): string {
+  let x = 12345;
+  const next = (m: number) => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x % m;
+  };
+  const lines = [Object.keys(DOMAIN).join(',')];
+  for (let i = 0; i < n; i++) lines.push(Object.values(DOMAIN).map(next).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+export function makeFixture(n = 200): Fixture {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rap-cli-'));
+  const data = rowsText(n);
+  writeFileSync(path.join(dir, 'data.csv'), data);
+  writeFileSync(path.join(dir, 'domain.json'), JSON.stringify(DOMAIN));
+  const workload = {
+    thresholds: [
+      { features: ['a', 'b'], r: 2 },
+      { features: ['b', 'c', 'd'], r: 2 },
+      { features: ['a', 'd'], r: 1 },
+    ],
+  };
+  writeFileSync(path.join(dir, 'w.json'), JSON.stringify(workload));
+  let ledgers = 0;
+  return {
+    dir,
+    rows: n,
+    fingerprint: createHash('sha256').update(data).digest('hex'),
+    ledgerPath: () => path.join(dir, `ledger-${ledgers++}.sqlite`),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The common arguments of a small, quick synth run on the fixture. */
+export function synthArgs(ledger: string, extra: readonly string[] = []): string[] {
+  return [
+    'synth',
+    '--data',
+    'data.csv',
+    '--domain',
+    'domain.json',
+    '--workload',
+    'w.json',
+    '--epsilon',
+    '1',
+    '--delta',
+    '1e-6',
+    '--rows',
+    '20',
+    '--oversample',
+    '2',
+    '--max-steps',
+    '20',
+    '--out',
+    'out.csv',
+    '--report',
+    'report.json',
+    '--ledger',
+    ledger,
+    ...extra,
+  ];
+}
+
+/** Arguments of a run that keeps the engine busy (many steps, no early stop) until stopped. */
+export function slowSynthArgs(ledger: string): string[] {
+  return synthArgs(ledger, [
+    '--rounds',
+    '3',
+    '--per-round',
+    '5',
+    '--max-steps',
+    '1000000',
+    '--tolerance',
+    '0',
+  ]);
+}
+
+/** Registers the fixture's dataset with a cap of `capRho` (as ε at δ = 1e-6). */
+export function setCap(ledgerPath: string, fx: Fixture, capEpsilon: number): void {
+  const ledger = Ledger.open(ledgerPath);
+  try {
+    ledger.ensureDataset({ fingerprint: fx.fingerprint, name: 'data.csv', rows: fx.rows });
+    ledger.setCap(fx.fingerprint, capEpsilon, 1e-6);
+  } finally {
+    ledger.close();
+  }
+}
+
+export function withLedger<T>(ledgerPath: string, fn: (l: Ledger) => T): T {
+  const ledger = Ledger.open(ledgerPath);
+  try {
+    return fn(ledger);
+  } finally {
+    ledger.close();
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie (exited, not yet reaped) is gone for our purposes.
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+/** Pids whose parent is `pid` and whose command line mentions `needle` (Linux /proc). */
+export function childrenOf(pid: number, needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== pid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) out.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The engine child of a CLI process, once it has been forked. */
+export function engineChildOf(cliPid: number): Promise<number> {
+  return waitFor('the engine child process', () => childrenOf(cliPid, 'engine/process/child.ts')[0]);
+}

@@ -1,0 +1,82 @@
+/** Shared setup for the service tests: a small CSV uploaded into a private work directory. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { forkSpawner } from '../../../src/core/engine/process/client.ts';
+import type { NativeDialogs, ServiceContext } from '../../../src/services/context.ts';
+import { dispatch } from '../../../src/services/dispatch.ts';
+import { createServices } from '../../../src/services/services.ts';
+import type { ApiArg, ApiMethod, ApiResult, AppEvent } from '../../../src/shared/api.ts';
+
+export const FAKE_CHILD = fileURLToPath(
+  new URL('../../../src/core/engine/process/fixtures/fake-engine-child.ts', import.meta.url),
+);
+
+const COLORS = ['red', 'green', 'blue'];
+const SIZES = ['S', 'M', 'L', 'XL'];
+
+/** 60 rows: color (3), size (4), age (numeric 18..77). */
+export function sampleCsv(): string {
+  const lines = ['color,size,age'];
+  for (let i = 0; i < 60; i++) lines.push(`${COLORS[i % 3]},${SIZES[i % 4]},${18 + i}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface Harness {
+  readonly dir: string;
+  readonly workDir: string;
+  readonly events: AppEvent[];
+  readonly ctx: ServiceContext;
+  /** Writes a file where the web host puts uploads; returns its path. */
+  upload(name: string, text: string): string;
+  call<M extends ApiMethod>(method: M, arg: ApiArg<M>): Promise<ApiResult<M>>;
+  cleanup(): void;
+}
+
+export function harness(
+  opts: { engine?: string; mode?: 'web' | 'electron'; dialogs?: NativeDialogs } = {},
+): Harness {
+  const dir = mkdtempSync(join(tmpdir(), 'rap-svc-'));
+  const workDir = join(dir, 'work');
+  mkdirSync(join(workDir, 'uploads'), { recursive: true });
+  const events: AppEvent[] = [];
+  const ctx: ServiceContext = {
+    mode: opts.mode ?? 'web',
+    ledgerPath: join(dir, 'ledger.sqlite'),
+    workDir,
+    emit: (e) => events.push(e),
+    offerDownload: opts.mode === 'electron' ? undefined : (_p, name) => `/download/${name}`,
+    dialogs: opts.dialogs,
+    spawner: forkSpawner(FAKE_CHILD, { ...process.env, FAKE_ENGINE_MODE: opts.engine ?? 'done' }),
+    log: () => {},
+  };
+  const services = createServices(ctx);
+  let uploads = 0;
+  return {
+    dir,
+    workDir,
+    events,
+    ctx,
+    upload(name, text) {
+      const d = join(workDir, 'uploads', String(uploads++));
+      mkdirSync(d);
+      const path = join(d, name);
+      writeFileSync(path, text);
+      return path;
+    },
+    call: (method, arg) => dispatch(services, method, arg) as never,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Polls the run until it leaves the active states. */
+export async function settle(h: Harness, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await h.call('runState', {});
+    if (run && !['reserving', 'loading', 'running'].includes(run.status)) return run;
+    if (Date.now() > until) throw new Error(`run still ${run?.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,273 @@
+/**
+ * The services end to end with a fake engine process: the privacy order (reserve before the
+ * engine sees data), cancel, crash, export (and its failure), the ledger views, the web-mode
+ * path guard. The real engine runs in the e2e test.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Ledger } from '../../../src/core/ledger/ledger.ts';
+import { UPLOAD_ONLY_MESSAGE } from '../../../src/services/upload-guard.ts';
+import { type Harness, harness, sampleCsv, settle } from './fixtures.ts';
+
+let h: Harness | undefined;
+afterEach(() => {
+  h?.cleanup();
+  h = undefined;
+});
+
+const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5' };
+
+async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) {
+  h = harness({ engine, ...opts });
+  const path = h.upload('shop.csv', sampleCsv());
+  const ds = await h.call('openDataset', { path });
+  await h.call('setWorkload', {
+    datasetId: ds.id,
+    role: 'main',
+    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
+  });
+  return { h, ds, path };
+}
+
+function ledgerReleases(hh: Harness) {
+  const l = Ledger.open(hh.ctx.ledgerPath);
+  try {
+    return l.releases();
+  } finally {
+    l.close();
+  }
+}
+
+describe('datasets and schema', () => {
+  it('in web mode opens uploads only', async () => {
+    h = harness();
+    const outside = join(h.dir, 'elsewhere.csv');
+    writeFileSync(outside, sampleCsv());
+    await expect(h.call('openDataset', { path: outside })).rejects.toMatchObject({
+      message: UPLOAD_ONLY_MESSAGE,
+    });
+    const traversal = join(h.workDir, 'uploads', '..', '..', 'elsewhere.csv');
+    await expect(h.call('openDataset', { path: traversal })).rejects.toMatchObject({
+      message: UPLOAD_ONLY_MESSAGE,
+    });
+    await expect(h.call('openDataset', { path: '/etc/hostname' })).rejects.toMatchObject({
+      message: UPLOAD_ONLY_MESSAGE,
+    });
+    await expect(h.call('openDataset', { path: h.upload('ok.csv', sampleCsv()) })).resolves.toMatchObject({
+      rowsRead: 60,
+    });
+  });
+
+  it('loads, previews and counts, with an inferred schema and no ledger record', async () => {
+    const { ds } = await ready();
+    expect(ds).toMatchObject({
+      rowsRead: 60,
+      rowsAccepted: 60,
+      hasHeader: true,
+      header: ['color', 'size', 'age'],
+    });
+    expect(ds.preview.rows.length).toBe(60);
+    expect(ds.preview.rows[0]).toEqual(['red', 'S', '18']);
+    expect(ds.schema.origin).toBe('inferred');
+    expect(ds.budget.registered).toBe(false);
+    const hist = await h!.call('histogram', { datasetId: ds.id, column: 'size' });
+    expect(hist.labels).toEqual(['L', 'M', 'S', 'XL']);
+    expect(hist.counts).toEqual([15, 15, 15, 15]);
+    expect(h!.events.some((e) => e.type === 'load-progress')).toBe(true);
+  });
+
+  it('applies an edited schema: rows outside the new domain are rejected and counted', async () => {
+    const { ds } = await ready();
+    const columns = ds.schema.columns.map((c) =>
+      c.name === 'color' ? { ...c, categories: ['blue', 'red'] } : c,
+    );
+    await h!.call('setWorkload', { datasetId: ds.id, role: 'main', thresholds: [] });
+    const edited = await h!.call('setSchema', { datasetId: ds.id, schema: { columns } });
+    expect(edited.schema).toMatchObject({ origin: 'declared', confirmedFromInferred: true });
+    expect(edited.rowsAccepted).toBe(40);
+    expect(edited.rejected.reduce((s, r) => s + r.count, 0)).toBe(20);
+    const exported = await h!.call('exportSchema', { datasetId: ds.id });
+    const again = await h!.call('importSchema', {
+      datasetId: ds.id,
+      text: exported.text,
+      fileName: exported.fileName,
+    });
+    expect(again.schema.columns).toEqual(edited.schema.columns);
+  });
+
+  it('refuses a schema edit that would break the workload, naming the threshold', async () => {
+    const { ds } = await ready();
+    const columns = ds.schema.columns.map((c) => (c.name === 'size' ? { ...c, name: 'sz' } : c));
+    await expect(h!.call('setSchema', { datasetId: ds.id, schema: { columns } })).rejects.toMatchObject({
+      message: expect.stringContaining('unknown feature "size"'),
+    });
+  });
+});
+
+describe('workloads', () => {
+  it('builds, validates, exports and imports thresholds', async () => {
+    const { ds } = await ready();
+    const subsets = await h!.call('allSubsets', {
+      datasetId: ds.id,
+      features: ['color', 'size', 'age'],
+      k: 2,
+      r: 1,
+      weight: 2,
+    });
+    expect(subsets.map((t) => t.features)).toEqual([
+      ['color', 'size'],
+      ['color', 'age'],
+      ['size', 'age'],
+    ]);
+    const view = await h!.call('setWorkload', { datasetId: ds.id, role: 'main', thresholds: [...subsets] });
+    expect(view.thresholds.map((t) => t.queries)).toEqual([12, 3 * 10, 4 * 10]);
+    expect(view.totalQueries).toBe('82');
+    const random = await h!.call('randomThresholds', {
+      datasetId: ds.id,
+      k: 2,
+      r: 2,
+      size: 3,
+      dist: 'zipf',
+      seed: 1,
+      weight: 1,
+    });
+    expect(random).toHaveLength(3);
+    await expect(
+      h!.call('setWorkload', {
+        datasetId: ds.id,
+        role: 'main',
+        thresholds: [{ features: ['color', 'zip'], r: 1, weight: 1 }],
+      }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('unknown feature "zip"') });
+    await expect(
+      h!.call('setWorkload', {
+        datasetId: ds.id,
+        role: 'main',
+        thresholds: [{ features: ['color', 'size'], r: 3, weight: 1 }],
+      }),
+    ).rejects.toMatchObject({ message: expect.stringContaining('r = 3 is outside 1..2') });
+    const file = await h!.call('exportWorkload', { datasetId: ds.id, role: 'main' });
+    const back = await h!.call('importWorkload', {
+      datasetId: ds.id,
+      role: 'eval',
+      text: file.text,
+      fileName: file.fileName,
+    });
+    expect(back.thresholds.map((t) => t.features)).toEqual(view.thresholds.map((t) => t.features));
+  });
+});
+
+describe('runs', () => {
+  it('refuses without a cap: nothing reserved', async () => {
+    const { ds } = await ready();
+    const plan = await h!.call('runPlan', { datasetId: ds.id, settings: SETTINGS });
+    expect(plan.blocker).toBe('no-cap');
+    await expect(h!.call('startRun', { datasetId: ds.id, settings: SETTINGS })).rejects.toMatchObject({
+      name: 'BudgetRefusedError',
+    });
+    expect(ledgerReleases(h!)).toEqual([]);
+  });
+
+  it('reserves before the engine runs, finishes, exports and commits with the output hash', async () => {
+    const { ds, path } = await ready();
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    const started = await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    expect(started.status).toBe('loading');
+    expect(ledgerReleases(h!).map((r) => [r.id, r.status])).toEqual([[started.releaseId, 'reserved']]);
+    const run = await settle(h!);
+    expect(run.status).toBe('finished');
+    expect(run.history.length).toBeGreaterThan(0);
+    const results = await h!.call('results', { runId: run.runId });
+    expect(results.thresholds).toHaveLength(1);
+    const marginal = await h!.call('marginalCompare', { runId: run.runId, features: ['color', 'size'] });
+    expect(marginal.real).toHaveLength(12);
+    expect(marginal.real.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+
+    const out = await h!.call('exportRun', { runId: run.runId });
+    if (!out.written) throw new Error('not written');
+    const csv = readFileSync(out.path, 'utf8');
+    expect(csv.split('\r\n')[0]).toBe(readFileSync(path, 'utf8').split('\n')[0]);
+    const manifest = JSON.parse(readFileSync(out.manifestPath, 'utf8'));
+    expect(manifest).toMatchObject({
+      releaseId: run.releaseId,
+      output: { sha256: out.sha256 },
+      privacy: { epsilon: 1 },
+    });
+    expect(JSON.stringify(manifest)).not.toMatch(
+      /presentError|all0Error|perThresholdError|relativeErrorProfile/,
+    );
+    const [release] = ledgerReleases(h!);
+    expect(release).toMatchObject({ status: 'committed', outputSha256: out.sha256 });
+    expect((await h!.call('runState', {}))?.status).toBe('exported');
+    const overview = await h!.call('ledgerOverview', {});
+    expect(overview.datasets[0].releases[0]).toMatchObject({
+      status: 'committed',
+      cumulativeRho: release.rho,
+    });
+    expect(await h!.call('ledgerVerify', {})).toMatchObject({ ok: true });
+    const session = await h!.call('session', {});
+    expect(session.dataset?.budget.releases).toBe(1);
+    expect(session.run?.status).toBe('exported');
+  });
+
+  it('cancel ends the engine, marks the release aborted and keeps it counted', async () => {
+    const { ds } = await ready('slow');
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const until = Date.now() + 10_000;
+    while ((await h!.call('runState', {}))?.status !== 'running' && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    await h!.call('cancelRun', {});
+    const run = await settle(h!);
+    expect(run.status).toBe('cancelled');
+    expect(run.error?.message).toContain('spend stays counted');
+    expect(ledgerReleases(h!)[0]).toMatchObject({ status: 'aborted', abortReason: 'cancelled' });
+    const plan = await h!.call('runPlan', { datasetId: ds.id, settings: SETTINGS });
+    expect(plan.budget.releases).toBe(1);
+    expect(plan.blocker).toBeNull();
+  });
+
+  it('an engine crash fails the run, not the app, and aborts the release', async () => {
+    const { ds } = await ready('crash');
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    expect(run.status).toBe('failed');
+    expect(run.error?.message).toMatch(/engine process ended unexpectedly \(exit code 7\)/i);
+    expect(ledgerReleases(h!)[0]).toMatchObject({ status: 'aborted' });
+    expect((await h!.call('appInfo', {})).mode).toBe('web');
+  });
+
+  it('an export that cannot be written says so and leaves the release reserved; a retry commits', async () => {
+    let target = '/nonexistent-dir/out.csv';
+    const { ds } = await ready('done', {
+      mode: 'electron',
+      dialogs: { openFile: async () => null, saveFile: async () => target },
+    });
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toMatchObject({
+      name: 'OutputNotWrittenError',
+      message: expect.stringContaining('the file was NOT written'),
+    });
+    expect(ledgerReleases(h!)[0].status).toBe('reserved');
+    target = join(h!.dir, 'out.csv');
+    const out = await h!.call('exportRun', { runId: run.runId });
+    expect(out).toMatchObject({ written: true, path: target, downloadUrl: null });
+    expect(ledgerReleases(h!)[0].status).toBe('committed');
+  });
+
+  it('a cancelled save dialog writes nothing', async () => {
+    const { ds } = await ready('done', {
+      mode: 'electron',
+      dialogs: { openFile: async () => null, saveFile: async () => null },
+    });
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    expect(await h!.call('exportRun', { runId: run.runId })).toEqual({ written: false, reason: 'cancelled' });
+    expect(ledgerReleases(h!)[0].status).toBe('reserved');
+  });
+});

@@ -1,0 +1,144 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Schema } from '../../../src/core/data/schema.ts';
+import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
+import { parseSettings, planView } from '../../../src/services/settings.ts';
+import { UNREGISTERED_BUDGET } from '../../../src/services/views.ts';
+import type { BudgetView } from '../../../src/shared/api.ts';
+
+const schema: Schema = {
+  version: 1,
+  origin: 'declared',
+  columns: [
+    { name: 'a', kind: 'categorical', categories: ['x', 'y', 'z'], missing: false },
+    { name: 'b', kind: 'categorical', categories: ['p', 'q'], missing: false },
+    { name: 'c', kind: 'numeric', edges: [0, 10, 20, 30], integer: true, missing: false },
+  ],
+};
+const workload = { thresholds: [{ features: [0, 1, 2], r: 2, weight: 1 }] };
+const N = 1000;
+
+function budget(capEpsilon: number, capDelta: number, spentRho: number): BudgetView {
+  const capRho = rhoFromEpsilon(capEpsilon, capDelta);
+  const remainingRho = Math.max(0, capRho - spentRho);
+  return {
+    registered: true,
+    releases: spentRho > 0 ? 1 : 0,
+    capEpsilon,
+    capDelta,
+    capRho,
+    spentRho,
+    spentEpsilon: epsilonFromRho(spentRho, capDelta),
+    remainingRho,
+    remainingEpsilon: epsilonFromRho(remainingRho, capDelta),
+    remainingShare: remainingRho / capRho,
+  };
+}
+
+const plan = (epsilon: string, b: BudgetView, extra = {}) =>
+  planView({ settings: { epsilon, ...extra }, schema, n: N, workload, budget: b, busy: false });
+
+describe('parseSettings', () => {
+  it('gives the CLI messages for bad fields, naming the field', () => {
+    const cases: [Record<string, string>, string, string][] = [
+      [{ epsilon: 'abc' }, 'epsilon', 'ε must be a finite number > 0, got "abc"'],
+      [{ epsilon: '0' }, 'epsilon', 'ε must be a finite number > 0, got "0"'],
+      [{ epsilon: '-1' }, 'epsilon', 'ε must be a finite number > 0, got "-1"'],
+      [{ epsilon: '' }, 'epsilon', 'Enter ε (a number > 0): the privacy budget this run spends'],
+      [{ epsilon: '1', delta: '1' }, 'delta', 'δ must be a number with 0 < δ < 1, got "1"'],
+      [{ epsilon: '1', rows: '0' }, 'rows', `n' must be an integer >= 1, got "0"`],
+      [{ epsilon: '1', rounds: '2.5' }, 'rounds', 'T must be an integer >= 1, got "2.5"'],
+      [{ epsilon: '1', insecureSeed: 'x' }, 'insecureSeed', 'the seed must be an integer >= 0, got "x"'],
+    ];
+    for (const [input, field, message] of cases) {
+      const { parsed, problems } = parseSettings(input as never);
+      expect(parsed).toBeUndefined();
+      expect(problems).toEqual([{ field, message }]);
+    }
+  });
+
+  it('reports every bad field at once and parses good ones', () => {
+    expect(parseSettings({ epsilon: 'x', delta: '2' }).problems.map((p) => p.field)).toEqual([
+      'epsilon',
+      'delta',
+    ]);
+    const { parsed } = parseSettings({
+      epsilon: '0.5',
+      rows: '500',
+      rounds: '3',
+      insecureSeed: '7',
+      backend: 'cpu',
+    });
+    expect(parsed).toEqual({
+      epsilon: 0.5,
+      delta: undefined,
+      overrides: { rows: 500, rounds: 3, backend: 'cpu' },
+      noise: { mode: 'insecure-seed', seed: 7 },
+    });
+  });
+});
+
+describe('planView', () => {
+  it('blocks the run with a reason: bad settings, no workload, no cap, over budget, busy', () => {
+    expect(plan('abc', budget(1, 1e-6, 0))).toMatchObject({
+      blocker: 'settings',
+      reason: 'Fix the settings first: ε must be a finite number > 0, got "abc".',
+    });
+    expect(
+      planView({
+        settings: { epsilon: '1' },
+        schema,
+        n: N,
+        workload: { problem: 'no thresholds' },
+        budget: UNREGISTERED_BUDGET,
+        busy: false,
+      }),
+    ).toMatchObject({ blocker: 'workload', reason: 'no thresholds' });
+    expect(plan('1', UNREGISTERED_BUDGET)).toMatchObject({ blocker: 'no-cap', affordable: false });
+    expect(plan('2', budget(1, 1e-6, 0))).toMatchObject({ blocker: 'over-budget', affordable: false });
+    expect(plan('2', budget(1, 1e-6, 0)).reason).toContain('Over budget');
+    expect(
+      planView({
+        settings: { epsilon: '0.5' },
+        schema,
+        n: N,
+        workload,
+        budget: budget(1, 1e-6, 0),
+        busy: true,
+      }),
+    ).toMatchObject({ blocker: 'busy', affordable: true });
+    expect(plan('0.5', budget(1, 1e-6, 0))).toMatchObject({ blocker: null, reason: null, affordable: true });
+  });
+
+  it('fixes δ = 1/n² by default and refuses T × K beyond the workload', () => {
+    const p = plan('1', budget(5, 1e-6, 0));
+    expect(p.delta).toBe(1 / (N * N));
+    expect(p.rho).toBeCloseTo(rhoFromEpsilon(1, 1 / (N * N)), 12);
+    const tooMany = plan('1', budget(5, 1e-6, 0), { rounds: '100', perRound: '100' });
+    expect(tooMany.blocker).toBe('settings');
+    expect(tooMany.problems.map((x) => x.field)).toEqual(['plan']);
+  });
+
+  it('agrees with the brute-force budget rule and remaining-after formula', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 5, noNaN: true }),
+        fc.double({ min: 0.01, max: 5, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (eps, cap, spentShare) => {
+          const capDelta = 1e-6;
+          const capRho = rhoFromEpsilon(cap, capDelta);
+          const b = budget(cap, capDelta, spentShare * capRho);
+          const p = plan(String(eps), b);
+          const rho = rhoFromEpsilon(eps, 1 / (N * N));
+          const fits = b.spentRho + rho <= capRho * (1 + 1e-12);
+          expect(p.affordable).toBe(fits);
+          expect(p.blocker).toBe(fits ? null : 'over-budget');
+          const after = epsilonFromRho(Math.max(0, (b.remainingRho ?? 0) - rho), capDelta);
+          expect(p.remainingAfterEpsilon).toBeCloseTo(after, 12);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
