@@ -158,6 +158,6 @@ describe('rap-studio ledger', () => {
       ledger,
     ).catch((e: unknown) => e);
     expect(exitCodeFor(missing)).toBe(2);
-    expect((missing as Error).message).toMatch(/Cannot read dataset file .*tiny\.csv\.nope/);
+    expect((missing as Error).message).toBe(`${file}.nope: cannot read the file (no such file).`);
   });
 });
