@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { garbage, peopleCsv } from './fixtures.ts';
 import {
   callApi,
   chromiumAvailable,
@@ -19,208 +20,218 @@ import {
   startHost,
   waitFor,
 } from './harness.ts';
-import { garbage, peopleCsv } from './fixtures.ts';
 import { banner, expectBanner, openApp, openFile, shot, stat, waitForRunStatus } from './ui.ts';
 
-describe.skipIf(!chromiumAvailable())('bad input through the UI: the exact message, nothing in the ledger', () => {
-  let dir: string;
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-  const file = (name: string) => join(dir, name);
-  let counts: () => LedgerCounts;
+describe.skipIf(!chromiumAvailable())(
+  'bad input through the UI: the exact message, nothing in the ledger',
+  () => {
+    let dir: string;
+    let host: RunningHost;
+    let browser: Browser;
+    let page: Page;
+    const file = (name: string) => join(dir, name);
+    let counts: () => LedgerCounts;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-e2e-bad-'));
-    writeFileSync(file('empty.csv'), '');
-    writeFileSync(file('people.xlsx'), garbage(64 * 1024));
-    // 50 MB on one line: no record separator anywhere.
-    writeFileSync(file('one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
-    writeFileSync(file('ragged.csv'), 'a,b,c\n1,2,3\n4,5\n6,7,8,9\n1,2,3\n2,3,4\n3,4,5\n');
-    writeFileSync(file('all-ragged.csv'), 'a,b,c\n1,2\n4,5\n');
-    writeFileSync(file('people.csv'), peopleCsv());
-    writeFileSync(
-      file('missing-feature.json'),
-      JSON.stringify({ thresholds: [{ features: ['color', 'zip'], r: 1 }] }),
-    );
-    host = await startHost();
-    counts = () => ledgerCounts(host.ledgerPath);
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** A file that must not open: this banner, still no dataset, an untouched ledger. */
-  async function refused(name: string, message: string): Promise<void> {
-    const before = counts();
-    await openFile(page, file(name));
-    await expectBanner(page, 'input', message);
-    expect(await page.getByTestId('data-empty').isVisible()).toBe(true);
-    expect(await page.getByTestId('data-summary').count()).toBe(0);
-    expect(counts()).toEqual(before);
-    expect(counts().releases).toBe(0);
-  }
-
-  it('an empty file', async () => {
-    await refused('empty.csv', 'empty.csv: the file is empty; expected a header row and data rows.');
-    await shot(page, 'bad-1-empty');
-  });
-
-  it('binary garbage', async () => {
-    // Bytes 8 and 9 of the noise are 0x47 0xF7; 0xF7 can start no UTF-8 character.
-    await refused(
-      'people.xlsx',
-      'people.xlsx, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. ' +
-        'Re-save it as UTF-8 (in a spreadsheet: "CSV UTF-8").',
-    );
-  });
-
-  it('a 50 MB single-line file', async () => {
-    await refused(
-      'one-line.csv',
-      'one-line.csv, line 1: a record is longer than 1048576 characters; this is not a CSV table, ' +
-        'or a quote (") opened on this line is never closed.',
-    );
-    await shot(page, 'bad-3-one-line');
-  });
-
-  it('a file whose every row is ragged', async () => {
-    await refused(
-      'all-ragged.csv',
-      'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: ' +
-        'row has 2 fields, expected 3 (2 rows, first at line 2).',
-    );
-  });
-
-  it('ragged rows: rejected and counted by reason, the rest loads', async () => {
-    const before = counts();
-    await openFile(page, file('ragged.csv'));
-    expect(await banner(page)).toBeNull();
-    expect(await stat(page, 'data-rows-read')).toBe('6');
-    expect(await stat(page, 'data-rows-accepted')).toBe('4');
-    expect(await stat(page, 'data-rows-rejected')).toBe('2');
-    const rows = await page.getByTestId('data-rejected').locator('tbody tr').all();
-    const table = await Promise.all(rows.map(async (r) => (await r.locator('td').allTextContents()).map((t) => t.trim())));
-    expect(table).toEqual([
-      ['row has 2 fields, expected 3', '1', '3'],
-      ['row has 4 fields, expected 3', '1', '4'],
-    ]);
-    expect(counts()).toEqual(before);
-    await shot(page, 'bad-4-ragged');
-  });
-
-  it('a workload file naming a feature the data does not have', async () => {
-    await openFile(page, file('people.csv'));
-    expect(await stat(page, 'data-rows-accepted')).toBe('60');
-    const before = counts();
-    await page.getByTestId('nav-Workload').click();
-    await page.getByTestId('wl-import-input').setInputFiles(file('missing-feature.json'));
-    await expectBanner(
-      page,
-      'input',
-      'missing-feature.json: thresholds[0].features[1]: unknown feature "zip"; valid features include "color", "size", "age"',
-    );
-    expect(await stat(page, 'wl-count')).toBe('0');
-    expect(counts()).toEqual(before);
-    await shot(page, 'bad-5-missing-feature');
-  });
-
-  it('r > k: a 2-feature threshold with r = 3', async () => {
-    const before = counts();
-    await page.getByTestId('wl-feature-color').check();
-    await page.getByTestId('wl-feature-size').check();
-    await page.getByTestId('wl-r').fill('3');
-    await page.getByTestId('wl-add-one').click();
-    await expectBanner(
-      page,
-      'input',
-      'thresholds[0].r: r = 3 is outside 1..2 (k = 2 is the number of features listed)',
-    );
-    expect(await stat(page, 'wl-count')).toBe('0');
-    expect(counts()).toEqual(before);
-    // The fix works: r = 2 is accepted.
-    await page.getByTestId('wl-r').fill('2');
-    await page.getByTestId('wl-add-one').click();
-    await expect.poll(() => stat(page, 'wl-count')).toBe('1');
-    expect(await banner(page)).toBeNull();
-  });
-
-  const SETTINGS_CASES: [string, 'epsilon' | 'delta', string, string][] = [
-    ['ε = 0', 'epsilon', '0', 'ε must be a finite number > 0, got "0"'],
-    ['ε = −1', 'epsilon', '-1', 'ε must be a finite number > 0, got "-1"'],
-    ['ε = "abc"', 'epsilon', 'abc', 'ε must be a finite number > 0, got "abc"'],
-    ['δ = 1', 'delta', '1', 'δ must be a number with 0 < δ < 1, got "1"'],
-  ];
-
-  describe('privacy settings the run refuses (with a cap set, so only the setting blocks)', () => {
     beforeAll(async () => {
-      await page.getByTestId('nav-Privacy').click();
-      await page.getByTestId('privacy-epsilon').fill('0.5');
-      await page.getByTestId('privacy-rows').fill('50');
-      await page.getByTestId('privacy-rounds').fill('1');
-      await page.getByTestId('cap-epsilon').waitFor();
-      await page.getByTestId('cap-epsilon').fill('0.5');
-      await page.getByTestId('cap-set').click();
-      await waitFor('the cap to let the run start', async () =>
-        (await page.getByTestId('run-disabled-reason').count()) === 0 ? true : undefined,
+      dir = mkdtempSync(join(tmpdir(), 'rap-e2e-bad-'));
+      writeFileSync(file('empty.csv'), '');
+      writeFileSync(file('people.xlsx'), garbage(64 * 1024));
+      // 50 MB on one line: no record separator anywhere.
+      writeFileSync(file('one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
+      writeFileSync(file('ragged.csv'), 'a,b,c\n1,2,3\n4,5\n6,7,8,9\n1,2,3\n2,3,4\n3,4,5\n');
+      writeFileSync(file('all-ragged.csv'), 'a,b,c\n1,2\n4,5\n');
+      writeFileSync(file('people.csv'), peopleCsv());
+      writeFileSync(
+        file('missing-feature.json'),
+        JSON.stringify({ thresholds: [{ features: ['color', 'zip'], r: 1 }] }),
       );
+      host = await startHost();
+      counts = () => ledgerCounts(host.ledgerPath);
+      browser = await launchBrowser();
+      page = await openApp(browser, host);
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await host?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    it.each(SETTINGS_CASES)('%s', async (_name, field, value, message) => {
+    /** A file that must not open: this banner, still no dataset, an untouched ledger. */
+    async function refused(name: string, message: string): Promise<void> {
       const before = counts();
-      expect(before).toMatchObject({ datasets: 1, releases: 0 });
-      await page.getByTestId(`privacy-${field}`).fill(value);
-      await expect.poll(() => page.getByTestId(`field-error-${field}`).textContent()).toBe(message);
-      const reason = page.getByTestId('run-disabled-reason');
-      expect(await reason.textContent()).toBe(`Fix the settings first: ${message}.`);
-      expect(await reason.getAttribute('data-blocker')).toBe('settings');
-      expect(await page.getByTestId('run-button').isDisabled()).toBe(true);
-      await shot(page, `bad-6-${field}-${value}`);
-      // The host refuses the same settings even when the button is bypassed.
-      const datasetId = (await callApi(host, 'session', {})) as { ok: true; result: { dataset: { id: string } } };
-      const forced = await callApi(host, 'startRun', {
-        datasetId: datasetId.result.dataset.id,
-        settings: { epsilon: '0.5', rows: '50', rounds: '1', [field]: value },
-      });
-      expect(forced).toEqual({ ok: false, error: { kind: 'input', message } });
+      await openFile(page, file(name));
+      await expectBanner(page, 'input', message);
+      expect(await page.getByTestId('data-empty').isVisible()).toBe(true);
+      expect(await page.getByTestId('data-summary').count()).toBe(0);
       expect(counts()).toEqual(before);
-      await page.getByTestId(`privacy-${field}`).fill(field === 'epsilon' ? '0.5' : '');
-      await expect.poll(() => page.getByTestId('run-disabled-reason').count()).toBe(0);
-    });
-  });
+      expect(counts().releases).toBe(0);
+    }
 
-  it('a budget cap already spent: Run disabled with the reason, the host refuses too', async () => {
-    // Spend the whole cap (ε = 0.5 of 0.5) with one small run.
-    await page.getByTestId('run-button').click();
-    await waitForRunStatus(page, ['finished']);
-    const spent = counts();
-    expect(spent.releases).toBe(1);
-    await page.getByTestId('nav-Privacy').click();
-    await page.getByTestId('privacy-epsilon').fill('0.1');
-    const reason = page.getByTestId('run-disabled-reason');
-    await expect
-      .poll(() => reason.textContent(), { timeout: 30_000 })
-      .toMatch(
-        /^Over budget: this run needs ε = 0\.1 \(ρ = [\d.e-]+\), but only ε = 0 \(ρ = 0\) of the cap remains\. Lower ε, or raise the cap if your oversight policy allows\.$/,
-      );
-    expect(await reason.getAttribute('data-blocker')).toBe('over-budget');
-    expect(await page.getByTestId('run-button').isDisabled()).toBe(true);
-    expect(await stat(page, 'plan-remaining')).toBe('0');
-    await shot(page, 'bad-7-budget-spent');
-    const session = (await callApi(host, 'session', {})) as { ok: true; result: { dataset: { id: string } } };
-    const forced = await callApi(host, 'startRun', {
-      datasetId: session.result.dataset.id,
-      settings: { epsilon: '0.1', rows: '50', rounds: '1' },
+    it('an empty file', async () => {
+      await refused('empty.csv', 'empty.csv: the file is empty; expected a header row and data rows.');
+      await shot(page, 'bad-1-empty');
     });
-    expect(forced).toMatchObject({ ok: false, error: { kind: 'budget' } });
-    if (!forced.ok) expect(forced.error.message).toMatch(/remaining/);
-    expect(counts()).toEqual(spent);
-  });
-});
+
+    it('binary garbage', async () => {
+      // Bytes 8 and 9 of the noise are 0x47 0xF7; 0xF7 can start no UTF-8 character.
+      await refused(
+        'people.xlsx',
+        'people.xlsx, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. ' +
+          'Re-save it as UTF-8 (in a spreadsheet: "CSV UTF-8").',
+      );
+    });
+
+    it('a 50 MB single-line file', async () => {
+      await refused(
+        'one-line.csv',
+        'one-line.csv, line 1: a record is longer than 1048576 characters; this is not a CSV table, ' +
+          'or a quote (") opened on this line is never closed.',
+      );
+      await shot(page, 'bad-3-one-line');
+    });
+
+    it('a file whose every row is ragged', async () => {
+      await refused(
+        'all-ragged.csv',
+        'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: ' +
+          'row has 2 fields, expected 3 (2 rows, first at line 2).',
+      );
+    });
+
+    it('ragged rows: rejected and counted by reason, the rest loads', async () => {
+      const before = counts();
+      await openFile(page, file('ragged.csv'));
+      expect(await banner(page)).toBeNull();
+      expect(await stat(page, 'data-rows-read')).toBe('6');
+      expect(await stat(page, 'data-rows-accepted')).toBe('4');
+      expect(await stat(page, 'data-rows-rejected')).toBe('2');
+      const rows = await page.getByTestId('data-rejected').locator('tbody tr').all();
+      const table = await Promise.all(
+        rows.map(async (r) => (await r.locator('td').allTextContents()).map((t) => t.trim())),
+      );
+      expect(table).toEqual([
+        ['row has 2 fields, expected 3', '1', '3'],
+        ['row has 4 fields, expected 3', '1', '4'],
+      ]);
+      expect(counts()).toEqual(before);
+      await shot(page, 'bad-4-ragged');
+    });
+
+    it('a workload file naming a feature the data does not have', async () => {
+      await openFile(page, file('people.csv'));
+      expect(await stat(page, 'data-rows-accepted')).toBe('60');
+      const before = counts();
+      await page.getByTestId('nav-Workload').click();
+      await page.getByTestId('wl-import-input').setInputFiles(file('missing-feature.json'));
+      await expectBanner(
+        page,
+        'input',
+        'missing-feature.json: thresholds[0].features[1]: unknown feature "zip"; valid features include "color", "size", "age"',
+      );
+      expect(await stat(page, 'wl-count')).toBe('0');
+      expect(counts()).toEqual(before);
+      await shot(page, 'bad-5-missing-feature');
+    });
+
+    it('r > k: a 2-feature threshold with r = 3', async () => {
+      const before = counts();
+      await page.getByTestId('wl-feature-color').check();
+      await page.getByTestId('wl-feature-size').check();
+      await page.getByTestId('wl-r').fill('3');
+      await page.getByTestId('wl-add-one').click();
+      await expectBanner(
+        page,
+        'input',
+        'thresholds[0].r: r = 3 is outside 1..2 (k = 2 is the number of features listed)',
+      );
+      expect(await stat(page, 'wl-count')).toBe('0');
+      expect(counts()).toEqual(before);
+      // The fix works: r = 2 is accepted.
+      await page.getByTestId('wl-r').fill('2');
+      await page.getByTestId('wl-add-one').click();
+      await expect.poll(() => stat(page, 'wl-count')).toBe('1');
+      expect(await banner(page)).toBeNull();
+    });
+
+    const SETTINGS_CASES: [string, 'epsilon' | 'delta', string, string][] = [
+      ['ε = 0', 'epsilon', '0', 'ε must be a finite number > 0, got "0"'],
+      ['ε = −1', 'epsilon', '-1', 'ε must be a finite number > 0, got "-1"'],
+      ['ε = "abc"', 'epsilon', 'abc', 'ε must be a finite number > 0, got "abc"'],
+      ['δ = 1', 'delta', '1', 'δ must be a number with 0 < δ < 1, got "1"'],
+    ];
+
+    describe('privacy settings the run refuses (with a cap set, so only the setting blocks)', () => {
+      beforeAll(async () => {
+        await page.getByTestId('nav-Privacy').click();
+        await page.getByTestId('privacy-epsilon').fill('0.5');
+        await page.getByTestId('privacy-rows').fill('50');
+        await page.getByTestId('privacy-rounds').fill('1');
+        await page.getByTestId('cap-epsilon').waitFor();
+        await page.getByTestId('cap-epsilon').fill('0.5');
+        await page.getByTestId('cap-set').click();
+        await waitFor('the cap to let the run start', async () =>
+          (await page.getByTestId('run-disabled-reason').count()) === 0 ? true : undefined,
+        );
+      });
+
+      it.each(SETTINGS_CASES)('%s', async (_name, field, value, message) => {
+        const before = counts();
+        expect(before).toMatchObject({ datasets: 1, releases: 0 });
+        await page.getByTestId(`privacy-${field}`).fill(value);
+        await expect.poll(() => page.getByTestId(`field-error-${field}`).textContent()).toBe(message);
+        const reason = page.getByTestId('run-disabled-reason');
+        expect(await reason.textContent()).toBe(`Fix the settings first: ${message}.`);
+        expect(await reason.getAttribute('data-blocker')).toBe('settings');
+        expect(await page.getByTestId('run-button').isDisabled()).toBe(true);
+        await shot(page, `bad-6-${field}-${value}`);
+        // The host refuses the same settings even when the button is bypassed.
+        const datasetId = (await callApi(host, 'session', {})) as {
+          ok: true;
+          result: { dataset: { id: string } };
+        };
+        const forced = await callApi(host, 'startRun', {
+          datasetId: datasetId.result.dataset.id,
+          settings: { epsilon: '0.5', rows: '50', rounds: '1', [field]: value },
+        });
+        expect(forced).toEqual({ ok: false, error: { kind: 'input', message } });
+        expect(counts()).toEqual(before);
+        await page.getByTestId(`privacy-${field}`).fill(field === 'epsilon' ? '0.5' : '');
+        await expect.poll(() => page.getByTestId('run-disabled-reason').count()).toBe(0);
+      });
+    });
+
+    it('a budget cap already spent: Run disabled with the reason, the host refuses too', async () => {
+      // Spend the whole cap (ε = 0.5 of 0.5) with one small run.
+      await page.getByTestId('run-button').click();
+      await waitForRunStatus(page, ['finished']);
+      const spent = counts();
+      expect(spent.releases).toBe(1);
+      await page.getByTestId('nav-Privacy').click();
+      await page.getByTestId('privacy-epsilon').fill('0.1');
+      const reason = page.getByTestId('run-disabled-reason');
+      await expect
+        .poll(() => reason.textContent(), { timeout: 30_000 })
+        .toMatch(
+          /^Over budget: this run needs ε = 0\.1 \(ρ = [\d.e-]+\), but only ε = 0 \(ρ = 0\) of the cap remains\. Lower ε, or raise the cap if your oversight policy allows\.$/,
+        );
+      expect(await reason.getAttribute('data-blocker')).toBe('over-budget');
+      expect(await page.getByTestId('run-button').isDisabled()).toBe(true);
+      expect(await stat(page, 'plan-remaining')).toBe('0');
+      await shot(page, 'bad-7-budget-spent');
+      const session = (await callApi(host, 'session', {})) as {
+        ok: true;
+        result: { dataset: { id: string } };
+      };
+      const forced = await callApi(host, 'startRun', {
+        datasetId: session.result.dataset.id,
+        settings: { epsilon: '0.1', rows: '50', rounds: '1' },
+      });
+      expect(forced).toMatchObject({ ok: false, error: { kind: 'budget' } });
+      if (!forced.ok) expect(forced.error.message).toMatch(/remaining/);
+      expect(counts()).toEqual(spent);
+    });
+  },
+);
 
 if (!chromiumAvailable()) {
   it.skip('bad input through the UI: skipped because Chromium is not installed', () => {});

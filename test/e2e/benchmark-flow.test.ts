@@ -9,7 +9,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchBrowser, ledgerCounts, type RunningHost, repoRoot, startHost } from './harness.ts';
+import {
+  chromiumAvailable,
+  launchBrowser,
+  ledgerCounts,
+  type RunningHost,
+  repoRoot,
+  startHost,
+} from './harness.ts';
 import { chartPoints, num, openApp, openFile, shot, stat, waitForRunStatus } from './ui.ts';
 
 const DATA = join(repoRoot, '../shared/datasets/adult/adult.csv');
@@ -48,7 +55,9 @@ describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format A
     expect(await stat(page, 'data-rows-accepted')).toBe('48,842');
     expect(await stat(page, 'data-rows-rejected')).toBe('0');
     expect(await stat(page, 'data-columns')).toBe(String(Object.keys(domain).length));
-    expect(await page.getByTestId('data-columns').locator('.stat-hint').textContent()).toBe('one-hot width 588');
+    expect(await page.getByTestId('data-columns').locator('.stat-hint').textContent()).toBe(
+      'one-hot width 588',
+    );
     await expect(page.getByTestId('step-Data').textContent()).resolves.toContain('benchmark format');
     // A declared schema leaks nothing: no "inferred" warning anywhere.
     expect(await page.getByTestId('inferred-notice').count()).toBe(0);

@@ -14,12 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peopleCsv } from './fixtures.ts';
-import {
-  diskFullUnavailable,
-  makeReadOnly,
-  mountTinyDisk,
-  readOnlyUnavailable,
-} from './fs-faults.ts';
+import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import {
   callApi,
   chromiumAvailable,
@@ -59,7 +54,15 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
     page = await openApp(browser, host);
     await openFile(page, join(dir, 'people.csv'));
     // n' = 400 (2,000 rows exported, about 20 KB): larger than the 8 KiB "disk".
-    await prepareRun(page, { features: ['color', 'size'], k: 2, r: 2, epsilon: '1', rows: '400', rounds: '1', cap: '3' });
+    await prepareRun(page, {
+      features: ['color', 'size'],
+      k: 2,
+      r: 2,
+      epsilon: '1',
+      rows: '400',
+      rounds: '1',
+      cap: '3',
+    });
     await startRun(page, ['finished']);
     const state = await callApi(host, 'runState', {});
     if (!state.ok || !state.result?.releaseId) throw new Error('no finished run');
@@ -98,35 +101,41 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
     expect(filesUnder(exportsDir)).toEqual([]);
   }
 
-  it.skipIf(readOnlyUnavailable !== null)('a read-only export folder: not written, release stays reserved', async () => {
-    const writable = makeReadOnly(exportsDir);
-    try {
-      await exportFails([notWritten(process.getuid?.() === 0 ? 'EPERM' : 'EACCES')], 'export-1-read-only');
-    } finally {
-      writable();
-    }
-    // The ledger screen shows the spend as counted, not committed.
-    await page.getByTestId('nav-Ledger').click();
-    const row = page.getByTestId('ledger-release-row');
-    await waitFor('the ledger rows', async () => ((await row.count()) === 1 ? true : undefined));
-    expect(await row.getAttribute('data-status')).toBe('reserved');
-    expect(await row.getAttribute('data-release')).toBe(releaseId);
-  });
+  it.skipIf(readOnlyUnavailable !== null)(
+    'a read-only export folder: not written, release stays reserved',
+    async () => {
+      const writable = makeReadOnly(exportsDir);
+      try {
+        await exportFails([notWritten(process.getuid?.() === 0 ? 'EPERM' : 'EACCES')], 'export-1-read-only');
+      } finally {
+        writable();
+      }
+      // The ledger screen shows the spend as counted, not committed.
+      await page.getByTestId('nav-Ledger').click();
+      const row = page.getByTestId('ledger-release-row');
+      await waitFor('the ledger rows', async () => ((await row.count()) === 1 ? true : undefined));
+      expect(await row.getAttribute('data-status')).toBe('reserved');
+      expect(await row.getAttribute('data-release')).toBe(releaseId);
+    },
+  );
 
-  it.skipIf(diskFullUnavailable !== null)('a full disk: not written, no partial file left, release stays reserved', async () => {
-    const unmount = mountTinyDisk(exportsDir);
-    try {
-      // The CSV write should fail with ENOSPC; today the loader's atomic write ignores a short
-      // write (a core bug, reported), so the CSV "fits" truncated and the manifest write after it
-      // fails instead. Either way nothing may be left behind and the release stays reserved.
-      await exportFails(
-        [notWritten('ENOSPC'), notWritten('ENOSPC', 'release manifest', 'people-synthetic.manifest.json')],
-        'export-2-disk-full',
-      );
-    } finally {
-      unmount();
-    }
-  });
+  it.skipIf(diskFullUnavailable !== null)(
+    'a full disk: not written, no partial file left, release stays reserved',
+    async () => {
+      const unmount = mountTinyDisk(exportsDir);
+      try {
+        // The CSV write should fail with ENOSPC; today the loader's atomic write ignores a short
+        // write (a core bug, reported), so the CSV "fits" truncated and the manifest write after it
+        // fails instead. Either way nothing may be left behind and the release stays reserved.
+        await exportFails(
+          [notWritten('ENOSPC'), notWritten('ENOSPC', 'release manifest', 'people-synthetic.manifest.json')],
+          'export-2-disk-full',
+        );
+      } finally {
+        unmount();
+      }
+    },
+  );
 
   it('once the folder is writable again, the same export goes through and commits', async () => {
     await page.getByTestId('nav-Export').click();
@@ -137,7 +146,9 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
     expect(text.split('\r\n')[0]).toBe('color,size,age');
     expect(text.trim().split(/\r?\n/)).toHaveLength(1 + 400 * 5);
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
-    await waitFor('the export result', async () => ((await textNow(page, 'export-sha')) === sha ? true : undefined));
+    await waitFor('the export result', async () =>
+      (await textNow(page, 'export-sha')) === sha ? true : undefined,
+    );
     expect(await page.getByTestId('export-failure').count()).toBe(0);
     expect(ledgerCounts(host.ledgerPath).byStatus).toEqual({ committed: [releaseId] });
     expect(filesUnder(exportsDir).sort()).toEqual(

@@ -10,11 +10,12 @@ export function peopleCsv(): string {
 }
 
 /**
- * Six categorical columns a..f with 8 values each, `rows` rows of seeded values: small to load,
- * but with 20 three-feature thresholds it gives the engine rounds enough to stay busy for a
- * while, so faults can be injected mid-run.
+ * Ten categorical columns a..j with 8 values each, `rows` rows of seeded values: quick to load,
+ * but every 3-subset as a 2-of-3 threshold gives 120 thresholds and over 1,000 queries, so a run
+ * of T = 1,000 rounds keeps the engine busy for a minute or more even on an idle machine, and
+ * faults can be injected mid-run whatever the machine's speed.
  */
-export const WIDE_COLUMNS = ['a', 'b', 'c', 'd', 'e', 'f'] as const;
+export const WIDE_COLUMNS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'] as const;
 
 export function wideCsv(rows = 2000): string {
   let x = 7;

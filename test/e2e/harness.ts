@@ -3,7 +3,7 @@
  * Debian's Chromium with playwright-core. Screenshots go under test-results/ (not committed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +32,9 @@ export interface HostOptions {
 }
 
 export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
-  const ledgerPath = opts.ledgerPath ?? join(mkdtempSync(join(tmpdir(), 'rap-e2e-')), 'ledger.sqlite');
+  // A ledger in a temp folder of our own unless given; that folder goes when the host stops.
+  const ownDir = opts.ledgerPath ? null : mkdtempSync(join(tmpdir(), 'rap-e2e-'));
+  const ledgerPath = opts.ledgerPath ?? join(ownDir!, 'ledger.sqlite');
   const child = spawn(
     process.execPath,
     [
@@ -77,11 +79,13 @@ export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
     ledgerPath,
     process: child,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((ok) => child.once('exit', ok));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((ok) => setTimeout(ok, 3000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((ok) => child.once('exit', ok));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((ok) => setTimeout(ok, 3000))]);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     },
   };
 }

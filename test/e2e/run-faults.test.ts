@@ -4,8 +4,9 @@
  * the same ledger. After each: what the curator sees, whether the app still works, and that
  * the ledger counts every reserved spend (nothing lost, nothing double-counted, chain intact).
  *
- * The dataset is small (2,000 rows) but the run is long (T = 100 rounds of K = 1), so there is
- * time to act while the engine works; no test waits for such a run to finish.
+ * The dataset is small (2,000 rows) but the run is long (T = 1,000 rounds of K = 1 over 120
+ * thresholds: a minute or more even on an idle machine), so there is time to act while the
+ * engine works; no test waits for such a run to finish.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,8 +34,8 @@ import {
   openFile,
   prepareRun,
   shot,
-  stat,
   startRun,
+  stat,
   textNow,
   waitForRunStatus,
 } from './ui.ts';
@@ -56,7 +57,9 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
       async () => {
         const r = await callApi(host, 'runState', {});
         const view = r.ok ? r.result : null;
-        return view?.status === 'running' && view.enginePid !== null && view.history.length > 0 ? view : undefined;
+        return view?.status === 'running' && view.enginePid !== null && view.history.length > 0
+          ? view
+          : undefined;
       },
       180_000,
       100,
@@ -81,8 +84,8 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
       k: 3,
       r: 2,
       epsilon: '0.5',
-      rows: '1000',
-      rounds: '100',
+      rows: '2000',
+      rounds: '1000',
       perRound: '1',
       cap: '3',
     });
@@ -124,7 +127,8 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     // The next action after the crash: a new run from the same screen.
     await page.getByTestId('nav-Privacy').click();
     await waitFor('the Run button', async () =>
-      (await page.getByTestId('run-button').isEnabled()) && (await textNow(page, 'run-disabled-reason')) === null
+      (await page.getByTestId('run-button').isEnabled()) &&
+      (await textNow(page, 'run-disabled-reason')) === null
         ? true
         : undefined,
     );
@@ -132,17 +136,20 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     const run = await engineAtWork();
     await shot(page, 'fault-2-running');
     const cancelled = page.waitForResponse((r) => r.url().endsWith('/api/cancelRun'));
+    const clickedAt = Date.now();
     await page.getByTestId('run-cancel').click();
     await cancelled;
     const answeredAt = Date.now();
     await waitFor('the engine process to end', () => (isAlive(run.enginePid) ? undefined : true), 10_000, 10);
-    const goneAfterMs = Date.now() - answeredAt;
-    expect(goneAfterMs, `engine pid ${run.enginePid} still there ${goneAfterMs} ms after the cancel`).toBeLessThan(
-      2000,
-    );
+    const goneAt = Date.now();
+    // Gone within 2 s of the cancel; from the click, the browser's round trip is allowed for.
+    expect(goneAt - answeredAt, `engine ${run.enginePid} alive after the cancel answer`).toBeLessThan(2000);
+    expect(goneAt - clickedAt, `engine ${run.enginePid} alive after the cancel click`).toBeLessThan(2500);
 
     await waitForRunStatus(page, ['cancelled'], 30_000);
-    expect(await textNow(page, 'run-error')).toBe(`The run was cancelled. Release ${run.releaseId} ${ABORTED_TAIL}`);
+    expect(await textNow(page, 'run-error')).toBe(
+      `The run was cancelled. Release ${run.releaseId} ${ABORTED_TAIL}`,
+    );
     expect(await page.getByTestId('run-cancel').count()).toBe(0);
     expect(await page.getByTestId('topbar-run').count()).toBe(0);
     expect(await banner(page)).toBeNull();
@@ -153,7 +160,8 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     // Clean state: Run is offered again, the plan counts both spends.
     await page.getByTestId('nav-Privacy').click();
     await waitFor('the Run button', async () =>
-      (await page.getByTestId('run-button').isEnabled()) && (await textNow(page, 'run-disabled-reason')) === null
+      (await page.getByTestId('run-button').isEnabled()) &&
+      (await textNow(page, 'run-disabled-reason')) === null
         ? true
         : undefined,
     );
@@ -170,7 +178,12 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     host.process.kill('SIGKILL');
     await exited;
     // The orphaned engine notices that its parent is gone and ends by itself.
-    await waitFor('the orphaned engine to exit', () => (isAlive(run.enginePid) ? undefined : true), 30_000, 50);
+    await waitFor(
+      'the orphaned engine to exit',
+      () => (isAlive(run.enginePid) ? undefined : true),
+      30_000,
+      50,
+    );
     // The open page finds no host and says what to do.
     await page.getByTestId('nav-Ledger').click();
     await page.getByTestId('ledger-refresh').click();
@@ -189,7 +202,9 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     await waitFor('the ledger rows', async () => ((await rows.count()) === 3 ? true : undefined));
     const statuses = await Promise.all((await rows.all()).map((r) => r.getAttribute('data-status')));
     expect(statuses.sort()).toEqual(['aborted', 'aborted', 'reserved']);
-    expect(await page.locator(`[data-release="${run.releaseId}"]`).getAttribute('data-status')).toBe('reserved');
+    expect(await page.locator(`[data-release="${run.releaseId}"]`).getAttribute('data-status')).toBe(
+      'reserved',
+    );
     const overview = await callApi(host, 'ledgerOverview', {});
     if (!overview.ok) throw new Error(overview.error.message);
     const budget = overview.result.datasets[0].budget;
@@ -206,7 +221,10 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     // Opening the file again shows the same spend before any new run.
     await openFile(page, csv());
     expect(await stat(page, 'data-budget-spent')).toBe(eps(budget.spentEpsilon));
-    const releases = page.getByTestId('data-budget').locator('.stat', { hasText: 'Releases' }).locator('.stat-value');
+    const releases = page
+      .getByTestId('data-budget')
+      .locator('.stat', { hasText: 'Releases' })
+      .locator('.stat-value');
     expect(await releases.textContent()).toBe('3');
   });
 });

@@ -36,7 +36,12 @@ export async function banner(page: Page): Promise<{ kind: string | null; message
 }
 
 /** Waits for the error banner to show exactly this message (and kind). */
-export async function expectBanner(page: Page, kind: string, message: string, timeout = 60_000): Promise<void> {
+export async function expectBanner(
+  page: Page,
+  kind: string,
+  message: string,
+  timeout = 60_000,
+): Promise<void> {
   await expect.poll(() => banner(page), { timeout, interval: 100 }).toEqual({ kind, message });
 }
 
@@ -84,17 +89,31 @@ export async function waitForRunStatus(
   statuses: readonly string[],
   timeout = 300_000,
 ): Promise<string> {
-  return waitFor(
-    `the run to be ${statuses.join(' or ')}`,
-    async () => {
-      const badge = page.getByTestId('run-status');
-      const status = (await badge.count()) > 0 ? await badge.getAttribute('data-status') : null;
-      return status !== null && statuses.includes(status) ? status : undefined;
-    },
-    timeout,
-    250,
-  );
+  let last: string | null = null;
+  try {
+    return await waitFor(
+      `the run to be ${statuses.join(' or ')}`,
+      async () => {
+        const badge = page.getByTestId('run-status');
+        last = (await badge.count()) > 0 ? await badge.getAttribute('data-status') : null;
+        if (last !== null && statuses.includes(last)) return last;
+        // A run that ended otherwise will not get there: say how it ended, now.
+        if (last !== null && TERMINAL.includes(last)) {
+          const why = (await textNow(page, 'run-error')) ?? (await banner(page))?.message ?? '';
+          throw new Error(`the run ended ${last}, not ${statuses.join(' or ')}: ${why}`);
+        }
+        return undefined;
+      },
+      timeout,
+      250,
+    );
+  } catch (err) {
+    const shown = (await banner(page))?.message;
+    throw new Error(`${(err as Error).message} (last status ${last}; banner: ${shown ?? 'none'})`);
+  }
 }
+
+const TERMINAL = ['finished', 'failed', 'cancelled', 'exported'];
 
 export interface RunSetup {
   /** Features ticked on the Workload step, and how thresholds are built from them. */
@@ -126,7 +145,9 @@ export async function prepareRun(page: Page, s: RunSetup): Promise<void> {
   await page.getByTestId('privacy-rounds').fill(s.rounds);
   await page.getByTestId('privacy-per-round').fill(s.perRound ?? '');
   if (s.cap !== undefined) {
-    await waitFor('the plan', async () => ((await page.getByTestId('plan-cap').count()) > 0 ? true : undefined));
+    await waitFor('the plan', async () =>
+      (await page.getByTestId('plan-cap').count()) > 0 ? true : undefined,
+    );
     await waitFor('the cap form', async () => {
       if ((await textNow(page, 'run-disabled-reason')) === null) return true;
       return (await page.getByTestId('cap-form').count()) > 0 ? true : undefined;
@@ -139,7 +160,8 @@ export async function prepareRun(page: Page, s: RunSetup): Promise<void> {
   await waitFor(
     'the Run button to be enabled',
     async () =>
-      (await textNow(page, 'run-disabled-reason')) === null && (await page.getByTestId('run-button').isEnabled())
+      (await textNow(page, 'run-disabled-reason')) === null &&
+      (await page.getByTestId('run-button').isEnabled())
         ? true
         : undefined,
     60_000,

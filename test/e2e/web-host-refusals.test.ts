@@ -3,8 +3,9 @@
  * WebSocket, uploads and downloads. Each refusal is checked next to a positive control (the same
  * request done right succeeds), so a refusal cannot pass because the door is simply broken.
  */
-import { request } from 'node:http';
+
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +82,13 @@ describe('the web host refuses what it must', () => {
     const csv = 'a,b\n1,2\n';
     expect((await raw(port, 'POST', '/upload?name=x.csv', {}, csv)).status).toBe(401);
     expect((await raw(port, 'POST', '/upload?name=x.csv&token=wrong', {}, csv)).status).toBe(401);
-    const foreign = await raw(port, 'POST', '/upload?name=x.csv', { 'x-rap-token': host.token, origin: 'http://evil.example' }, csv);
+    const foreign = await raw(
+      port,
+      'POST',
+      '/upload?name=x.csv',
+      { 'x-rap-token': host.token, origin: 'http://evil.example' },
+      csv,
+    );
     expect(foreign.status).toBe(403);
     expect(uploads()).toEqual([]);
     const ok = await raw(port, 'POST', '/upload?name=x.csv', { 'x-rap-token': host.token }, csv);
@@ -124,10 +131,13 @@ describe('the web host refuses what it must', () => {
   it('the API: a foreign Origin or Host is refused even with the token; other methods are not allowed', async () => {
     const headers = { 'x-rap-token': host.token, 'content-type': 'application/json' };
     const body = JSON.stringify({ arg: {} });
-    expect((await raw(port, 'POST', '/api/appInfo', { ...headers, origin: 'http://evil.example' }, body)).status).toBe(403);
-    expect((await raw(port, 'POST', '/api/appInfo', { ...headers, host: `localhost.evil.example:${port}` }, body)).status).toBe(
-      403,
-    );
+    expect(
+      (await raw(port, 'POST', '/api/appInfo', { ...headers, origin: 'http://evil.example' }, body)).status,
+    ).toBe(403);
+    expect(
+      (await raw(port, 'POST', '/api/appInfo', { ...headers, host: `localhost.evil.example:${port}` }, body))
+        .status,
+    ).toBe(403);
     expect((await raw(port, 'PUT', '/api/appInfo', headers, body)).status).toBe(405);
     const ok = await raw(port, 'POST', '/api/appInfo', headers, body);
     expect(ok.status).toBe(200);

@@ -3,6 +3,7 @@
  * round K. Choosing T and K by their error on the private data would spend privacy, so the rule
  * uses only public quantities: ε, δ, n, the number of thresholds and of queries.
  */
+import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import type { RapOptions } from './types.ts';
 
 export const DEFAULT_ROWS = 1000;
@@ -30,13 +31,41 @@ export interface RoundsAndK {
   readonly perRound: number;
 }
 
-/** PLACEHOLDER: replaced by the rule derived from the ADULT grid. */
+/**
+ * The rule, from grid runs on ADULT (n = 48,842, δ = 1/n², n' = 1000, lr 0.02; random 3-way
+ * marginal workloads, two seeds each; present error = max over all queries, relaxed data):
+ *
+ *   16 thresholds, ε = 0.1 (ρ = 1.16e-4)      T\K    8      16     32     64
+ *                                               2   .077/.071 .117/.076 .120/.132 .141/.130
+ *                                               4   .076/.073 .125/.072 .141/.144 .209/.197
+ *                                               8   .141/.114 .177/.130 .186/.172 .304/.299
+ *                                              16   .159/.136 .179/.193 .347/.201
+ *   16 thresholds, ε = 1 (ρ = 1.13e-2)        T\K   16      32      64     128
+ *                                               4   .032/.023 .019/.019 .025/.020 .031/.027
+ *                                               8   .019/.021 .023/.024 .032/.026 .035/.032
+ *                                              16   .031/.020 .032/.026 .039/.035 .045/.046
+ *   64 thresholds, ε = 0.1: (T,K) = (3,4) .184/.164, (3,7) .116/.146, (4,11) .133/.144,
+ *                           (5,17) .184/.193
+ *   64 thresholds, ε = 1:   (6,17) .029/.031, (8,26) .030/.028, (11,38) .040/.035
+ *
+ * The best total number of measured queries S = T·K grows about like √ρ·n (S ≈ 16–32 at
+ * ε = 0.1, 100–250 at ε = 1, for 16 and for 64 thresholds alike): S = 0.04·√ρ·n. Measuring more
+ * makes each measurement noisier (σ = √(S/ρ)/n) faster than the extra coverage helps. Rounds
+ * grow with √S (T = √S / 1.5: 3 at ε = 0.1, 10 at ε = 1), capped at 20 because every round
+ * scores all m queries. The number of thresholds did not move the optimum, so it enters only
+ * through m: S ≤ m, and K ≤ m / T.
+ */
 export function defaultRoundsAndK(p: RoundsRuleInput): RoundsAndK {
   const m = Number(p.queries);
-  const rounds = Math.max(1, Math.min(p.thresholds, 10));
-  const perRound = Math.max(1, Math.min(Math.floor(m / rounds), 50));
-  return { rounds, perRound };
+  const rho = rhoFromEpsilon(p.epsilon, p.delta);
+  const total = Math.min(m, Math.max(1, Math.round(MEASURED_PER_SQRT_RHO_N * Math.sqrt(rho) * p.n)));
+  const rounds = Math.min(MAX_DEFAULT_ROUNDS, Math.max(1, Math.round(Math.sqrt(total) / 1.5)));
+  const perRound = Math.max(1, Math.min(Math.round(total / rounds), Math.floor(m / rounds)));
+  return { rounds: Math.min(rounds, m), perRound };
 }
+
+export const MEASURED_PER_SQRT_RHO_N = 0.04;
+export const MAX_DEFAULT_ROUNDS = 20;
 
 /** Full options from the required ε, δ and any overrides. */
 export function defaultOptions(

@@ -3,8 +3,9 @@
  * stays under a cap (they are needed every round) and recounted otherwise. Private: never
  * logged or returned.
  */
-import type { EncodedDataset } from '../data/schema.ts';
+import { domainSize, type EncodedDataset } from '../data/schema.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
+import { localIndexToTarget } from '../workload/queries.ts';
 import type { Threshold } from '../workload/types.ts';
 
 /** 2^24 cells = 128 MiB of float64. */
@@ -30,5 +31,25 @@ export class ExactAnswers {
       this.cells += answers.length;
     }
     return answers;
+  }
+
+  /**
+   * One query's answer by counting rows (O(n·k)), so measuring K queries never rebuilds a whole
+   * threshold table that did not fit the cache. Same count / n division as the tables: the
+   * values are identical.
+   */
+  query(t: Threshold, local: number): number {
+    const hit = this.cache.get(`${t.features.join(',')}/${t.r}`);
+    if (hit) return hit[local];
+    const dims = t.features.map((f) => this.data.schema.columns[f]).map((c) => domainSize(c));
+    const target = localIndexToTarget(local, dims);
+    const columns = t.features.map((f) => this.data.codes[f]);
+    let count = 0;
+    for (let i = 0; i < this.data.n; i++) {
+      let matches = 0;
+      for (let j = 0; j < columns.length; j++) if (columns[j][i] === target[j]) matches++;
+      if (matches >= t.r) count++;
+    }
+    return count / this.data.n;
   }
 }

@@ -99,7 +99,7 @@ class RapRun {
         this.input.options.selection,
         this.noise,
       );
-      const truth = Float64Array.from(picks, (q) => this.exact.of(this.threshold(q.threshold))[q.local]);
+      const truth = Float64Array.from(picks, (q) => this.exact.query(this.threshold(q.threshold), q.local));
       const measured = gaussianMechanism(truth, sigma, this.noise);
       picks.forEach((q, i) => {
         selected.add(q.threshold, q.local, clip01(measured[i]));

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validCsv } from './csv-mutations.ts';
 import type { FuzzJob, FuzzMessage } from './csv-fuzz.worker.ts';
+import { validCsv } from './csv-mutations.ts';
 
 const CASES = 500;
 const PER_CASE_MS = 5_000;
@@ -71,7 +71,11 @@ function runCases(job: FuzzJob): Promise<Report> {
       } else if (m.type === 'done') {
         outcomes[m.outcome] = (outcomes[m.outcome] ?? 0) + 1;
         if (m.outcome === 'inconsistent' || m.outcome === 'other-error')
-          findings.push({ index: m.index, ops: ops.get(m.index) ?? [], problem: `${m.outcome}: ${m.detail}` });
+          findings.push({
+            index: m.index,
+            ops: ops.get(m.index) ?? [],
+            problem: `${m.outcome}: ${m.detail}`,
+          });
         arm(PER_CASE_MS);
       } else finish();
     });
@@ -97,7 +101,8 @@ describe('loadCsv under 500 mutations of a valid CSV', () => {
     if (report.findings.length > 0) {
       mkdirSync(KEEP, { recursive: true });
       for (const f of report.findings) {
-        if (f.index >= 0) copyFileSync(join(dir, `case-${f.index}.csv`), join(KEEP, `seed-${SEED}-case-${f.index}.csv`));
+        if (f.index >= 0)
+          copyFileSync(join(dir, `case-${f.index}.csv`), join(KEEP, `seed-${SEED}-case-${f.index}.csv`));
       }
     }
     expect(

@@ -38,7 +38,8 @@ const post = (m: FuzzMessage) => parentPort!.postMessage(m);
 function inconsistency(r: Awaited<ReturnType<typeof loadCsv>>): string | null {
   const { dataset, summary } = r;
   const rejected = summary.rejected.reduce((s, x) => s + x.count, 0);
-  if (dataset.n !== summary.rowsAccepted) return `dataset.n ${dataset.n} != rowsAccepted ${summary.rowsAccepted}`;
+  if (dataset.n !== summary.rowsAccepted)
+    return `dataset.n ${dataset.n} != rowsAccepted ${summary.rowsAccepted}`;
   if (summary.rowsAccepted + rejected !== summary.rowsRead)
     return `accepted ${summary.rowsAccepted} + rejected ${rejected} != read ${summary.rowsRead}`;
   if (dataset.n === 0) return 'resolved with no rows';
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
     const opts: LoadOptions =
       variant === 1
         ? { schema: valid.dataset.schema }
-        : { header: (['auto', 'auto', 'yes', 'no'] as const)[variant] };
+        : { header: (['auto', 'auto', true, false] as const)[variant] };
     post({ type: 'start', index, ops, file });
     try {
       const r = await loadCsv(file, opts);

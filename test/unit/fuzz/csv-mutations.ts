@@ -30,7 +30,9 @@ export function validCsv(rows = 30): string {
   const lines = ['color,size,age,income,note'];
   for (let i = 0; i < rows; i++) {
     const note = i % 7 === 0 ? '"says ""hi"", twice"' : i % 11 === 0 ? '"two\nlines"' : `n${i % 5}`;
-    lines.push(`${COLORS[i % 4]},${SIZES[i % 3]},${18 + ((i * 7) % 60)},${(1000 + i * 37.5).toFixed(1)},${note}`);
+    lines.push(
+      `${COLORS[i % 4]},${SIZES[i % 3]},${18 + ((i * 7) % 60)},${(1000 + i * 37.5).toFixed(1)},${note}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -92,7 +94,10 @@ const MUTATIONS: readonly Mutation[] = [
     const at = int(rng, b.length + 1);
     const len = 1 + int(rng, 80);
     const piece = b.subarray(at, at + len);
-    return [`duplicate ${len} at ${at}`, Buffer.concat([b.subarray(0, at + len), piece, b.subarray(at + len)])];
+    return [
+      `duplicate ${len} at ${at}`,
+      Buffer.concat([b.subarray(0, at + len), piece, b.subarray(at + len)]),
+    ];
   },
 ];
 

@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { rhoFromEpsilon } from '../privacy/accounting.ts';
+import { defaultOptions, defaultRoundsAndK, MAX_DEFAULT_ROUNDS } from './defaults.ts';
+
+const n = 48_842;
+const adult = (epsilon: number, queries = 4.9e6) =>
+  defaultRoundsAndK({ epsilon, delta: 1 / n ** 2, n, thresholds: 64, queries });
+
+describe('defaultRoundsAndK', () => {
+  it('gives the grid optimum on ADULT: few measurements at ε = 0.1, ~200 at ε = 1', () => {
+    expect(adult(0.1)).toEqual({ rounds: 3, perRound: 7 });
+    expect(adult(1)).toEqual({ rounds: 10, perRound: 21 });
+  });
+
+  it('measures about 0.04·√ρ·n queries in all, never more than the workload has', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 20, noNaN: true }),
+        fc.integer({ min: 100, max: 10_000_000 }),
+        fc.integer({ min: 1, max: 1e8 }),
+        (epsilon, rows, queries) => {
+          const { rounds, perRound } = defaultRoundsAndK({ epsilon, delta: 1 / rows ** 2, n: rows, thresholds: 10, queries });
+          expect(Number.isInteger(rounds) && rounds >= 1 && rounds <= MAX_DEFAULT_ROUNDS).toBe(true);
+          expect(Number.isInteger(perRound) && perRound >= 1).toBe(true);
+          expect(rounds * perRound).toBeLessThanOrEqual(queries);
+          const target = 0.04 * Math.sqrt(rhoFromEpsilon(epsilon, 1 / rows ** 2)) * rows;
+          if (target >= 4 && target <= queries / 2 && rounds < MAX_DEFAULT_ROUNDS) {
+            expect(Math.abs(rounds * perRound - target)).toBeLessThanOrEqual(rounds);
+          }
+        },
+      ),
+    );
+  });
+
+  it('measures more, in more rounds, as ε grows', () => {
+    let previous = { rounds: 0, perRound: 0 };
+    for (const epsilon of [0.05, 0.1, 0.3, 1, 3, 10]) {
+      const next = adult(epsilon);
+      expect(next.rounds).toBeGreaterThanOrEqual(previous.rounds);
+      expect(next.rounds * next.perRound).toBeGreaterThan(previous.rounds * previous.perRound);
+      previous = next;
+    }
+  });
+});
+
+describe('defaultOptions', () => {
+  it('fills every option and keeps overrides', () => {
+    const o = defaultOptions({ epsilon: 1, delta: 1e-9, rows: 500 });
+    expect(o).toMatchObject({ epsilon: 1, delta: 1e-9, rows: 500, oversample: 5, mode: 'query', selection: 'oneshot' });
+    expect(o.rounds).toBeUndefined();
+    expect(o.learningRate).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,227 @@
+/**
+ * Bad input and output faults through the real CLI (`node bin/rap-studio.mjs synth`), for the
+ * cases test/unit/cli does not cover: data files that are empty, binary, one 50 MB line, or all
+ * ragged rows; ragged rows among good ones; a cap already spent; an output folder that is
+ * read-only; a full disk. Each asserts the exact message and what the ledger holds afterwards.
+ *
+ * Two requirements of the issue are not met by the CLI today; they are `it.fails` tests that
+ * name the bug, so they turn red (and must become plain `it`) once the bug is fixed:
+ * - a data file that cannot be loaded still reserves (then aborts) a release: the spend is
+ *   counted although nothing could ever be released (src/core/engine/process/release.ts
+ *   reserves after counting records, before the file is parsed);
+ * - a full disk truncates the output silently and the release is committed
+ *   (src/core/data/atomic-write.ts ignores a short write).
+ */
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CliResult,
+  type Fixture,
+  makeFixture,
+  runCli,
+  setCap,
+  synthArgs,
+  withLedger,
+} from '../unit/cli/helpers.ts';
+import { garbage } from './fixtures.ts';
+import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
+import { ledgerCounts } from './harness.ts';
+
+let fx: Fixture;
+beforeAll(() => {
+  fx = makeFixture();
+  writeFileSync(path.join(fx.dir, 'empty.csv'), '');
+  writeFileSync(path.join(fx.dir, 'data.xlsx'), garbage(64 * 1024));
+  writeFileSync(path.join(fx.dir, 'one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
+  writeFileSync(path.join(fx.dir, 'all-ragged.csv'), 'a,b,c,d\n1,2\n0,1\n');
+  writeFileSync(path.join(fx.dir, 'ragged.csv'), 'a,b,c,d\n1,2,1,1\n0,1\n1,1,1,1\n2,3,1,4\n0,0,0,0\n');
+});
+afterAll(() => fx?.cleanup());
+
+/** synthArgs with another data file (and its own ledger and outputs). */
+function synthOn(data: string, ledger: string, extra: readonly string[] = []): string[] {
+  const args = synthArgs(ledger, [...extra]);
+  args[args.indexOf('--data') + 1] = data;
+  return args;
+}
+
+const lastLine = (r: CliResult) => r.stderr.trimEnd().split('\n').pop() ?? '';
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const inDir = (name: string) => path.join(fx.dir, name);
+
+describe('synth on data files that cannot be loaded: exit 2, the exact message, nothing released', () => {
+  const CASES: [string, string, string][] = [
+    [
+      'binary garbage',
+      'data.xlsx',
+      'data.xlsx, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. Re-save it as UTF-8 (in a spreadsheet: "CSV UTF-8").',
+    ],
+    [
+      'a 50 MB single-line file',
+      'one-line.csv',
+      'one-line.csv, line 1: a record is longer than 1048576 characters; this is not a CSV table, or a quote (") opened on this line is never closed.',
+    ],
+    [
+      'every row ragged',
+      'all-ragged.csv',
+      'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: row has 2 fields, expected 4 (2 rows, first at line 2).',
+    ],
+  ];
+  /** Ledger paths of the runs above, for the known-bug check below. */
+  const ledgers: string[] = [];
+
+  it('an empty file: refused before the ledger is touched', async () => {
+    const ledger = inDir('ledger-empty.sqlite');
+    const r = await runCli(synthOn('empty.csv', ledger, ['--budget-epsilon', '3']), fx.dir);
+    expect(r.stderr).toBe('rap-studio: empty.csv: the data file has no data rows.\n');
+    expect(r.code).toBe(2);
+    expect(ledgerCounts(ledger)).toMatchObject({ events: 0, datasets: 0, releases: 0 });
+    expect(existsSync(inDir('out.csv'))).toBe(false);
+  });
+
+  it.each(CASES)('%s', async (_name, data, message) => {
+    const ledger = inDir(`ledger-${data}.sqlite`);
+    ledgers.push(ledger);
+    const r = await runCli(
+      synthOn(data, ledger, ['--budget-epsilon', '3', '--out', `${data}.out.csv`]),
+      fx.dir,
+    );
+    expect(r.code).toBe(2);
+    // Today the message names the release it aborted; once fixed it will not (see the header).
+    expect(lastLine(r)).toMatch(
+      new RegExp(
+        `^rap-studio: ${escapeRe(message)}( \\(release \\S+ was marked aborted; its privacy spend stays counted\\))?$`,
+      ),
+    );
+    expect(existsSync(inDir(`${data}.out.csv`))).toBe(false);
+    const l = ledgerCounts(ledger);
+    // Nothing committed or left reserved; at most an aborted (counted) spend.
+    expect(Object.keys(l.byStatus).filter((s) => s !== 'aborted')).toEqual([]);
+    withLedger(ledger, (x) => expect(x.verify().ok).toBe(true));
+  });
+
+  it.fails('KNOWN BUG: a file that cannot be loaded still reserves budget (expected: no release at all)', () => {
+    expect(ledgers).toHaveLength(CASES.length);
+    for (const ledger of ledgers) expect(ledgerCounts(ledger).releases).toBe(0);
+  });
+});
+
+describe('synth with some ragged rows: they are rejected and counted, the rest is released', () => {
+  it('warns with the count and commits the release', async () => {
+    const ledger = inDir('ledger-ragged.sqlite');
+    const r = await runCli(
+      synthOn('ragged.csv', ledger, ['--budget-epsilon', '3', '--out', 'ragged.out.csv']),
+      fx.dir,
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n')).toContain(
+      'warning: 1 of 5 rows of ragged.csv were rejected (see `rap-studio schema check`); the release covers the accepted rows only',
+    );
+    expect(Object.keys(ledgerCounts(ledger).byStatus)).toEqual(['committed']);
+  });
+});
+
+describe('synth when the cap is already spent', () => {
+  it('exit 3 with the remaining budget, and nothing new in the ledger', async () => {
+    const ledger = inDir('ledger-spent.sqlite');
+    setCap(ledger, fx, 1);
+    const first = await runCli(
+      synthOn('data.csv', ledger, ['--epsilon', '1', '--out', 'spent-1.csv']),
+      fx.dir,
+    );
+    expect(first.code).toBe(0);
+    const spent = ledgerCounts(ledger);
+    expect(spent.byStatus).toEqual({ committed: [expect.any(String)] });
+    const r = await runCli(synthOn('data.csv', ledger, ['--epsilon', '0.5', '--out', 'spent-2.csv']), fx.dir);
+    expect(r.code).toBe(3);
+    expect(lastLine(r)).toMatch(
+      /^rap-studio: Run refused: dataset "data\.csv" \(sha256 [0-9a-f]{12}…\) has remaining budget ε=0 at δ=1e-6 \(ρ=0\), 0% of the cap ε=1 \(ρ=[\d.e-]+\); this run needs ε=0.5 at δ=1e-6 \(ρ=[\d.e-]+\)\. Every reserved, committed and aborted run counts \(1 so far\)\. Ask for a smaller ε, or, if your oversight policy allows, raise the cap: rap-studio ledger set-cap --dataset FILE --epsilon E --delta D$/,
+    );
+    expect(ledgerCounts(ledger)).toEqual(spent);
+    expect(existsSync(inDir('spent-2.csv'))).toBe(false);
+  });
+});
+
+describe('synth output faults: exit 1, NOT written, the release stays reserved', () => {
+  it.skipIf(readOnlyUnavailable !== null)('a read-only output folder', async () => {
+    const ledger = inDir('ledger-ro.sqlite');
+    mkdirSync(inDir('ro'));
+    const writable = makeReadOnly(inDir('ro'));
+    let r: CliResult;
+    try {
+      r = await runCli(
+        synthOn('data.csv', ledger, [
+          '--budget-epsilon',
+          '3',
+          '--out',
+          'ro/out.csv',
+          '--report',
+          'ro-report.json',
+        ]),
+        fx.dir,
+      );
+    } finally {
+      writable();
+    }
+    expect(r.code).toBe(1);
+    const id = /reserved release (\S+)/.exec(r.stderr)?.[1];
+    const code = process.getuid?.() === 0 ? 'EPERM' : 'EACCES';
+    expect(lastLine(r)).toMatch(
+      new RegExp(
+        `^rap-studio: could not write the synthetic data to .*ro/out\\.csv.*${code}.*the file was NOT written`,
+      ),
+    );
+    expect(ledgerCounts(ledger).byStatus).toEqual({ reserved: [id] });
+    expect(existsSync(inDir('ro/out.csv'))).toBe(false);
+    expect(existsSync(inDir('ro-report.json'))).toBe(false);
+  });
+
+  /** A run whose output (5,000 rows, about 40 KB) goes to an 8 KiB disk; the report goes elsewhere. */
+  async function fullDiskRun(): Promise<{ r: CliResult; ledger: string; out: string }> {
+    const ledger = inDir('ledger-full.sqlite');
+    const unmount = mountTinyDisk(inDir('full'));
+    try {
+      const r = await runCli(
+        synthOn('data.csv', ledger, [
+          '--budget-epsilon',
+          '3',
+          '--rows',
+          '1000',
+          '--out',
+          'full/out.csv',
+          '--report',
+          'full-report.json',
+        ]),
+        fx.dir,
+      );
+      const out = inDir('full/out.csv');
+      return { r, ledger, out: existsSync(out) ? `${statSync(out).size} bytes` : 'absent' };
+    } finally {
+      unmount();
+    }
+  }
+
+  let full: Awaited<ReturnType<typeof fullDiskRun>> | undefined;
+
+  it.skipIf(diskFullUnavailable !== null)(
+    'a full disk: the run ends and the ledger stays consistent',
+    async () => {
+      full = await fullDiskRun();
+      expect(full.r.code).not.toBeNull();
+      withLedger(full.ledger, (x) => expect(x.verify().ok).toBe(true));
+      expect(ledgerCounts(full.ledger).releases).toBe(1);
+    },
+  );
+
+  it.skipIf(diskFullUnavailable !== null).fails(
+    'KNOWN BUG: a full disk truncates the output and commits it (expected: exit 1, NOT written, reserved)',
+    () => {
+      expect(full).toBeDefined();
+      expect(full!.out).toBe('absent');
+      expect(full!.r.code).toBe(1);
+      expect(lastLine(full!.r)).toMatch(/ENOSPC.*the file was NOT written/);
+      expect(Object.keys(ledgerCounts(full!.ledger).byStatus)).toEqual(['reserved']);
+    },
+  );
+});
