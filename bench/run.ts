@@ -58,7 +58,7 @@ function doneLine(r: BenchResult): string {
 }
 
 function commandLine(): string {
-  const args = process.argv.slice(2);
+  const args = process.argv.slice(2).map((a) => (/[\s'"]/.test(a) ? JSON.stringify(a) : a));
   return `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
 }
 
@@ -122,6 +122,7 @@ async function main(): Promise<number> {
     ? results.reduce((s, r) => s + r.measurements.wallSeconds, 0)
     : (performance.now() - started) / 1000;
   const notes = [
+    ...args.notes,
     ...(args.filter.length ? [`Filtered: ${args.filter.join(' AND ')} (${cases.length} cases)`] : []),
     ...(args.from.length
       ? [`Assembled from earlier runs (${args.from.join(', ')}); wall time = sum of the runs' wall times`]
@@ -136,6 +137,7 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       machine: describeMachine(),
       wallSeconds,
+      budget: suite.budget,
       notes,
     },
     results,

@@ -18,6 +18,7 @@ export const USAGE = `npm run bench -- [options]
   --latest           update it even for a filtered run (its header names the filter)
   --from DIR         run nothing: build the table from the runs/*.json of earlier --out folders
                      (repeatable; the suite's cases, --seeds and --filter still select)
+  --note TEXT        a line for the table's header (repeatable), e.g. what else loaded the machine
   --list             print the case ids and exit
   --help`;
 
@@ -34,6 +35,7 @@ export interface BenchArgs {
   readonly help: boolean;
   /** Earlier --out folders to build the table from, instead of running. */
   readonly from: readonly string[];
+  readonly notes: readonly string[];
 }
 
 export class BenchArgsError extends Error {}
@@ -85,6 +87,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     list: values.list ?? false,
     help: values.help ?? false,
     from: values.from ?? [],
+    notes: values.note ?? [],
   };
 }
 
@@ -105,6 +108,7 @@ function parse(argv: readonly string[]) {
       latest: { type: 'boolean' },
       list: { type: 'boolean' },
       from: { type: 'string', multiple: true },
+      note: { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
   });

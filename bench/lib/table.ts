@@ -117,6 +117,7 @@ export interface ReportHeader {
   readonly date: string;
   readonly machine: string;
   readonly wallSeconds: number;
+  readonly budget?: string;
   readonly notes?: readonly string[];
 }
 
@@ -158,7 +159,8 @@ export function markdownReport(header: ReportHeader, results: readonly BenchResu
     '',
     `- Command: \`${header.command}\``,
     `- Date: ${header.date}; machine: ${header.machine}`,
-    `- Wall time of the suite: ${formatNumber(header.wallSeconds)} s (${results.length} runs)`,
+    `- Wall time of the suite: ${formatNumber(header.wallSeconds)} s (${results.length} runs)` +
+      (header.budget ? `; budget ${header.budget}` : ''),
     ...(header.notes ?? []).map((n) => `- ${n}`),
     '',
     'Published references:',
@@ -170,7 +172,7 @@ export function markdownReport(header: ReportHeader, results: readonly BenchResu
     ...LEGEND.map((l) => `- ${l}`),
     ...(extrapolated
       ? [
-          '- † Extrapolated: the run was cut to the first rounds (--max-rounds) at the same per-round ρ and its round times fitted and extended to T; errors of such rows are n/a.',
+          '- † Extrapolated: the run was cut to the first rounds (--max-rounds) at the same per-round ρ and its round times fitted by a line and extended to T — a lower bound when later rounds slow down faster than linearly (they do on `scale`; use a larger R there); errors of such rows are n/a.',
         ]
       : []),
     ...(profiles.length ? ['', '## Where the time goes', '', ...profiles.flatMap((p) => [p, ''])] : []),

@@ -13,7 +13,9 @@ export const scale: Suite = {
   description:
     "Synthetic LOANS-domain data (42,535 rows, one-hot width 4,427), 64 random 1-of-4 thresholds over the features with ≤ 64 categories (~10^7 queries), T = 64, K = 4, ε = 1, δ = 1/n², n' = 1000.",
   defaultSeeds: 1,
-  budget: 'hours on 2 CPU cores; use --max-rounds to extrapolate',
+  // Measured 2026-11: rounds 1–4 take ~7 s, rounds 10+ ~80 s (relaxed answers for selection
+  // slow down as D' densifies): over an hour on 2 cores, and --max-rounds 4 underestimates.
+  budget: '> 1 h on 2 CPU cores; --max-rounds R extrapolates (a lower bound)',
   cases: (seeds) =>
     withSeeds(
       'scale',

@@ -92,7 +92,7 @@ describe('parseBenchArgs', () => {
 
   it('reads every option', () => {
     const a = parseBenchArgs(
-      '--suite scale --out o --seeds 2 --filter a --filter b --max-rounds 4 --profile --backend cpu'.split(
+      '--suite scale --out o --seeds 2 --filter a --filter b --max-rounds 4 --profile --backend cpu --from d --from e --note n'.split(
         ' ',
       ),
     );
@@ -104,6 +104,8 @@ describe('parseBenchArgs', () => {
       maxRounds: 4,
       profile: true,
       backend: 'cpu',
+      from: ['d', 'e'],
+      notes: ['n'],
     });
     expect(a.latest).toBe(false); // a filtered run never replaces the latest table
     expect(parseBenchArgs(['--no-latest']).latest).toBe(false);
