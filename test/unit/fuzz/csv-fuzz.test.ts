@@ -5,7 +5,8 @@
  * InputError: never another error, never an unhandled one (the worker would die), never a hang
  * (5 s per case, enforced from outside the thread that loads, so even a synchronous loop is caught).
  *
- * Reproduce a failure: FUZZ_SEED=<seed> npx vitest run --project unit test/unit/fuzz; the failing
+ * Reproduce a failure: FUZZ_SEED=<seed> npx vitest run --project unit test/unit/fuzz (FUZZ_VERBOSE=1
+ * prints how many cases resolved and how many were refused); the failing
  * case's bytes are kept under test-results/fuzz/.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

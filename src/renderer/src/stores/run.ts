@@ -12,6 +12,17 @@ import { usePrivacyStore } from './privacy';
 
 const ACTIVE = ['reserving', 'loading', 'running'];
 
+/** How far along a run is: a view of the same run never moves back down this order. */
+const PROGRESS: Record<RunView['status'], number> = {
+  reserving: 0,
+  loading: 1,
+  running: 2,
+  finished: 3,
+  failed: 3,
+  cancelled: 3,
+  exported: 4,
+};
+
 export const useRunStore = defineStore('run', () => {
   const app = useAppStore();
   const data = useDataStore();
@@ -24,7 +35,18 @@ export const useRunStore = defineStore('run', () => {
   const active = computed(() => run.value !== null && ACTIVE.includes(run.value.status));
   const latest = computed<ProgressPoint | null>(() => history.value[history.value.length - 1] ?? null);
 
+  /**
+   * An HTTP answer can be overtaken by a pushed event: startRun answers 'loading' while the
+   * WebSocket may already have said 'running'. Adopting the older view would show a run stuck
+   * at 'loading' (no later status event comes until the run ends), so it is dropped.
+   */
+  function outdated(view: RunView): boolean {
+    const shown = run.value;
+    return shown !== null && shown.runId === view.runId && PROGRESS[view.status] < PROGRESS[shown.status];
+  }
+
   function adopt(view: RunView | null): void {
+    if (view && outdated(view)) return;
     const previous = run.value;
     run.value = view;
     history.value = view ? [...view.history] : [];
