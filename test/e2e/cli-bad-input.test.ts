@@ -4,13 +4,9 @@
  * ragged rows; ragged rows among good ones; a cap already spent; an output folder that is
  * read-only; a full disk. Each asserts the exact message and what the ledger holds afterwards.
  *
- * Two requirements of the issue are not met by the CLI today; they are `it.fails` tests that
- * name the bug, so they turn red (and must become plain `it`) once the bug is fixed:
- * - a data file that cannot be loaded still reserves (then aborts) a release: the spend is
- *   counted although nothing could ever be released (src/core/engine/process/release.ts
- *   reserves after counting records, before the file is parsed);
- * - a full disk truncates the output silently and the release is committed
- *   (src/core/data/atomic-write.ts ignores a short write).
+ * A data file that cannot be loaded is refused before the ledger reserves anything (the CLI
+ * validates the file for the curator first), and a full disk never leaves a truncated output
+ * in place (atomic writes loop until every byte is written or the write fails).
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -47,7 +43,6 @@ function synthOn(data: string, ledger: string, extra: readonly string[] = []): s
 }
 
 const lastLine = (r: CliResult) => r.stderr.trimEnd().split('\n').pop() ?? '';
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const inDir = (name: string) => path.join(fx.dir, name);
 
 describe('synth on data files that cannot be loaded: exit 2, the exact message, nothing released', () => {
@@ -68,9 +63,6 @@ describe('synth on data files that cannot be loaded: exit 2, the exact message, 
       'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: row has 2 fields, expected 4 (2 rows, first at line 2).',
     ],
   ];
-  /** Ledger paths of the runs above, for the known-bug check below. */
-  const ledgers: string[] = [];
-
   it('an empty file: refused before the ledger is touched', async () => {
     const ledger = inDir('ledger-empty.sqlite');
     const r = await runCli(synthOn('empty.csv', ledger, ['--budget-epsilon', '3']), fx.dir);
@@ -82,28 +74,14 @@ describe('synth on data files that cannot be loaded: exit 2, the exact message, 
 
   it.each(CASES)('%s', async (_name, data, message) => {
     const ledger = inDir(`ledger-${data}.sqlite`);
-    ledgers.push(ledger);
     const r = await runCli(
       synthOn(data, ledger, ['--budget-epsilon', '3', '--out', `${data}.out.csv`]),
       fx.dir,
     );
     expect(r.code).toBe(2);
-    // Today the message names the release it aborted; once fixed it will not (see the header).
-    expect(lastLine(r)).toMatch(
-      new RegExp(
-        `^rap-studio: ${escapeRe(message)}( \\(release \\S+ was marked aborted; its privacy spend stays counted\\))?$`,
-      ),
-    );
+    expect(lastLine(r)).toBe(`rap-studio: ${message}`);
     expect(existsSync(inDir(`${data}.out.csv`))).toBe(false);
-    const l = ledgerCounts(ledger);
-    // Nothing committed or left reserved; at most an aborted (counted) spend.
-    expect(Object.keys(l.byStatus).filter((s) => s !== 'aborted')).toEqual([]);
-    withLedger(ledger, (x) => expect(x.verify().ok).toBe(true));
-  });
-
-  it.fails('KNOWN BUG: a file that cannot be loaded still reserves budget (expected: no release at all)', () => {
-    expect(ledgers).toHaveLength(CASES.length);
-    for (const ledger of ledgers) expect(ledgerCounts(ledger).releases).toBe(0);
+    expect(ledgerCounts(ledger).releases).toBe(0);
   });
 });
 
@@ -202,26 +180,15 @@ describe('synth output faults: exit 1, NOT written, the release stays reserved',
     }
   }
 
-  let full: Awaited<ReturnType<typeof fullDiskRun>> | undefined;
-
   it.skipIf(diskFullUnavailable !== null)(
-    'a full disk: the run ends and the ledger stays consistent',
+    'a full disk: exit 1, the file is NOT written, the release stays reserved',
     async () => {
-      full = await fullDiskRun();
-      expect(full.r.code).not.toBeNull();
+      const full = await fullDiskRun();
+      expect(full.out).toBe('absent');
+      expect(full.r.code).toBe(1);
+      expect(lastLine(full.r)).toMatch(/ENOSPC.*the file was NOT written/);
+      expect(Object.keys(ledgerCounts(full.ledger).byStatus)).toEqual(['reserved']);
       withLedger(full.ledger, (x) => expect(x.verify().ok).toBe(true));
-      expect(ledgerCounts(full.ledger).releases).toBe(1);
-    },
-  );
-
-  it.skipIf(diskFullUnavailable !== null).fails(
-    'KNOWN BUG: a full disk truncates the output and commits it (expected: exit 1, NOT written, reserved)',
-    () => {
-      expect(full).toBeDefined();
-      expect(full!.out).toBe('absent');
-      expect(full!.r.code).toBe(1);
-      expect(lastLine(full!.r)).toMatch(/ENOSPC.*the file was NOT written/);
-      expect(Object.keys(ledgerCounts(full!.ledger).byStatus)).toEqual(['reserved']);
     },
   );
 });

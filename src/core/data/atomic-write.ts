@@ -3,16 +3,35 @@
  * written one: write a temporary file in the same folder (same file system), flush it, rename.
  */
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** Writes `chunks` (strings, in order) to `path` atomically. */
-export async function writeFileAtomic(path: string, chunks: Iterable<string> | string): Promise<void> {
+type Chunk = string | Uint8Array;
+
+/**
+ * Writes every byte of `chunk`. A write may be short (a full disk can accept part of a buffer
+ * before it fails); looping until all bytes are written, or the write throws, means a short
+ * file is never renamed into place.
+ */
+async function writeAll(handle: FileHandle, chunk: Chunk): Promise<void> {
+  const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten <= 0) throw new Error(`short write to ${handle.fd}: no progress`);
+    offset += bytesWritten;
+  }
+}
+
+/** Writes `chunks` (strings or bytes, in order) to `path` atomically. */
+export async function writeFileAtomic(path: string, chunks: Iterable<Chunk> | Chunk): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx');
   try {
     try {
-      for (const chunk of typeof chunks === 'string' ? [chunks] : chunks) await handle.write(chunk);
+      for (const chunk of typeof chunks === 'string' || chunks instanceof Uint8Array ? [chunks] : chunks) {
+        await writeAll(handle, chunk);
+      }
       await handle.sync();
     } finally {
       await handle.close();

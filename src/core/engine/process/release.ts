@@ -1,16 +1,19 @@
 /**
- * One release, privacy first: everything public is checked and fixed, the ledger reserves the
- * budget, and only then is the private data read and handed to the engine process.
+ * One release, privacy first: everything public is checked and fixed, the private file is
+ * validated, the ledger reserves the budget, and only then does the engine read the data.
  *
  *   1. prepare   public files only: the schema/domain, the workload, ε/δ/T/K (n counted, public)
- *   2. reserve   ledger.reserve (BudgetRefusedError: nothing reserved, nothing read)
- *   3. run       load + encode the private CSV, run the engine in its own process
- *   4. write     synthetic CSV and report, each atomically
- *   5. commit    ledger.commit with the CSV's SHA-256
+ *   2. validate  load + encode the private CSV for the curator's eyes only: a file that cannot
+ *                be read (empty, binary, ragged…) fails here and costs nothing; errors name
+ *                lines and columns, never values, and nothing computed from the data goes on
+ *   3. reserve   ledger.reserve (BudgetRefusedError: nothing reserved, the engine never starts)
+ *   4. run       the engine in its own process, on the data encoded in 2
+ *   5. write     synthetic CSV and report, each atomically
+ *   6. commit    ledger.commit with the CSV's SHA-256
  *
- * Failure after 2 marks the release aborted (engine error, cancel, unreadable data): its spend
- * stays counted, because noise may have been drawn. Failure in 4 leaves it `reserved` (counted)
- * and says the file was not written. A process killed at any point leaves `reserved` (counted).
+ * Failure after 3 marks the release aborted (engine error, cancel): its spend stays counted,
+ * because noise may have been drawn. Failure in 5 leaves it `reserved` (counted) and says the
+ * file was not written. A process killed at any point leaves `reserved` (counted).
  *
  * Used by the CLI; the app's service layer can call it with its own spawner (utilityProcess).
  */
@@ -73,7 +76,7 @@ export interface ReleaseSpec {
   readonly budgetCap?: { readonly epsilon: number; readonly delta?: number };
 }
 
-export type ReleaseStage = 'reserved' | 'loading' | 'running' | 'writing' | 'committed';
+export type ReleaseStage = 'reserved' | 'running' | 'writing' | 'committed';
 
 export interface ReleaseHooks {
   readonly signal?: AbortSignal;
@@ -174,18 +177,17 @@ export async function runRelease(
   const warn = hooks.onWarning ?? (() => {});
   const prepared = await prepareRelease(spec, warn);
   const name = spec.datasetName ?? path.basename(spec.source.path);
+  // Step 2: validation reads the file only for the curator; the engine has not started.
+  const loaded = await loadPrivateData(spec.source, hooks.signal);
+  assertSameFile(spec.source.path, prepared.facts.fingerprint, loaded.fingerprint);
+  reportRejections(loaded, warn);
   registerDataset(ledger, spec, prepared, name, warn);
   throwIfCancelled(hooks.signal, 'cancelled before the budget was reserved: nothing was spent');
   const release = ledger.reserve(prepared.request);
   hooks.onStage?.('reserved', release);
 
-  let loaded: LoadResult;
   let result: RapResult;
   try {
-    hooks.onStage?.('loading', release);
-    loaded = await loadPrivateData(spec.source, hooks.signal);
-    assertSameFile(spec.source.path, prepared.facts.fingerprint, loaded.fingerprint);
-    reportRejections(loaded, warn);
     throwIfCancelled(hooks.signal);
     hooks.onStage?.('running', release);
     result = await runEngine(spec, prepared.options, loaded, hooks);
@@ -235,11 +237,11 @@ async function loadPrivateData(source: DataSource, signal: AbortSignal | undefin
     : loadCsv(source.path, { schema: source.schema, signal });
 }
 
-/** The spend was reserved for the bytes fingerprinted earlier; the file must not have changed since. */
+/** The ledger records the bytes fingerprinted when n was counted; the file must not change meanwhile. */
 function assertSameFile(file: string, reserved: string, loaded: string): void {
   if (reserved !== loaded) {
     throw new InputError(
-      `${file}: the file changed after the budget was reserved (its SHA-256 differs); ` +
+      `${file}: the file changed while it was being read (its SHA-256 differs between two reads); ` +
         'run again once nothing is writing to it',
       { file },
     );
