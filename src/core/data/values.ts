@@ -60,7 +60,8 @@ export function equalWidthEdges(lower: number, upper: number, bins: number, inte
     return edges;
   }
   const width = (upper - lower) / bins;
-  const edges = Array.from({ length: bins }, (_, i) => lower + i * width);
+  // The first edge is `lower` itself (lower + 0·width would turn −0 into +0).
+  const edges = Array.from({ length: bins }, (_, i) => (i === 0 ? lower : lower + i * width));
   edges.push(upper);
   if (!isStrictlyAscending(edges))
     throw new RangeError(`range [${lower}, ${upper}] is too narrow for ${bins} bins`);
