@@ -142,8 +142,10 @@ export class CsvTextSource extends Transform {
   }
 
   private invalidUtf8(chunk: Buffer): InputError {
-    // Bytes continuing a character begun in the previous chunk are not the culprit.
-    let at = firstInvalidUtf8(chunk, leadingContinuationBytes(chunk));
+    // Bytes continuing a character begun in the previous chunk are not the culprit; in the
+    // first chunk there is no previous chunk, so a leading continuation byte is.
+    const isFirstChunk = this.bytesRead === chunk.length;
+    let at = firstInvalidUtf8(chunk, isFirstChunk ? 0 : leadingContinuationBytes(chunk));
     if (at === -1) at = 0;
     if (this.delimiter === undefined) {
       this.delimiter = detectDelimiter(this.heldText + new TextDecoder().decode(chunk.subarray(0, at)));

@@ -120,6 +120,12 @@ describe('readCsvRecords', () => {
     expect(err.where).toEqual({ file: path, line: 2, column: 2 });
   });
 
+  it('names a bad byte at the very start of the file (a continuation byte with no lead)', async () => {
+    const path = dir.file('png.csv', Buffer.concat([Buffer.from([0x89]), Buffer.from('PNG,x\n1,2\n')]));
+    const err = await failure(records(path));
+    expect(err.message).toContain(`${path}, line 1, column 1: invalid UTF-8 byte 0x89 at byte offset 0;`);
+  });
+
   it('finds a bad byte far from the start, across chunk edges', async () => {
     const good = 'x,y,z\n'.repeat(3000);
     const bytes = Buffer.concat([Buffer.from(`${good}1,2,`), Buffer.from([0xe2, 0x28]), Buffer.from('\n')]);
