@@ -20,7 +20,13 @@ describe('defaultRoundsAndK', () => {
         fc.integer({ min: 100, max: 10_000_000 }),
         fc.integer({ min: 1, max: 1e8 }),
         (epsilon, rows, queries) => {
-          const { rounds, perRound } = defaultRoundsAndK({ epsilon, delta: 1 / rows ** 2, n: rows, thresholds: 10, queries });
+          const { rounds, perRound } = defaultRoundsAndK({
+            epsilon,
+            delta: 1 / rows ** 2,
+            n: rows,
+            thresholds: 10,
+            queries,
+          });
           expect(Number.isInteger(rounds) && rounds >= 1 && rounds <= MAX_DEFAULT_ROUNDS).toBe(true);
           expect(Number.isInteger(perRound) && perRound >= 1).toBe(true);
           expect(rounds * perRound).toBeLessThanOrEqual(queries);
@@ -47,7 +53,14 @@ describe('defaultRoundsAndK', () => {
 describe('defaultOptions', () => {
   it('fills every option and keeps overrides', () => {
     const o = defaultOptions({ epsilon: 1, delta: 1e-9, rows: 500 });
-    expect(o).toMatchObject({ epsilon: 1, delta: 1e-9, rows: 500, oversample: 5, mode: 'query', selection: 'oneshot' });
+    expect(o).toMatchObject({
+      epsilon: 1,
+      delta: 1e-9,
+      rows: 500,
+      oversample: 5,
+      mode: 'query',
+      selection: 'oneshot',
+    });
     expect(o.rounds).toBeUndefined();
     expect(o.learningRate).toBeGreaterThan(0);
   });

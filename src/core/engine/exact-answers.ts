@@ -8,8 +8,8 @@ import { exactThresholdAnswers } from '../workload/exact.ts';
 import { localIndexToTarget } from '../workload/queries.ts';
 import type { Threshold } from '../workload/types.ts';
 
-/** 2^24 cells = 128 MiB of float64. */
-export const EXACT_CACHE_CELLS = 2 ** 24;
+/** 2^26 cells = 512 MiB of float64: every table of a 16-threshold 4-way ADULT workload (≤ 63M queries). */
+export const EXACT_CACHE_CELLS = 2 ** 26;
 
 export class ExactAnswers {
   private readonly cache = new Map<string, Float64Array>();

@@ -92,11 +92,24 @@ export function planRun(input: RapInput): RunPlan {
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
   const base = { rho, layout, numQueries: m, offsets, weights };
   if (o.mode === 'table') {
-    const rounds =
-      o.rounds ?? Math.min(N, defaultRoundsAndK({ ...o, n: data.n, thresholds: N, queries: m }).rounds);
-    const perRound = o.perRound ?? Math.max(1, Math.floor(N / rounds));
-    if (rounds * perRound > N) {
-      bad('rounds × perRound', rounds * perRound, `table mode selects whole thresholds: at most ${N} in all`);
+    // Table mode measures whole thresholds; by default all of them, over at most the rule's
+    // rounds (fewer when K = ⌈N/T⌉ covers them sooner).
+    const rule = defaultRoundsAndK({
+      epsilon: o.epsilon,
+      delta: o.delta,
+      n: data.n,
+      thresholds: N,
+      queries: m,
+    });
+    const wanted = o.rounds ?? Math.min(N, rule.rounds);
+    const perRound = o.perRound ?? Math.ceil(N / wanted);
+    const rounds = o.perRound === undefined ? Math.ceil(N / perRound) : wanted;
+    if ((rounds - 1) * perRound >= N) {
+      bad(
+        'rounds × perRound',
+        rounds * perRound,
+        `table mode selects whole thresholds: the last round would find none of the ${N} left`,
+      );
     }
     return { ...base, kind: 'table', rounds, perRound };
   }

@@ -4,8 +4,9 @@
  * the previous round's D'.
  *
  * Mini-batches: when more than batchSize queries are measured, each step fits a uniform sample
- * of batchSize of them (whole tables are sampled as units, in proportion), with the loss scaled
- * up to estimate the full loss.
+ * of batchSize of them, with their loss scaled up to estimate the full loss. Whole tables are
+ * always fitted in full: their cost is set by n' and the block sizes, not by their cell count,
+ * and sampling a few tables makes the loss too noisy for early stopping.
  *
  * Early stopping, whichever comes first:
  * - the fit reaches the measurement noise: Σ w (q̂ − ã)² ≤ σ² Σ w, the residual the true answers
@@ -17,7 +18,7 @@
  */
 import type { NoiseSource } from '../privacy/noise.ts';
 import { adamHyper } from './kernels/adam.ts';
-import type { KernelSession, LossResult, ProjectionBatch, QueryGroup, TableTarget } from './kernels/types.ts';
+import type { KernelSession, LossResult, ProjectionBatch, QueryGroup } from './kernels/types.ts';
 import type { RunControl } from './run-control.ts';
 
 export const EARLY_STOP_WINDOW = 10;
@@ -63,14 +64,14 @@ export async function project(
   let step = 0;
   while (step < settings.maxSteps) {
     await control.checkpoint();
-    const { batch, scale } = sampler.next();
-    last = session.lossAndGradient(batch, scale);
-    last = { loss: last.loss * scale, maxError: last.maxError };
+    const { batch, queryScale } = sampler.next();
+    last = lossAndGradient(session, batch, queryScale);
+    // Already as close as the noise allows: no step (a round may end without moving D').
+    if (last.loss <= floorLoss) break;
     session.adamStep(hyper);
     session.project();
     step++;
     onStep({ step, ...last });
-    if (last.loss <= floorLoss) break;
     windowSum += last.loss;
     if (step % EARLY_STOP_WINDOW === 0) {
       const current = windowSum / EARLY_STOP_WINDOW;
@@ -82,6 +83,21 @@ export async function project(
   return { steps: step, ...last };
 }
 
+/**
+ * Loss and gradient of a batch, the sampled queries' part scaled by queryScale (so both the
+ * loss and the gradient estimate the full problem's).
+ */
+function lossAndGradient(session: KernelSession, batch: ProjectionBatch, queryScale: number): LossResult {
+  if (queryScale === 1) return session.lossAndGradient(batch);
+  const queries = session.lossAndGradient({ groups: batch.groups, tables: [] }, queryScale);
+  const tables =
+    batch.tables.length > 0 ? session.lossAndGradient({ groups: [], tables: batch.tables }) : undefined;
+  return {
+    loss: queries.loss * queryScale + (tables?.loss ?? 0),
+    maxError: Math.max(queries.maxError, tables?.maxError ?? 0),
+  };
+}
+
 /** Σ w over every measured answer of the problem. */
 function totalWeight(problem: ProjectionBatch): number {
   let total = 0;
@@ -90,12 +106,10 @@ function totalWeight(problem: ProjectionBatch): number {
   return total;
 }
 
-/** Uniform mini-batches of queries (and of whole tables) drawn from the run's noise source. */
+/** Uniform mini-batches of the measured queries, drawn from the run's noise source. */
 class BatchSampler {
   private readonly queryTotal: number;
-  private readonly tableCells: number;
   private readonly order: Int32Array;
-  private readonly tableOrder: Int32Array;
   private readonly starts: number[];
 
   constructor(
@@ -110,30 +124,17 @@ class BatchSampler {
       total += g.count;
     }
     this.queryTotal = total;
-    this.tableCells = problem.tables.reduce((s, t) => s + t.measured.length, 0);
     this.order = Int32Array.from({ length: total }, (_, i) => i);
-    this.tableOrder = Int32Array.from({ length: problem.tables.length }, (_, i) => i);
   }
 
-  next(): { batch: ProjectionBatch; scale: number } {
-    const total = this.queryTotal + this.tableCells;
-    if (total <= this.batchSize) return { batch: this.problem, scale: 1 };
-    const fraction = this.batchSize / total;
-    const tables = this.sampleTables(
-      Math.max(this.problem.tables.length > 0 ? 1 : 0, Math.round(fraction * this.problem.tables.length)),
-    );
-    const groups = this.sampleQueries(Math.round(fraction * this.queryTotal));
-    // Both parts are scaled by the same factor; with rounding the estimate is close enough for Adam.
-    return { batch: { groups, tables }, scale: 1 / fraction };
-  }
-
-  private sampleTables(count: number): TableTarget[] {
-    const picked = partialShuffle(this.tableOrder, count, this.noise);
-    return Array.from(picked, (i) => this.problem.tables[i]);
+  /** The batch and the factor that scales its query loss to the full query loss. */
+  next(): { batch: ProjectionBatch; queryScale: number } {
+    if (this.queryTotal <= this.batchSize) return { batch: this.problem, queryScale: 1 };
+    const groups = this.sampleQueries(this.batchSize);
+    return { batch: { groups, tables: this.problem.tables }, queryScale: this.queryTotal / this.batchSize };
   }
 
   private sampleQueries(count: number): QueryGroup[] {
-    if (count === 0) return [];
     const picked = Int32Array.from(partialShuffle(this.order, count, this.noise)).sort();
     const out: QueryGroup[] = [];
     let p = 0;

@@ -118,6 +118,22 @@ describe('runRap', () => {
     expect(new Set(chosen)).toEqual(new Set([0, 1, 2]));
   });
 
+  it('in table mode measures every threshold by default, the last round taking what is left', async () => {
+    const events: ProgressEvent[] = [];
+    const { report } = await runRap({
+      ...input({ mode: 'table', rounds: 2, perRound: undefined }),
+      onProgress: (e) => events.push(e),
+    });
+    expect(report.perRound).toBe(2);
+    const rounds = new Map(
+      events.filter((e) => e.selectedThresholds).map((e) => [e.round, e.selectedThresholds ?? []]),
+    );
+    expect(rounds.get(1)?.length).toBe(2);
+    expect(rounds.get(2)?.length).toBe(1);
+    expect(new Set([...rounds.values()].flat())).toEqual(new Set([0, 1, 2]));
+    await expect(runRap(input({ mode: 'table', rounds: 3, perRound: 2 }))).rejects.toThrow(InputError);
+  });
+
   it('runs with iterative selection', async () => {
     const { report } = await runRap(input({ selection: 'iterative' }));
     expect(report.selection).toBe('iterative');

@@ -144,7 +144,9 @@ class RapRun {
     const tables: TableTarget[] = [];
     for (let round = 1; round <= T; round++) {
       this.selection.start();
-      const picks = await selectThresholds(this.ctx, chosen, K, scale, this.noise);
+      // The last round may find fewer than K thresholds left (measuring fewer costs less).
+      const count = Math.min(K, this.input.workload.thresholds.length - chosen.size);
+      const picks = await selectThresholds(this.ctx, chosen, count, scale, this.noise);
       for (const ti of picks) {
         chosen.add(ti);
         const marginal = marginalOf(this.threshold(ti));

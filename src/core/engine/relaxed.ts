@@ -41,20 +41,3 @@ export function toColumnMajor(rowMajor: ArrayLike<number>, shape: RelaxedShape):
   }
   return out;
 }
-
-/** Largest |Σ block − 1| over all rows and blocks: 0 up to rounding when D' is projected. */
-export function simplexDeviation(values: Float64Array, shape: RelaxedShape): number {
-  const { rows, layout } = shape;
-  const sums = new Float64Array(rows);
-  let worst = 0;
-  layout.sizes.forEach((size, j) => {
-    sums.fill(0);
-    const base = layout.offsets[j] * rows;
-    for (let v = 0; v < size; v++) {
-      const col = base + v * rows;
-      for (let i = 0; i < rows; i++) sums[i] += values[col + i];
-    }
-    for (let i = 0; i < rows; i++) worst = Math.max(worst, Math.abs(sums[i] - 1));
-  });
-  return worst;
-}

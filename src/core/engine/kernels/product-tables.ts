@@ -3,16 +3,16 @@
  *
  * The product table of features F is P_F(y) = (1/n') Σ_rows Π_{f∈F} x_{row,f}[y_f]; the answers
  * of an r-of-k threshold S are Σ_T c_T P_T broadcast over S (inclusion–exclusion, plain form).
- * Each P_T is accumulated directly over the nonzeros of the rows (no assumption on D'), except
- * that, when every block is on the simplex, P_T is also the marginal of P_S over S∖T; that is
- * used when summing the full table is cheaper than a new outer product (small domains, dense
- * rows). The gradient of Σ_y G(y)·P_T(y) is back-propagated the same way.
+ * Each P_T is accumulated directly over the nonzeros of the rows (no assumption on D'); when
+ * every block is on the simplex the answers are read off the one k-way table P_S instead. The
+ * gradient of Σ_y G(y)·P_T(y) is back-propagated through each term's own table (the reference
+ * polynomial's gradient, which does not assume the simplex).
  */
 import type { OneHotLayout } from '../../data/onehot.ts';
 import { combineTables, thresholdTerms } from '../../workload/inclusion-exclusion.ts';
 import { rowMajorStrides, tableSize, thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
-import { outerProductWork, type SparseRows } from './sparse-rows.ts';
+import type { SparseRows } from './sparse-rows.ts';
 
 /** Simplex deviation below which P_T may be read off P_S as a marginal. */
 export const SIMPLEX_TOLERANCE = 1e-9;
@@ -84,7 +84,11 @@ class Combos {
  * combinations of all but the last feature are expanded per row; the last feature's nonzeros are
  * the inner loop, so the work is Σ_rows Π nnz with no intermediate writes at the last level.
  */
-export function productTable(sp: SparseRows, features: readonly number[], dims: readonly number[]): Float64Array {
+export function productTable(
+  sp: SparseRows,
+  features: readonly number[],
+  dims: readonly number[],
+): Float64Array {
   const out = new Float64Array(tableSize(dims));
   const k = features.length;
   const strides = rowMajorStrides(dims);
@@ -141,25 +145,92 @@ export function marginalize(
   return out;
 }
 
-/** All surrogate answers of a threshold, row-major over t.features (see the file comment). */
+/**
+ * All surrogate answers of a threshold, row-major over t.features.
+ *
+ * On the simplex (every block of every row sums to 1) the answers are a linear function of the
+ * one k-way table P_S: answer(y) = Σ_z P_S(z)·[#{j : z_j = y_j} ≥ r], computed by
+ * {@link atLeastRMatches} in k passes. Off the simplex each inclusion–exclusion term's product
+ * table is accumulated from the rows (the reference form).
+ */
 export function thresholdAnswers(sp: SparseRows, layout: OneHotLayout, t: Threshold): Float64Array {
   const k = t.features.length;
   const dims = thresholdSizes(t, layout.sizes);
   const full = productTable(sp, t.features, dims);
   if (t.r === k) return full;
-  const onSimplex = sp.simplexDeviation <= SIMPLEX_TOLERANCE;
-  const fullSize = tableSize(dims);
-  return combineTables(k, dims, thresholdTerms(k, t.r), (subset) => {
-    if (subset.length === k) return full;
-    const features = subset.map((p) => t.features[p]);
-    if (onSimplex && fullSize < outerProductWork(sp, features)) return marginalize(full, dims, subset);
-    return productTable(
-      sp,
-      features,
-      subset.map((p) => dims[p]),
-    );
-  });
+  if (sp.simplexDeviation <= SIMPLEX_TOLERANCE) return atLeastRMatches(full, dims, t.r);
+  return combineTables(k, dims, thresholdTerms(k, t.r), (subset) =>
+    subset.length === k
+      ? full
+      : productTable(
+          sp,
+          subset.map((p) => t.features[p]),
+          subset.map((p) => dims[p]),
+        ),
+  );
 }
+
+/**
+ * A(y) = Σ_z P(z)·[z matches y on at least r of the k axes], for a row-major table P over dims.
+ *
+ * Axis by axis, tables A_c (c = 0 … r − 1 matches so far) turn the axis from "z_j" into "y_j":
+ * a match moves c to c + 1 (A_{c−1}(y_j)), a non-match keeps c (Σ_{z_j} A_c − A_c(y_j)). Every
+ * cell of P is in exactly one count class, so at the end A = ΣP − Σ_{c<r} A_c: "at least r"
+ * needs no table of its own. O(k·r·|P|) time, r·|P| memory, instead of 2^k − 1 broadcast
+ * product tables. `P` is consumed.
+ */
+export function atLeastRMatches(P: Float64Array, dims: readonly number[], r: number): Float64Array {
+  const size = P.length;
+  let total = 0;
+  for (let i = 0; i < size; i++) total += P[i];
+  const A: Float64Array[] = [P];
+  for (let c = 1; c < r; c++) A.push(new Float64Array(size));
+  const strides = rowMajorStrides(dims);
+  const totals = Array.from({ length: r }, () => new Float64Array(CHUNK));
+  dims.forEach((d, axis) => {
+    const stride = strides[axis];
+    const block = stride * d;
+    // Lines along the axis, a chunk of neighbouring lines at a time: every access below walks
+    // contiguous runs of `width` cells (the axis step is `stride` cells).
+    for (let outer = 0; outer < size; outer += block) {
+      for (let inner = 0; inner < stride; inner += CHUNK) {
+        const width = Math.min(CHUNK, stride - inner);
+        for (let c = 0; c < r; c++) {
+          const tot = totals[c];
+          const a = A[c];
+          tot.fill(0, 0, width);
+          for (let v = 0; v < d; v++) {
+            const run = outer + v * stride + inner;
+            for (let i = 0; i < width; i++) tot[i] += a[run + i];
+          }
+        }
+        for (let v = 0; v < d; v++) {
+          const run = outer + v * stride + inner;
+          // Descending c: A_{c−1}(y) is still the old value when A_c(y) is written.
+          for (let c = r - 1; c >= 1; c--) {
+            const a = A[c];
+            const below = A[c - 1];
+            const tot = totals[c];
+            for (let i = 0; i < width; i++) a[run + i] = tot[i] - a[run + i] + below[run + i];
+          }
+          const a0 = A[0];
+          const tot0 = totals[0];
+          for (let i = 0; i < width; i++) a0[run + i] = tot0[i] - a0[run + i];
+        }
+      }
+    }
+  });
+  const out = A[0];
+  for (let i = 0; i < size; i++) {
+    let fewer = out[i];
+    for (let c = 1; c < r; c++) fewer += A[c][i];
+    out[i] = total - fewer;
+  }
+  return out;
+}
+
+/** Neighbouring lines processed together by atLeastRMatches. */
+const CHUNK = 2048;
 
 /**
  * grad += scale · ∂/∂D' Σ_y G(y) · P_F(y)·n' for a cotangent table G over the features' dims

@@ -71,17 +71,3 @@ export function sparseRows(
   });
   return { rows, blocks, simplexDeviation: deviation };
 }
-
-/** Σ_rows Π_{f ∈ features} nnz_f(row): the work of a row-wise outer product over the features. */
-export function outerProductWork(sp: SparseRows, features: readonly number[]): number {
-  let total = 0;
-  for (let i = 0; i < sp.rows; i++) {
-    let p = 1;
-    for (const f of features) {
-      const rs = sp.blocks[f].rowStart;
-      p *= rs[i + 1] - rs[i];
-    }
-    total += p;
-  }
-  return total;
-}

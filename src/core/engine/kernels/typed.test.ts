@@ -1,7 +1,7 @@
 /** The typed kernels against the reference surrogate (src/core/workload/surrogate.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
+import { localIndexToTarget, tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
 import {
   surrogateSelectedAnswers,
   surrogateSelectedGradient,
@@ -10,7 +10,7 @@ import {
 import type { Threshold } from '../../workload/types.ts';
 import { type RelaxedShape, toColumnMajor, toRowMajor } from '../relaxed.ts';
 import { maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
-import { marginalize, productTable, thresholdAnswers } from './product-tables.ts';
+import { atLeastRMatches, marginalize, SIMPLEX_TOLERANCE, thresholdAnswers } from './product-tables.ts';
 import { queryGroupLoss } from './query-gradient.ts';
 import { sparseRows } from './sparse-rows.ts';
 import { typedKernels } from './typed.ts';
@@ -38,31 +38,66 @@ function asFloat32(values: Float64Array): Float64Array {
 }
 
 describe('typed threshold tables', () => {
-  it('equal the reference surrogate answers, projected or not', () => {
+  it('equal the reference surrogate answers off the simplex (per-term tables)', () => {
     fc.assert(
-      fc.property(thresholds, fc.integer({ min: 1, max: 1000 }), fc.boolean(), (t, seed, projected) => {
+      fc.property(thresholds, fc.integer({ min: 1, max: 1000 }), (t, seed) => {
         const shape = smallShape(SIZES, 9);
-        const values = asFloat32(randomRelaxed(shape, seed, projected));
+        const values = asFloat32(randomRelaxed(shape, seed, false));
         const sp = sparseRows(values, shape);
-        const ours = thresholdAnswers(sp, shape.layout, t);
+        expect(sp.simplexDeviation).toBeGreaterThan(SIMPLEX_TOLERANCE);
         const ref = surrogateThresholdAnswers(reference(values, shape), shape.rows, shape.layout, t);
-        expect(maxAbsDiff(ours, ref)).toBeLessThan(1e-9);
+        expect(maxAbsDiff(thresholdAnswers(sp, shape.layout, t), ref)).toBeLessThan(1e-9);
       }),
-      { numRuns: 60 },
+      { numRuns: 40 },
     );
   });
 
-  it('use the simplex marginal shortcut only when every block sums to 1', () => {
+  it('equal the reference surrogate answers on the simplex (one k-way table)', () => {
+    fc.assert(
+      fc.property(thresholds, fc.integer({ min: 1, max: 1000 }), (t, seed) => {
+        const shape = smallShape(SIZES, 9);
+        const values = randomRelaxed(shape, seed);
+        const sp = sparseRows(values, shape);
+        expect(sp.simplexDeviation).toBeLessThanOrEqual(SIMPLEX_TOLERANCE);
+        // The reference reads float32: agreement to float32 precision.
+        const ref = surrogateThresholdAnswers(reference(values, shape), shape.rows, shape.layout, t);
+        expect(maxAbsDiff(thresholdAnswers(sp, shape.layout, t), ref)).toBeLessThan(1e-6);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('know whether every block sums to 1', () => {
     const shape = smallShape([2, 2, 2], 50);
-    const projected = randomRelaxed(shape, 1);
-    expect(sparseRows(projected, shape).simplexDeviation).toBeLessThan(1e-12);
-    const raw = randomRelaxed(shape, 1, false);
-    expect(sparseRows(raw, shape).simplexDeviation).toBeGreaterThan(0.1);
-    // On the simplex a pair table is the marginal of the triple table.
-    const sp = sparseRows(projected, shape);
-    const full = productTable(sp, [0, 1, 2], [2, 2, 2]);
-    expect(maxAbsDiff(marginalize(full, [2, 2, 2], [0, 2]), productTable(sp, [0, 2], [2, 2]))).toBeLessThan(
-      1e-12,
+    expect(sparseRows(randomRelaxed(shape, 1), shape).simplexDeviation).toBeLessThan(1e-12);
+    expect(sparseRows(randomRelaxed(shape, 1, false), shape).simplexDeviation).toBeGreaterThan(0.1);
+  });
+
+  it('atLeastRMatches counts matches of every target against every cell (brute force)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }).chain((dims) =>
+          fc.record({
+            dims: fc.constant(dims),
+            r: fc.integer({ min: 1, max: dims.length }),
+            table: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), {
+              minLength: tableSize(dims),
+              maxLength: tableSize(dims),
+            }),
+          }),
+        ),
+        ({ dims, r, table }) => {
+          const targets = Array.from({ length: table.length }, (_, i) => localIndexToTarget(i, dims));
+          const expected = targets.map((y) =>
+            targets.reduce((sum, z, zi) => {
+              const matches = z.filter((v, j) => v === y[j]).length;
+              return sum + (matches >= r ? table[zi] : 0);
+            }, 0),
+          );
+          expect(maxAbsDiff(atLeastRMatches(Float64Array.from(table), dims, r), expected)).toBeLessThan(1e-9);
+        },
+      ),
+      { numRuns: 80 },
     );
   });
 
