@@ -15,6 +15,7 @@
  * - every WINDOW steps the mean loss of the window is compared with the previous window's; a
  *   relative improvement under `tolerance` ends the round;
  * - maxSteps.
+ * A tolerance of 0 turns early stopping off (both rules): the round runs its step budget.
  */
 import type { NoiseSource } from '../privacy/noise.ts';
 import { adamHyper } from './kernels/adam.ts';
@@ -67,7 +68,7 @@ export async function project(
     const { batch, queryScale } = sampler.next();
     last = lossAndGradient(session, batch, queryScale);
     // Already as close as the noise allows: no step (a round may end without moving D').
-    if (last.loss <= floorLoss) break;
+    if (settings.tolerance > 0 && last.loss <= floorLoss) break;
     session.adamStep(hyper);
     session.project();
     step++;
@@ -76,7 +77,8 @@ export async function project(
     if (step % EARLY_STOP_WINDOW === 0) {
       const current = windowSum / EARLY_STOP_WINDOW;
       windowSum = 0;
-      if (current === 0 || (previousWindow - current) / previousWindow < settings.tolerance) break;
+      const improvement = current === 0 ? 0 : (previousWindow - current) / previousWindow;
+      if (settings.tolerance > 0 && improvement < settings.tolerance) break;
       previousWindow = current;
     }
   }
