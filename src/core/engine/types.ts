@@ -76,6 +76,16 @@ export interface RapReport {
   /** Max error per threshold (rounded data), for the results screen. */
   readonly perThresholdError: readonly number[];
   readonly futureError?: number;
+  /** Max error on the evaluation workload for the rounded data (with futureError). */
+  readonly roundedFutureError?: number;
+  /** False for a non-adaptive run (T = 1, K = m: every query measured at once). */
+  readonly adaptive?: boolean;
+  readonly selection?: RapOptions['selection'];
+  /** Optimizer steps over all rounds, and the mean wall milliseconds per step. */
+  readonly projectionSteps?: number;
+  readonly msPerStep?: number;
+  /** Share of nonzero entries of the final relaxed D' (the all-query tables cost grows with it). */
+  readonly relaxedDensity?: number;
   readonly [extra: string]: unknown;
 }
 
