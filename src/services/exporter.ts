@@ -14,53 +14,16 @@ import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../core/data/atomic-write.ts';
 import { writeCsv } from '../core/data/csv-write.ts';
 import { decodedRows } from '../core/data/decode.ts';
-import type { LoadResult } from '../core/data/load.ts';
-import { describeSchemaOrigin, type Schema } from '../core/data/schema.ts';
-import type { NoiseSpec } from '../core/engine/process/protocol.ts';
-import { OutputNotWrittenError } from '../core/engine/process/release.ts';
-import type { RapResult } from '../core/engine/types.ts';
+import { describeSchemaOrigin } from '../core/data/schema.ts';
+import { decodeRandom, OutputNotWrittenError, outputTable } from '../core/engine/process/release.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
-import { secureNoise, seededNoise } from '../core/privacy/noise.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import { APP_VERSION } from '../shared/version.ts';
 import type { ServiceContext } from './context.ts';
 import { type RunRecord, runView } from './runs.ts';
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
-
-interface OutputTable {
-  readonly schema: Schema;
-  readonly header: readonly string[];
-  readonly codes: RapResult['synthetic']['codes'];
-}
-
-/**
- * The synthetic table in the input's column order (header equal to the input's header, less
- * columns the schema leaves out); schema order for a file without a header.
- */
-export function outputTable(loaded: LoadResult, result: RapResult): OutputTable {
-  const { schema } = loaded.dataset;
-  const names = schema.columns.map((c) => c.name);
-  if (!loaded.summary.hasHeader) return { schema, header: names, codes: result.synthetic.codes };
-  const index = new Map(names.map((n, j) => [n, j]));
-  const order = loaded.header.filter((h) => index.has(h)).map((h) => index.get(h)!);
-  return {
-    schema: { ...schema, columns: order.map((j) => schema.columns[j]) },
-    header: order.map((j) => names[j]),
-    codes: order.map((j) => result.synthetic.codes[j]),
-  };
-}
-
-/**
- * Values inside a numeric bin are spread uniformly: not privacy noise (the codes are already
- * private), but drawn from the privacy module's sources so that a seeded run is reproducible and
- * a secure one uses no predictable generator (as the CLI does).
- */
-function decodeRandom(noise: NoiseSpec): () => number {
-  const source = noise.mode === 'secure' ? secureNoise() : seededNoise(`${noise.seed}/decode`);
-  return () => source.uniform();
-}
 
 async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');

@@ -385,7 +385,7 @@ async function writeOrExplain(
   }
 }
 
-interface OutputTable {
+export interface OutputTable {
   readonly schema: Schema;
   readonly header: readonly string[];
   readonly codes: RapResult['synthetic']['codes'];
@@ -395,7 +395,7 @@ interface OutputTable {
  * The synthetic table in the input's column order (header equal to the input's header, less
  * columns the schema leaves out); schema order for a file without a header.
  */
-function outputTable(loaded: LoadResult, result: RapResult): OutputTable {
+export function outputTable(loaded: LoadResult, result: RapResult): OutputTable {
   const { schema } = loaded.dataset;
   const names = schema.columns.map((c) => c.name);
   if (!loaded.summary.hasHeader) return { schema, header: names, codes: result.synthetic.codes };
@@ -413,7 +413,7 @@ function outputTable(loaded: LoadResult, result: RapResult): OutputTable {
  * private), but drawn from the privacy module's sources anyway so that a seeded run is
  * byte-for-byte reproducible and a secure run uses no predictable generator.
  */
-function decodeRandom(noise: NoiseSpec): () => number {
+export function decodeRandom(noise: NoiseSpec): () => number {
   const source = noise.mode === 'secure' ? secureNoise() : seededNoise(`${noise.seed}/decode`);
   return () => source.uniform();
 }
