@@ -3,7 +3,7 @@
  * Debian's Chromium with playwright-core. Screenshots go under test-results/ (not committed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,19 +167,7 @@ export function ledgerCounts(ledgerPath: string): LedgerCounts {
   }
 }
 
-/** Whether a process is still there (a zombie, exited but not yet reaped, counts as gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
+export { isAlive } from '../unit/cli/helpers.ts';
 
 /** Polls `probe` until it returns a value (not undefined); throws after `timeoutMs`. */
 export async function waitFor<T>(

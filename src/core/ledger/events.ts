@@ -4,24 +4,12 @@
  * auditor can recompute the chain with nothing but the `events` table and sha256sum.
  */
 import { canonicalJson, sha256Hex } from './canonical.ts';
-import type { LedgerSeedMode, ReleaseParams, SchemaOrigin } from './types.ts';
+import type { ReserveRequest } from './types.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-export interface ReservedPayload {
-  id: string;
-  fingerprint: string;
-  mechanism: string;
-  epsilon: number;
-  delta: number;
-  rho: number;
-  params: ReleaseParams;
-  workload: { hash: string; json: string };
-  schema: { hash: string; origin: SchemaOrigin };
-  seedMode: LedgerSeedMode;
-  backend: string;
-  appVersion: string;
-}
+/** A reservation as the event log records it: the request plus the release id. */
+export type ReservedPayload = ReserveRequest & { id: string };
 
 export type LedgerEvent =
   | { kind: 'dataset-registered'; payload: { fingerprint: string; name: string; rows: number } }
