@@ -12,7 +12,7 @@ import type { OneHotLayout } from '../../data/onehot.ts';
 import { combineTables, thresholdTerms } from '../../workload/inclusion-exclusion.ts';
 import { rowMajorStrides, tableSize, thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
-import type { SparseRows } from './sparse-rows.ts';
+import type { SparseBlock, SparseRows } from './sparse-rows.ts';
 
 /** Simplex deviation below which P_T may be read off P_S as a marginal. */
 export const SIMPLEX_TOLERANCE = 1e-9;
@@ -80,9 +80,14 @@ class Combos {
 }
 
 /**
- * P_F over the features' dims, row-major in the listed order, divided by n'. The nonzero
- * combinations of all but the last feature are expanded per row; the last feature's nonzeros are
- * the inner loop, so the work is Σ_rows Π nnz with no intermediate writes at the last level.
+ * P_F over the features' dims, row-major in the listed order, divided by n'.
+ *
+ * The table is filled one slab (first feature = v) at a time, from the rows where the first
+ * feature has v: the slab (Π of the other sizes, ≤ a few MB) stays in cache while those rows add
+ * into it, instead of every row scattering into the whole table (a 4-way table reaches
+ * 10^7–10^8 cells; memory traffic, not arithmetic, then sets the time). Within a row, the
+ * nonzero combinations of the middle features are expanded and the last feature's nonzeros are
+ * the inner loop. Work: Σ_rows Π nnz.
  */
 export function productTable(
   sp: SparseRows,
@@ -92,26 +97,58 @@ export function productTable(
   const out = new Float64Array(tableSize(dims));
   const k = features.length;
   const strides = rowMajorStrides(dims);
-  const prefix = features.slice(0, k - 1);
-  const prefixStrides = strides.slice(0, k - 1);
-  const last = sp.blocks[features[k - 1]];
-  const { rowStart, category, value } = last;
+  const first = byCategory(sp.blocks[features[0]], dims[0]);
+  const middle = features.slice(1, k - 1);
+  const middleStrides = strides.slice(1, k - 1);
+  const last = k > 1 ? sp.blocks[features[k - 1]] : undefined;
   const combos = new Combos();
-  for (let i = 0; i < sp.rows; i++) {
-    const start = rowStart[i];
-    const end = rowStart[i + 1];
-    if (start === end) continue;
-    const len = combos.expand(sp, i, prefix, prefixStrides);
-    const { index, product } = combos;
-    for (let a = 0; a < len; a++) {
-      const base = index[a];
-      const p = product[a];
-      for (let e = start; e < end; e++) out[base + category[e]] += p * value[e];
+  for (let v = 0; v < dims[0]; v++) {
+    const slab = v * strides[0];
+    for (let e = first.start[v]; e < first.start[v + 1]; e++) {
+      const x = first.value[e];
+      if (!last) {
+        out[slab] += x;
+        continue;
+      }
+      const i = first.row[e];
+      const start = last.rowStart[i];
+      const end = last.rowStart[i + 1];
+      if (start === end) continue;
+      const len = combos.expand(sp, i, middle, middleStrides, slab);
+      const { index, product } = combos;
+      const { category, value } = last;
+      for (let a = 0; a < len; a++) {
+        const base = index[a];
+        const p = product[a] * x;
+        for (let t = start; t < end; t++) out[base + category[t]] += p * value[t];
+      }
     }
   }
   const scale = 1 / sp.rows;
   for (let c = 0; c < out.length; c++) out[c] *= scale;
   return out;
+}
+
+/** A block's nonzeros by category (CSC): rows row[start[v] … start[v+1]) have category v, ascending. */
+function byCategory(
+  block: SparseBlock,
+  size: number,
+): { start: Int32Array; row: Int32Array; value: Float64Array } {
+  const { rowStart, category, value } = block;
+  const start = new Int32Array(size + 1);
+  for (let e = 0; e < category.length; e++) start[category[e] + 1]++;
+  for (let v = 0; v < size; v++) start[v + 1] += start[v];
+  const fill = start.slice(0, size);
+  const rowOf = new Int32Array(category.length);
+  const values = new Float64Array(category.length);
+  for (let i = 0; i + 1 < rowStart.length; i++) {
+    for (let e = rowStart[i]; e < rowStart[i + 1]; e++) {
+      const at = fill[category[e]]++;
+      rowOf[at] = i;
+      values[at] = value[e];
+    }
+  }
+  return { start, row: rowOf, value: values };
 }
 
 /** Sums a row-major table over dims down to the positions in `keep` (ascending). */

@@ -10,12 +10,13 @@
  * and the reference surrogate, so all three agree (to float32 precision).
  */
 import type * as TF from '@tensorflow/tfjs';
-import { combineTables, thresholdTerms } from '../../workload/inclusion-exclusion.ts';
+import { thresholdTerms } from '../../workload/inclusion-exclusion.ts';
 import { tableSize, thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import type { BackendName } from '../types.ts';
 import type { AdamHyper } from './adam.ts';
+import { atLeastRMatches } from './product-tables.ts';
 import type {
   EngineKernels,
   KernelSession,
@@ -91,31 +92,13 @@ class TfjsSession implements KernelSession {
   }
 
   /**
-   * D' is projected here, so the product table of any subset T ⊆ S is a marginal of the one
-   * k-way table P_S: one matMul per threshold, then sums.
+   * D' is projected here, so the answers are a linear function of the one k-way table P_S: one
+   * matMul per threshold, then the match-count recursion on the CPU (product-tables.ts).
    */
   thresholdAnswers(t: Threshold): Float64Array {
-    const tf = this.tf;
     const dims = thresholdSizes(t, this.shape.layout.sizes);
-    const k = dims.length;
-    const full = this.productTable(this.x, t.features);
-    if (t.r === k) return toFloat64(full);
-    const tables = new Map<string, Float64Array>();
-    const table = (subset: readonly number[]): Float64Array => {
-      const key = subset.join(',');
-      let hit = tables.get(key);
-      if (!hit) {
-        const axes = dims.map((_, p) => p).filter((p) => !subset.includes(p));
-        hit = toFloat64(tf.tidy(() => tf.sum(tf.reshape(full, dims), axes)));
-        tables.set(key, hit);
-      }
-      return hit;
-    };
-    try {
-      return combineTables(k, dims, thresholdTerms(k, t.r), table);
-    } finally {
-      full.dispose();
-    }
+    const full = toFloat64(this.productTable(this.x, t.features));
+    return t.r === dims.length ? full : atLeastRMatches(full, dims, t.r);
   }
 
   /** (1/n') Σ_rows ⊗_f block_f(row) as a flat tensor, row-major over the features. */
