@@ -148,6 +148,33 @@ function profileSection(label: string, p: ProfileSummary): string {
   ].join('\n');
 }
 
+/** The engine's own timing counters (RapReport.timings), one line per run that has them. */
+function countersSection(results: readonly BenchResult[]): string[] {
+  const lines = results.flatMap((r) => {
+    const t = r.report.timings;
+    if (!t) return [];
+    const parts: [string, number][] = [
+      ['sparsemax', t.sparsemax],
+      ['loss & gradient', t.lossGradient],
+      ['relaxed answers', t.relaxedAnswers],
+      ['exact answers', t.exactAnswers],
+      ['noise', t.noise],
+      ['evaluation', t.evaluation],
+    ];
+    const list = parts.map(([name, s]) => `${name} ${formatNumber(s)}`).join(', ');
+    return [`- ${r.case.id}: ${list} (of ${formatNumber(r.report.secondsTotal)} s total)`];
+  });
+  if (lines.length === 0) return [];
+  return [
+    '',
+    '## Engine counters (seconds)',
+    '',
+    'Wall seconds the engine counted by kind of work: sparsemax, loss & gradient, relaxed and exact answers outside the final evaluation, privacy noise (Gumbel top-K and measurements), the whole final evaluation.',
+    '',
+    ...lines,
+  ];
+}
+
 export function markdownReport(header: ReportHeader, results: readonly BenchResult[]): string {
   const rows = aggregate(results);
   const extrapolated = results.some((r) => r.extrapolation);
@@ -175,6 +202,7 @@ export function markdownReport(header: ReportHeader, results: readonly BenchResu
           '- † Extrapolated: the run was cut to the first rounds (--max-rounds) at the same per-round ρ and its round times fitted by a line and extended to T — a lower bound when later rounds slow down faster than linearly (they do on `scale`; use a larger R there); errors of such rows are n/a.',
         ]
       : []),
+    ...countersSection(results),
     ...(profiles.length ? ['', '## Where the time goes', '', ...profiles.flatMap((p) => [p, ''])] : []),
     '',
   ].join('\n');

@@ -3,5 +3,8 @@ import type { Suite } from '../lib/types.ts';
 import { paper } from './paper.ts';
 import { quick } from './quick.ts';
 import { scale } from './scale.ts';
+import { sota } from './sota.ts';
 
-export const SUITES: ReadonlyMap<string, Suite> = new Map([quick, paper, scale].map((s) => [s.name, s]));
+export const SUITES: ReadonlyMap<string, Suite> = new Map(
+  [quick, paper, scale, sota].map((s) => [s.name, s]),
+);

@@ -106,6 +106,8 @@ function point(e: ProgressEvent): ProgressPoint {
     maxSelectedError: e.maxSelectedError,
     elapsedSeconds: e.elapsedSeconds,
     etaSeconds: e.etaSeconds,
+    ...(e.selectedThresholds ? { selectedThresholds: e.selectedThresholds } : {}),
+    ...(e.sigma !== undefined ? { sigma: e.sigma } : {}),
   };
 }
 

@@ -221,6 +221,9 @@ export interface ProgressPoint {
   readonly maxSelectedError: number;
   readonly elapsedSeconds: number;
   readonly etaSeconds: number;
+  /** Table mode: the thresholds this round's measured table belongs to (workload indices), and its σ. */
+  readonly selectedThresholds?: readonly number[];
+  readonly sigma?: number;
 }
 
 export interface RunView {

@@ -252,10 +252,10 @@ export function register(program: Command): void {
     .requiredOption('--epsilon <ε>', 'privacy budget ε of this run (> 0)')
     .option('--delta <δ>', 'δ of this run (0 < δ < 1); default 1/n²')
     .option('--rows <n>', "synthetic (relaxed) rows n'; default 1000")
-    .option('--rounds <T>', 'rounds T; default: the documented data-independent rule')
-    .option('--per-round <K>', 'queries (table mode: thresholds) per round K; default: the rule')
+    .option('--rounds <T>', 'rounds T (table mode: the initial round bound T0); default: the documented rule')
+    .option('--per-round <K>', 'queries per round K (query mode only); default: the rule')
     .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 5')
-    .option('--mode <mode>', 'query (select queries) or table (select whole thresholds); default query')
+    .option('--mode <mode>', 'query (select single queries, the papers\' RAP) or table (select and measure whole tables, AIM-style); default query')
     .option('--max-steps <n>', `Adam steps per round at most; default ${DEFAULT_TUNING.maxSteps}`)
     .option(
       '--tolerance <x>',

@@ -77,16 +77,43 @@ export function defaultRoundsAndK(p: RoundsRuleInput): RoundsAndK {
 export const MEASURED_PER_SQRT_RHO_N = 0.04;
 export const MAX_DEFAULT_ROUNDS = 20;
 
-/** Full options from the required ε, δ and any overrides. */
+/**
+ * Table mode's T₀ (table-budget.ts): the first rounds each get ρ/T₀ of what the one-way start
+ * leaves, and annealing raises that as the model stops moving. AIM uses 16·d; RAP's projection
+ * is dearer per round than AIM's, so the bound grows with the workload and stays within reach.
+ */
+export function defaultTableRounds(thresholds: number): number {
+  return Math.min(TABLE_ROUNDS_MAX, Math.max(TABLE_ROUNDS_MIN, Math.round(thresholds / 2)));
+}
+
+export const TABLE_ROUNDS_MIN = 8;
+export const TABLE_ROUNDS_MAX = 32;
+
+/**
+ * Table mode's optimizer settings. A round refits D' to all measured tables from a warm start,
+ * so it needs fewer steps than a query-mode round, and whole tables tolerate larger steps.
+ * Measured on ADULT (64 random 3-way marginals, seed 1, n' = 1000): lr 0.01 with 500 steps a
+ * round 0.020 at ε = 1 in 240 s; lr 0.03 with 150 steps 0.020 in ~100 s.
+ */
+export const TABLE_TUNING = {
+  learningRate: 0.03,
+  maxSteps: 150,
+} as const;
+
+/** Full options from the required ε, δ and any overrides (the mode picks its tuning). */
 export function defaultOptions(
   overrides: Partial<RapOptions> & Pick<RapOptions, 'epsilon' | 'delta'>,
 ): RapOptions {
+  const mode = overrides.mode ?? DEFAULT_MODE;
   return {
     rows: DEFAULT_ROWS,
     oversample: DEFAULT_OVERSAMPLE,
-    mode: 'query',
+    mode,
     selection: 'oneshot',
     ...DEFAULT_TUNING,
+    ...(mode === 'table' ? TABLE_TUNING : {}),
     ...overrides,
   };
 }
+
+export const DEFAULT_MODE: RapOptions['mode'] = 'query';

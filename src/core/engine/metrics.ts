@@ -83,3 +83,42 @@ export async function evaluateWorkload(
   }
   return { maxExact, bySource: acc.map((a) => a.summary()) };
 }
+
+/** Cells of answers one source keeps for a second evaluation pass: 2^24 (128 MiB of float64). */
+export const SHARED_ANSWER_CELLS = 2 ** 24;
+
+function thresholdKey(t: Threshold): string {
+  return `${t.features.join(',')}/${t.r}`;
+}
+
+/** Keys of the thresholds (features and r; the weight does not change answers) in both workloads. */
+export function sharedThresholds(first: Workload, second?: Workload): ReadonlySet<string> {
+  if (!second) return new Set();
+  const inFirst = new Set(first.thresholds.map(thresholdKey));
+  return new Set(second.thresholds.map(thresholdKey).filter((key) => inFirst.has(key)));
+}
+
+/**
+ * An answer source that keeps the answers of the shared thresholds (while they fit maxCells) and
+ * hands them out again instead of recomputing them; the answers are read, never modified.
+ */
+export function reusingAnswers(
+  shared: ReadonlySet<string>,
+  answersOf: (t: Threshold) => Float64Array,
+  maxCells = SHARED_ANSWER_CELLS,
+): (t: Threshold) => Float64Array {
+  const kept = new Map<string, Float64Array>();
+  let cells = 0;
+  return (t) => {
+    const key = thresholdKey(t);
+    if (!shared.has(key)) return answersOf(t);
+    const hit = kept.get(key);
+    if (hit) return hit;
+    const answers = answersOf(t);
+    if (cells + answers.length <= maxCells) {
+      kept.set(key, answers);
+      cells += answers.length;
+    }
+    return answers;
+  };
+}

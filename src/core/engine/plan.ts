@@ -8,7 +8,7 @@ import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import { normalizeWeights } from '../privacy/mechanisms.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
-import { defaultRoundsAndK } from './defaults.ts';
+import { defaultRoundsAndK, defaultTableRounds } from './defaults.ts';
 import type { RapInput, RapOptions } from './types.ts';
 
 export type RunKind = 'adaptive' | 'non-adaptive' | 'table';
@@ -16,8 +16,9 @@ export type RunKind = 'adaptive' | 'non-adaptive' | 'table';
 export interface RunPlan {
   readonly kind: RunKind;
   readonly rho: number;
+  /** Rounds T (query mode) or the initial round bound T₀ (table mode). */
   readonly rounds: number;
-  /** Queries per round (query mode) or thresholds per round (table mode). */
+  /** Queries per round (query mode); 1 in table mode (one whole table per round). */
   readonly perRound: number;
   readonly layout: OneHotLayout;
   /** Workload queries m, and where each threshold's queries start in the global order. */
@@ -92,26 +93,12 @@ export function planRun(input: RapInput): RunPlan {
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
   const base = { rho, layout, numQueries: m, offsets, weights };
   if (o.mode === 'table') {
-    // Table mode measures whole thresholds; by default all of them, over at most the rule's
-    // rounds (fewer when K = ⌈N/T⌉ covers them sooner).
-    const rule = defaultRoundsAndK({
-      epsilon: o.epsilon,
-      delta: o.delta,
-      n: data.n,
-      thresholds: N,
-      queries: m,
-    });
-    const wanted = o.rounds ?? Math.min(N, rule.rounds);
-    const perRound = o.perRound ?? Math.ceil(N / wanted);
-    const rounds = o.perRound === undefined ? Math.ceil(N / perRound) : wanted;
-    if ((rounds - 1) * perRound >= N) {
-      bad(
-        'rounds × perRound',
-        rounds * perRound,
-        `table mode selects whole thresholds: the last round would find none of the ${N} left`,
-      );
+    // Table mode selects one whole table per round; `rounds` is T₀, the bound that sets the
+    // first rounds' budget (table-budget.ts): the run itself ends when the budget is spent.
+    if (o.perRound !== undefined && o.perRound !== 1) {
+      bad('perRound', o.perRound, 'table mode measures one whole table per round; leave it unset');
     }
-    return { ...base, kind: 'table', rounds, perRound };
+    return { ...base, kind: 'table', rounds: o.rounds ?? defaultTableRounds(N), perRound: 1 };
   }
   const rule = defaultRoundsAndK({
     epsilon: o.epsilon,

@@ -6,6 +6,7 @@ import { randomDataset } from '../workload/test-data.ts';
 import type { Workload } from '../workload/types.ts';
 import { defaultOptions } from './defaults.ts';
 import { runRap } from './rap.ts';
+import type { TableModeTrace } from './table-mode.ts';
 import type { ProgressEvent, RapInput, RapOptions } from './types.ts';
 
 const SIZES = [3, 2, 4, 2];
@@ -37,8 +38,8 @@ function input(overrides: Partial<RapOptions> = {}, seed = 1): RapInput {
 }
 
 function withoutTimings(report: Record<string, unknown>): Record<string, unknown> {
-  const { secondsTotal, secondsSelection, secondsProjection, msPerStep, ...rest } = report;
-  void [secondsTotal, secondsSelection, secondsProjection, msPerStep];
+  const { secondsTotal, secondsSelection, secondsProjection, msPerStep, timings, ...rest } = report;
+  void [secondsTotal, secondsSelection, secondsProjection, msPerStep, timings];
   return rest;
 }
 
@@ -107,31 +108,36 @@ describe('runRap', () => {
     expect(report.presentError).toBeLessThan(report.all0Error);
   });
 
-  it('runs in table mode and names the selected thresholds in its progress', async () => {
+  it('runs in table mode: one-way start, one table per round until ρ is spent, σ and thresholds shown', async () => {
     const events: ProgressEvent[] = [];
     const { report } = await runRap({
-      ...input({ mode: 'table', rounds: 3, perRound: 1 }),
+      ...input({ mode: 'table', rounds: 4, perRound: undefined }),
       onProgress: (e) => events.push(e),
     });
     expect(report.mode).toBe('table');
-    const chosen = events.filter((e) => e.selectedThresholds).flatMap((e) => e.selectedThresholds ?? []);
-    expect(new Set(chosen)).toEqual(new Set([0, 1, 2]));
+    const trace = report.tableMode as TableModeTrace;
+    expect(trace.oneWay.features).toBe(SIZES.length);
+    expect(trace.initialRounds).toBe(4);
+    expect(trace.rounds.length).toBeGreaterThanOrEqual(1);
+    expect(report.rounds).toBe(trace.rounds.length);
+    // Every ρ is spent: one-way share + Σ rounds = ρ.
+    const spent = trace.oneWay.rho + trace.rounds.reduce((a, r) => a + r.rhoSelect + r.rhoMeasure, 0);
+    expect(spent / report.rho).toBeCloseTo(1, 12);
+    expect(trace.rhoSpent / report.rho).toBeCloseTo(1, 12);
+    // σ only shrinks before the last round (which spends what is left, possibly less), and each
+    // round's progress names the thresholds of its table.
+    for (let i = 1; i < trace.rounds.length - 1; i++) {
+      expect(trace.rounds[i].sigma).toBeLessThanOrEqual(trace.rounds[i - 1].sigma * (1 + 1e-12));
+    }
+    const shown = events.filter((e) => e.selectedThresholds);
+    expect(new Set(shown.map((e) => e.round))).toEqual(new Set(trace.rounds.map((r) => r.round)));
+    for (const e of shown) expect(e.sigma).toBe(trace.rounds[e.round - 1].sigma);
+    expect(report.presentError).toBeLessThan(report.all0Error);
   });
 
-  it('in table mode measures every threshold by default, the last round taking what is left', async () => {
-    const events: ProgressEvent[] = [];
-    const { report } = await runRap({
-      ...input({ mode: 'table', rounds: 2, perRound: undefined }),
-      onProgress: (e) => events.push(e),
-    });
-    expect(report.perRound).toBe(2);
-    const rounds = new Map(
-      events.filter((e) => e.selectedThresholds).map((e) => [e.round, e.selectedThresholds ?? []]),
-    );
-    expect(rounds.get(1)?.length).toBe(2);
-    expect(rounds.get(2)?.length).toBe(1);
-    expect(new Set([...rounds.values()].flat())).toEqual(new Set([0, 1, 2]));
-    await expect(runRap(input({ mode: 'table', rounds: 3, perRound: 2 }))).rejects.toThrow(InputError);
+  it('in table mode refuses perRound other than 1', async () => {
+    await expect(runRap(input({ mode: 'table', perRound: 2 }))).rejects.toThrow(InputError);
+    await expect(runRap(input({ mode: 'table', perRound: 2 }))).rejects.toThrow(/perRound/);
   });
 
   it('runs with iterative selection', async () => {

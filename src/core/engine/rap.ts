@@ -18,14 +18,17 @@ import { ExactAnswers } from './exact-answers.ts';
 import { gaussianBaselineError } from './gaussian-baseline.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/types.ts';
-import { evaluateWorkload, PROFILE_ZETAS } from './metrics.ts';
+import { evaluateWorkload, PROFILE_ZETAS, reusingAnswers, sharedThresholds } from './metrics.ts';
 import { planRun, type RunPlan } from './plan.ts';
 import { type ProjectionSettings, project } from './projection.ts';
 import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
 import { roundRelaxed } from './rounding.ts';
 import { PhaseTimer, RunControl } from './run-control.ts';
 import { SelectedQueries } from './selected-queries.ts';
-import { marginalOf, type ScoringContext, selectQueries, selectThresholds } from './selection.ts';
+import { type ScoringContext, selectQueries } from './selection.ts';
+import { TableBudget } from './table-budget.ts';
+import { measureOneWays, type OneWayStart, TableMode, type TableModeTrace } from './table-mode.ts';
+import { type EngineTimings, TimedSession } from './timings.ts';
 import type { RapInput, RapReport, RapResult } from './types.ts';
 
 export async function runRap(input: RapInput): Promise<RapResult> {
@@ -34,10 +37,16 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const plan = planRun(input);
   const kernels = await loadKernels(input.options.backend);
   const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
-  const session = kernels.open(shape, uniformRelaxed(shape, input.noise));
+  const exact = new ExactAnswers(input.data);
+  // Table mode starts from its one-way measurement; query mode from uniform noise.
+  const table = plan.kind === 'table' ? tableStart(input, plan, exact) : undefined;
+  const session = new TimedSession(
+    kernels.open(shape, table?.start.initial ?? uniformRelaxed(shape, input.noise)),
+    control.timers,
+  );
   try {
     session.project();
-    const run = new RapRun(input, plan, session, control);
+    const run = new RapRun(input, plan, session, control, exact, table);
     await run.fit();
     return await run.finish(shape);
   } finally {
@@ -45,8 +54,18 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   }
 }
 
+interface TableStart {
+  readonly budget: TableBudget;
+  readonly start: OneWayStart;
+}
+
+function tableStart(input: RapInput, plan: RunPlan, exact: ExactAnswers): TableStart {
+  const budget = new TableBudget(plan.rho, input.data.n, plan.rounds);
+  return { budget, start: measureOneWays(input.data, exact, input.options.rows, budget, input.noise) };
+}
+
 class RapRun {
-  private readonly exact: ExactAnswers;
+  private tableTrace: TableModeTrace | undefined;
   private readonly selection = new PhaseTimer();
   private readonly projection = new PhaseTimer();
   private readonly settings: Omit<ProjectionSettings, 'noiseFloor'>;
@@ -58,8 +77,9 @@ class RapRun {
     private readonly plan: RunPlan,
     private readonly session: KernelSession,
     private readonly control: RunControl,
+    private readonly exact: ExactAnswers,
+    private readonly table?: TableStart,
   ) {
-    this.exact = new ExactAnswers(input.data);
     this.settings = input.options;
     this.ctx = {
       workload: input.workload,
@@ -100,7 +120,7 @@ class RapRun {
         this.noise,
       );
       const truth = Float64Array.from(picks, (q) => this.exact.query(this.threshold(q.threshold), q.local));
-      const measured = gaussianMechanism(truth, sigma, this.noise);
+      const measured = this.control.timers.time('noise', () => gaussianMechanism(truth, sigma, this.noise));
       picks.forEach((q, i) => {
         selected.add(q.threshold, q.local, clip01(measured[i]));
       });
@@ -129,33 +149,30 @@ class RapRun {
     await this.projectRound(1, { groups: [], tables }, 0);
   }
 
-  /**
-   * Table mode: each round selects K whole thresholds and measures their k-way marginals (the
-   * threshold answers are a linear function of it). One replaced record changes a marginal in
-   * two cells: ℓ2 sensitivity √2/n per table, so K tables need σ = √(2K/(2ρ))/n.
-   */
+  /** Table mode (table-mode.ts): one-way start, then AIM-style rounds of whole tables. */
   private async fitTables(): Promise<void> {
-    const { rho, rounds: T, perRound: K, weights } = this.plan;
-    const n = this.input.data.n;
-    const budget = roundBudget(rho, T);
-    const scale = gumbelScale(budget.select, K, n, 2);
-    const sigma = gaussianSigma(budget.measure, 2 * K, n);
-    const chosen = new Set<number>();
-    const tables: TableTarget[] = [];
-    for (let round = 1; round <= T; round++) {
-      this.selection.start();
-      // The last round may find fewer than K thresholds left (measuring fewer costs less).
-      const count = Math.min(K, this.input.workload.thresholds.length - chosen.size);
-      const picks = await selectThresholds(this.ctx, chosen, count, scale, this.noise);
-      for (const ti of picks) {
-        chosen.add(ti);
-        const marginal = marginalOf(this.threshold(ti));
-        const measured = clipAll(gaussianMechanism(this.exact.of(marginal), sigma, this.noise));
-        tables.push({ threshold: marginal, weight: weights[ti], measured });
-      }
-      this.selection.stop();
-      await this.projectRound(round, { groups: [], tables: [...tables] }, 0, picks);
-    }
+    const table = this.table;
+    if (!table) throw new Error('table mode needs its one-way start');
+    const mode = new TableMode(
+      this.input.workload,
+      this.plan.weights,
+      this.plan.layout,
+      this.exact,
+      this.session,
+      table.budget,
+      table.start,
+      this.plan.rounds,
+      this.noise,
+      this.control,
+    );
+    await mode.run(async (problem, r) => {
+      await this.projectRound(r.round, problem, 0, {
+        selectedThresholds: r.thresholds,
+        rounds: r.roundsEstimate,
+        sigma: r.sigma,
+      });
+    });
+    this.tableTrace = mode.trace();
   }
 
   private threshold(ti: number): Threshold {
@@ -167,9 +184,9 @@ class RapRun {
     problem: Parameters<typeof project>[1],
     /** Measurement noise σ where fitting should stop (0: none). */
     noiseFloor: number,
-    selectedThresholds?: readonly number[],
+    table?: { selectedThresholds: readonly number[]; rounds: number; sigma: number },
   ): Promise<void> {
-    const T = this.plan.rounds;
+    const T = table?.rounds ?? this.plan.rounds;
     this.projection.start();
     const event = (step: number, loss: number, maxSelectedError: number) => {
       const done = (round - 1 + Math.min(1, step / this.settings.maxSteps)) / T;
@@ -181,7 +198,7 @@ class RapRun {
         loss,
         maxSelectedError,
         etaSeconds: done > 0 ? (elapsed / done) * (1 - done) : 0,
-        ...(selectedThresholds ? { selectedThresholds } : {}),
+        ...(table ? { selectedThresholds: table.selectedThresholds, sigma: table.sigma } : {}),
       };
     };
     const outcome = await project(
@@ -197,20 +214,38 @@ class RapRun {
     this.control.progress(event(outcome.steps, outcome.loss, outcome.maxError), true);
   }
 
-  /** Rounding, metrics and the report. */
+  /** The timing counters of the fit, before the evaluation adds its own table work to them. */
+  private fitTimings(): Omit<EngineTimings, 'evaluation'> {
+    const timers = this.control.timers;
+    return {
+      sparsemax: timers.seconds('sparsemax'),
+      lossGradient: timers.seconds('lossGradient'),
+      relaxedAnswers: timers.seconds('relaxedAnswers'),
+      exactAnswers: this.exact.seconds,
+      noise: timers.seconds('noise'),
+    };
+  }
+
+  /**
+   * Rounding, metrics and the report. Each threshold's relaxed answers come from the session's
+   * tables (the bucketed product-table kernel), the rounded data's from one counting pass over
+   * its rows, the exact ones from the cached counts; a threshold the evaluation workload shares
+   * with the workload is answered once for both.
+   */
   async finish(shape: RelaxedShape): Promise<RapResult> {
+    const evaluationStarted = performance.now();
+    const fitTimings = this.fitTimings();
     const { data, workload, options: o, evalWorkload } = this.input;
     const relaxed = this.session.read();
     const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
     const synthetic: EncodedDataset = { schema: data.schema, n: shape.rows * o.oversample, codes };
+    const shared = sharedThresholds(workload, evalWorkload);
+    const sources = [
+      reusingAnswers(shared, (t) => this.session.thresholdAnswers(t)),
+      reusingAnswers(shared, (t) => exactThresholdAnswers(synthetic, t)),
+    ];
     const evaluate = (w: Workload) =>
-      evaluateWorkload(
-        w,
-        (t) => this.exact.of(t),
-        [(t) => this.session.thresholdAnswers(t), (t) => exactThresholdAnswers(synthetic, t)],
-        1 / shape.rows,
-        this.control,
-      );
+      evaluateWorkload(w, (t) => this.exact.of(t), sources, 1 / shape.rows, this.control);
     const present = await evaluate(workload);
     const [relaxedErrors, rounded] = present.bySource;
     const future = evalWorkload ? await evaluate(evalWorkload) : undefined;
@@ -248,6 +283,8 @@ class RapRun {
       projectionSteps: this.steps,
       msPerStep: this.steps > 0 ? (1000 * this.projection.seconds()) / this.steps : 0,
       relaxedDensity: density(relaxed),
+      timings: { ...fitTimings, evaluation: (performance.now() - evaluationStarted) / 1000 },
+      ...(this.tableTrace ? { tableMode: this.tableTrace, rounds: this.tableTrace.rounds.length } : {}),
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }

@@ -2,6 +2,7 @@
  * Cooperative control of a long synchronous computation: cancellation (AbortSignal), yielding
  * to the event loop so that a cancel message can arrive at all, and throttled progress events.
  */
+import { EngineTimers } from './timings.ts';
 import type { ProgressEvent } from './types.ts';
 
 /** Yield at least this often so IPC (cancel) and timers are served. */
@@ -21,6 +22,8 @@ export class RunControl {
   private lastYield = performance.now();
   private lastProgress = Number.NEGATIVE_INFINITY;
   readonly started = performance.now();
+  /** The run's timing counters by kind of work (RapReport.timings). */
+  readonly timers = new EngineTimers();
 
   constructor(
     private readonly signal?: AbortSignal,

@@ -7,7 +7,7 @@ import { ExactAnswers } from './exact-answers.ts';
 import type { KernelSession } from './kernels/types.ts';
 import { RunControl } from './run-control.ts';
 import { SelectedQueries } from './selected-queries.ts';
-import { locate, type ScoringContext, selectQueries, selectThresholds } from './selection.ts';
+import { locate, type ScoringContext, selectQueries } from './selection.ts';
 
 const SIZES = [2, 3, 2];
 const data = randomDataset(SIZES, 100, 1);
@@ -74,13 +74,6 @@ describe('query selection', () => {
     const keys = picks.map((p) => `${p.threshold}:${p.local}`);
     expect(new Set(keys).size).toBe(11);
     expect(keys).not.toContain('0:0');
-  });
-
-  it('table mode ranks thresholds by weighted L1 error of their marginals', async () => {
-    const picks = await selectThresholds(context(), new Set(), 1, 0, seededNoise(1));
-    // Each marginal of a relaxed-zero dataset has L1 error 1; weights 0.25 vs 1 decide.
-    expect(picks).toEqual([1]);
-    expect(await selectThresholds(context(), new Set([1]), 1, 0, seededNoise(1))).toEqual([0]);
   });
 });
 

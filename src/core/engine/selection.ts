@@ -1,16 +1,15 @@
 /**
- * Private selection of the queries (query mode) or thresholds (table mode) where the relaxed
+ * Private selection of the queries (query mode) where the relaxed
  * data is worst, streamed threshold by threshold so that no more than one threshold's scores
  * exist at a time.
  *
  * Query score: w̄_t · |exact − surrogate| (sensitivity w̄_max / n = 1/n, replace-one).
- * Threshold score (table mode): w̄_t · ‖exact k-way marginal − relaxed k-way marginal‖₁; one
- * replaced record moves two cells of the exact marginal by 1/n, so the sensitivity is 2/n.
+ * Table mode selects whole tables in table-mode.ts.
  */
 import { InputError } from '../errors.ts';
 import { iterativeTopK, NoisyTopK } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import type { Threshold, Workload } from '../workload/types.ts';
+import type { Workload } from '../workload/types.ts';
 import type { ExactAnswers } from './exact-answers.ts';
 import type { KernelSession } from './kernels/types.ts';
 import type { RunControl } from './run-control.ts';
@@ -39,9 +38,11 @@ export const ITERATIVE_MAX_CANDIDATES = 2 ** 25;
 function thresholdScores(ctx: ScoringContext, ti: number): Float64Array {
   const t = ctx.workload.thresholds[ti];
   const surrogate = ctx.session.thresholdAnswers(t);
-  const exact = ctx.exact.of(t);
+  // Exact answers straight from the cached counts: count / n is the same double as the table's.
+  const { numerators, denominator } = ctx.exact.table(t);
   const w = ctx.weights[ti];
-  for (let y = 0; y < surrogate.length; y++) surrogate[y] = w * Math.abs(exact[y] - surrogate[y]);
+  for (let y = 0; y < surrogate.length; y++)
+    surrogate[y] = w * Math.abs(numerators[y] / denominator - surrogate[y]);
   return surrogate;
 }
 
@@ -82,12 +83,16 @@ export async function selectQueries(
   const N = ctx.workload.thresholds.length;
   if (method === 'oneshot') {
     const top = new NoisyTopK(K, scale, noise);
+    const timers = ctx.control.timers;
     for (let ti = 0; ti < N; ti++) {
       await ctx.control.checkpoint();
       const scores = thresholdScores(ctx, ti);
       const base = ctx.offsets[ti];
-      unselectedRuns(scores.length, selected.localsOf(ti), (s, e) =>
-        top.offer(scores.subarray(s, e), base + s),
+      // Each offered score draws its Gumbel noise: the top-K bookkeeping is timed with it.
+      timers.time('noise', () =>
+        unselectedRuns(scores.length, selected.localsOf(ti), (s, e) =>
+          top.offer(scores.subarray(s, e), base + s),
+        ),
       );
     }
     return top.result().map((g) => locate(ctx.offsets, g));
@@ -114,32 +119,6 @@ export async function selectQueries(
       }
     });
   }
-  return iterativeTopK(scores, K, scale, noise).map((p) => locate(ctx.offsets, ids[p]));
-}
-
-/** The k-way marginal (r = k) behind a threshold: what table mode measures. */
-export function marginalOf(t: Threshold): Threshold {
-  return { features: t.features, r: t.features.length, weight: t.weight };
-}
-
-/** K not-yet-selected thresholds by one-shot Gumbel top-K on their marginals' L1 error. */
-export async function selectThresholds(
-  ctx: ScoringContext,
-  chosen: ReadonlySet<number>,
-  K: number,
-  scale: number,
-  noise: NoiseSource,
-): Promise<number[]> {
-  const top = new NoisyTopK(K, scale, noise);
-  for (let ti = 0; ti < ctx.workload.thresholds.length; ti++) {
-    if (chosen.has(ti)) continue;
-    await ctx.control.checkpoint();
-    const marginal = marginalOf(ctx.workload.thresholds[ti]);
-    const surrogate = ctx.session.thresholdAnswers(marginal);
-    const exact = ctx.exact.of(marginal);
-    let l1 = 0;
-    for (let y = 0; y < exact.length; y++) l1 += Math.abs(exact[y] - surrogate[y]);
-    top.offer([ctx.weights[ti] * l1], ti);
-  }
-  return top.result();
+  const picks = ctx.control.timers.time('noise', () => iterativeTopK(scores, K, scale, noise));
+  return picks.map((p) => locate(ctx.offsets, ids[p]));
 }

@@ -42,8 +42,10 @@ export interface ProgressEvent {
   readonly maxSelectedError: number;
   readonly elapsedSeconds: number;
   readonly etaSeconds: number;
-  /** Thresholds selected this round (table mode), by workload index. */
+  /** Table mode: the thresholds whose features contain this round's measured table, by workload index. */
   readonly selectedThresholds?: readonly number[];
+  /** Table mode: the Gaussian σ this round's table was measured with (public). */
+  readonly sigma?: number;
 }
 
 /**
@@ -86,6 +88,20 @@ export interface RapReport {
   readonly msPerStep?: number;
   /** Share of nonzero entries of the final relaxed D' (the all-query tables cost grows with it). */
   readonly relaxedDensity?: number;
+  /**
+   * Wall seconds by kind of work: sparsemax (every projection), loss and gradient, the relaxed
+   * and the exact answers outside the final evaluation (selection, measurement), privacy noise
+   * (query selection's Gumbel draws with their top-K, the measurements), and the whole final
+   * evaluation (rounding and every error metric).
+   */
+  readonly timings?: {
+    readonly sparsemax: number;
+    readonly lossGradient: number;
+    readonly relaxedAnswers: number;
+    readonly exactAnswers: number;
+    readonly noise: number;
+    readonly evaluation: number;
+  };
   readonly [extra: string]: unknown;
 }
 

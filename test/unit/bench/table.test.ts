@@ -108,5 +108,35 @@ describe('formatting', () => {
     expect(md).toContain(`RAP ${formatNumber(0.0072 + 0.005 * Math.log(64))}`);
     expect(md).toContain('AIM 0.016');
     expect(md).toContain('1 × insecure-seed');
+    expect(md).not.toContain('Engine counters');
+  });
+
+  it("lists the engine's timing counters of the runs that report them", () => {
+    const timings = {
+      sparsemax: 1.5,
+      lossGradient: 0.25,
+      relaxedAnswers: 4,
+      exactAnswers: 0.125,
+      noise: 0.5,
+      evaluation: 0.75,
+    };
+    const header = {
+      suite: 'quick',
+      description: 'd',
+      command: 'c',
+      date: 'now',
+      machine: 'm',
+      wallSeconds: 9,
+    };
+    const md = markdownReport(header, [
+      fakeResult({}, { timings, secondsTotal: 8 }),
+      fakeResult({ seed: 1 }),
+    ]);
+    expect(md).toContain('## Engine counters (seconds)');
+    const lines = md.split('\n').filter((l) => l.includes('sparsemax 1.5'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      'relaxed answers 4, exact answers 0.125, noise 0.5, evaluation 0.75 (of 8 s total)',
+    );
   });
 });

@@ -169,6 +169,16 @@ describe('runs', () => {
     expect(ledgerReleases(h!)).toEqual([]);
   });
 
+  it('passes table mode progress (the measured thresholds and σ) to the run view', async () => {
+    const { ds } = await ready();
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: { epsilon: '1', rows: '10', mode: 'table' } });
+    const run = await settle(h!);
+    expect(run.status).toBe('finished');
+    expect(run.history.filter((p) => p.selectedThresholds)).not.toHaveLength(0);
+    for (const p of run.history) expect(p).toMatchObject({ selectedThresholds: [0], sigma: 0.01 });
+  });
+
   it('reserves before the engine runs, finishes, exports and commits with the output hash', async () => {
     const { ds, path } = await ready();
     await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });

@@ -23,6 +23,35 @@ function sortSparsemax(z: readonly number[]): number[] {
 
 const vectors = fc.array(fc.double({ min: -5, max: 5, noNaN: true }), { minLength: 1, maxLength: 40 });
 
+/** Michelot's iteration with a branch per entry: the form the branch-free passes must equal bit for bit. */
+function branchingThreshold(z: readonly number[]): number {
+  let candidates = [...z];
+  let tau = (z.reduce((a, b) => a + b, 0) - 1) / z.length;
+  for (;;) {
+    const kept: number[] = [];
+    let keptSum = 0;
+    for (const x of candidates) {
+      if (x > tau) {
+        kept.push(x);
+        keptSum += x;
+      }
+    }
+    if (kept.length === candidates.length) return tau;
+    candidates = kept;
+    tau = (keptSum - 1) / kept.length;
+  }
+}
+
+function sameBits(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  return a.length === b.length && Array.from(a).every((x, i) => Object.is(x, b[i]));
+}
+
+/** Entries with many exact zeros and ties, as projected rows after a small step have. */
+const rowsWithZeros = fc.array(
+  fc.oneof(fc.constant(0), fc.constant(0.25), fc.double({ min: -1, max: 2, noNaN: true })),
+  { minLength: 1, maxLength: 30 },
+);
+
 describe('sparsemax', () => {
   it('matches the sort-based formula', () => {
     fc.assert(
@@ -47,6 +76,48 @@ describe('sparsemax', () => {
           else expect(z[i]).toBeLessThanOrEqual(tau + 1e-9);
         }
       }),
+    );
+  });
+
+  it('equals the branching iteration bit for bit', () => {
+    fc.assert(
+      fc.property(fc.oneof(vectors, rowsWithZeros), (z) => {
+        const tau = branchingThreshold(z);
+        expect(
+          sameBits(
+            sparsemax(z),
+            Float64Array.from(z, (x) => (x - tau > 0 ? x - tau : 0)),
+          ),
+        ).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('projects a column-major D bit for bit like the branching iteration, row by row', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 80 }), (seed, rows) => {
+        const shape = smallShape([3, 1, 9, 2, 40], rows);
+        const raw = randomRelaxed(shape, seed, false);
+        // Some exact zeros, as after a projection.
+        for (let i = 0; i < raw.length; i += 3) raw[i] = 0;
+        const projected = Float64Array.from(raw);
+        projectRelaxed(projected, shape);
+        const rowMajor = toRowMajor(raw, shape);
+        const expected = new Float64Array(rowMajor.length);
+        const { width, offsets, sizes } = shape.layout;
+        for (let i = 0; i < rows; i++) {
+          sizes.forEach((size, j) => {
+            const row = [...rowMajor.subarray(i * width + offsets[j], i * width + offsets[j] + size)];
+            const tau = size === 1 ? 0 : branchingThreshold(row);
+            row.forEach((x, v) => {
+              expected[i * width + offsets[j] + v] = size === 1 ? 1 : x - tau > 0 ? x - tau : 0;
+            });
+          });
+        }
+        expect(sameBits(toRowMajor(projected, shape), expected)).toBe(true);
+      }),
+      { numRuns: 30 },
     );
   });
 

@@ -7,8 +7,30 @@
  * dropped, and each pass works on the shrinking candidate list, so a block that is already
  * nearly sparse (the usual case after the first steps) costs about two passes over its entries
  * instead of a sort.
+ *
+ * The passes are branch-free: which entries stay is unpredictable, and a mispredicted branch per
+ * entry cost more than the rest of the pass (measured: 2× on a whole projection). An entry is
+ * kept by writing it at the end of the kept list and advancing the end by the sign bit of τ − x
+ * (1 exactly when x > τ), and max(p, 0) is (p + |p|) / 2. The sums add the same entries in the
+ * same order as the branching form, so τ and the projection are bit-identical to it.
  */
 import type { RelaxedShape } from '../relaxed.ts';
+
+const signWord = new Float64Array(1);
+const signBits = new Uint32Array(signWord.buffer);
+/** Index of the high 32-bit word (sign and exponent) of a float64 in signBits. */
+const HIGH_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/** 1 if x > τ, else 0, without a branch: the sign bit of τ − x (τ is never −0 here). */
+function above(x: number, tau: number): number {
+  signWord[0] = tau - x;
+  return signBits[HIGH_WORD] >>> 31;
+}
+
+/** max(p, 0) without a branch; exact (p + p = 2p, and p + (−p) = +0). */
+function positivePart(p: number): number {
+  return (p + Math.abs(p)) * 0.5;
+}
 
 /** The sparsemax threshold τ of z[offset + stride·v], v < size. `scratch` holds ≥ size numbers. */
 export function sparsemaxThreshold(
@@ -18,29 +40,52 @@ export function sparsemaxThreshold(
   size: number,
   scratch: Float64Array,
 ): number {
-  let count = size;
   let sum = 0;
   for (let v = 0; v < size; v++) {
     const x = z[offset + v * stride];
     scratch[v] = x;
     sum += x;
   }
-  let tau = (sum - 1) / count;
-  for (;;) {
-    let kept = 0;
-    let keptSum = 0;
-    for (let v = 0; v < count; v++) {
-      const x = scratch[v];
-      if (x > tau) {
-        scratch[kept++] = x;
-        keptSum += x;
-      }
-    }
-    // The maximum always exceeds τ (it is above the mean of the kept entries, which is > τ).
-    if (kept === count) return tau;
-    count = kept;
-    tau = (keptSum - 1) / count;
+  return thresholdFrom(scratch, 0, size, sum, scratch);
+}
+
+/**
+ * τ of the row z[offset … offset + size) whose entries sum (in order) to `sum`. The first pass
+ * reads the row in place and writes the kept entries to `scratch` (which may be the row itself
+ * at offset 0); later passes shrink that list.
+ */
+function thresholdFrom(
+  z: Float64Array,
+  offset: number,
+  size: number,
+  sum: number,
+  scratch: Float64Array,
+): number {
+  let tau = (sum - 1) / size;
+  let count = 0;
+  let keptSum = 0;
+  for (let v = 0; v < size; v++) {
+    const x = z[offset + v];
+    scratch[count] = x;
+    const stays = above(x, tau);
+    count += stays;
+    keptSum += stays * x;
   }
+  // The maximum always exceeds τ (it is above the mean of the kept entries, which is > τ).
+  while (count < size) {
+    size = count;
+    tau = (keptSum - 1) / size;
+    count = 0;
+    keptSum = 0;
+    for (let v = 0; v < size; v++) {
+      const x = scratch[v];
+      scratch[count] = x;
+      const stays = above(x, tau);
+      count += stays;
+      keptSum += stays * x;
+    }
+  }
+  return tau;
 }
 
 /** Projects a plain vector onto the simplex (tests, small blocks). */
@@ -68,6 +113,7 @@ export function projectRelaxed(
   const tile = new Float64Array(TILE * maxSize);
   const scratch = new Float64Array(maxSize);
   const tau = new Float64Array(TILE);
+  const sums = new Float64Array(TILE);
   for (const j of blocks) {
     const size = layout.sizes[j];
     const base = layout.offsets[j] * rows;
@@ -78,16 +124,21 @@ export function projectRelaxed(
     }
     for (let i0 = 0; i0 < rows; i0 += TILE) {
       const n = Math.min(TILE, rows - i0);
-      for (let v = 0; v < size; v++) {
-        const col = base + v * rows + i0;
-        for (let t = 0; t < n; t++) tile[t * size + v] = values[col + t];
-      }
-      for (let t = 0; t < n; t++) tau[t] = sparsemaxThreshold(tile, t * size, 1, size, scratch);
+      // Transposed in, each row summed on the way (in category order, as the threshold needs).
+      sums.fill(0);
       for (let v = 0; v < size; v++) {
         const col = base + v * rows + i0;
         for (let t = 0; t < n; t++) {
-          const p = values[col + t] - tau[t];
-          values[col + t] = p > 0 ? p : 0;
+          const x = values[col + t];
+          tile[t * size + v] = x;
+          sums[t] += x;
+        }
+      }
+      for (let t = 0; t < n; t++) tau[t] = thresholdFrom(tile, t * size, size, sums[t], scratch);
+      for (let v = 0; v < size; v++) {
+        const col = base + v * rows + i0;
+        for (let t = 0; t < n; t++) {
+          values[col + t] = positivePart(values[col + t] - tau[t]);
         }
       }
     }

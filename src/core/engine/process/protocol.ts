@@ -124,6 +124,7 @@ const progressEvent = z.object({
   elapsedSeconds: z.number(),
   etaSeconds: z.number(),
   selectedThresholds: z.array(count).optional(),
+  sigma: z.number().positive().optional(),
 });
 
 // The report is a wide record the engine owns; check the fields the host relies on and keep the rest.

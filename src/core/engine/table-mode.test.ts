@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { layoutFromSizes } from '../data/onehot.ts';
+import { seededNoise } from '../privacy/noise.ts';
+import type { Workload } from '../workload/types.ts';
+import { measurementUnits, oneWayRows, simplexEstimate } from './table-mode.ts';
+
+const SIZES = [3, 2, 4, 2, 50];
+
+describe('measurementUnits', () => {
+  const workload: Workload = {
+    thresholds: [
+      { features: [1, 0], r: 1, weight: 1 },
+      { features: [0, 2, 3], r: 2, weight: 2 },
+    ],
+  };
+
+  it('are the downward closure (≥ 2 features) with AIM weights normalized to max 1', () => {
+    const { units, fallbacks } = measurementUnits(workload, Float64Array.from([0.5, 1]), SIZES);
+    expect(fallbacks).toEqual([]);
+    const byKey = new Map(units.map((u) => [u.features.join(','), u]));
+    expect([...byKey.keys()].sort()).toEqual(['0,1', '0,2', '0,2,3', '0,3', '2,3']);
+    // Σ_S w_S·|U ∩ S|: {0,2,3} → 0.5·1 + 1·3 = 3.5 (the max); {0,1} → 0.5·2 + 1·1 = 2.
+    expect(byKey.get('0,2,3')?.weight).toBe(1);
+    expect(byKey.get('0,1')?.weight).toBeCloseTo(2 / 3.5, 12);
+    expect(byKey.get('2,3')?.weight).toBeCloseTo(2 / 3.5, 12);
+    expect(byKey.get('0,2')?.thresholds).toEqual([1]);
+    expect(byKey.get('0,1')?.thresholds).toEqual([0]);
+    expect(byKey.get('0,2,3')?.cells).toBe(3 * 4 * 2);
+  });
+
+  it('split a table over the cell limit into sub-tables that fit, and say so', () => {
+    const big: Workload = { thresholds: [{ features: [2, 4, 0], r: 3, weight: 1 }] };
+    const { units, fallbacks } = measurementUnits(big, Float64Array.from([1]), SIZES, 500);
+    expect(fallbacks).toEqual([
+      {
+        threshold: 0,
+        cells: 600,
+        units: [
+          [2, 4],
+          [0, 4],
+          [0, 2],
+        ],
+      },
+    ]);
+    expect(units.every((u) => u.cells <= 500)).toBe(true);
+    expect(units.map((u) => u.features.join(',')).sort()).toEqual(['0,2', '0,4', '2,4']);
+  });
+});
+
+describe('oneWayRows', () => {
+  it('gives one-hot rows whose category counts follow the marginals within one row', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 6 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (raw, rows, seed) => {
+          const total = raw.reduce((a, b) => a + b, 0);
+          fc.pre(total > 0.01);
+          const p = Float64Array.from(raw, (x) => x / total);
+          const layout = layoutFromSizes([p.length, 2]);
+          const D = oneWayRows({ rows, layout }, [p, Float64Array.from([1, 0])], seededNoise(seed));
+          for (let i = 0; i < rows; i++) {
+            let ones = 0;
+            for (let c = 0; c < layout.width; c++) ones += D[c * rows + i];
+            expect(ones).toBe(2);
+            expect(D[layout.offsets[1] * rows + i]).toBe(1);
+          }
+          p.forEach((share, v) => {
+            let count = 0;
+            for (let i = 0; i < rows; i++) count += D[v * rows + i];
+            expect(Math.abs(count - share * rows)).toBeLessThanOrEqual(1 + 1e-9);
+          });
+        },
+      ),
+    );
+  });
+});
+
+describe('simplexEstimate', () => {
+  it('is the least-squares distribution: sums to 1, and beats clip-and-renormalize on a sparse truth', () => {
+    const noisy = Float64Array.from({ length: 100 }, (_, i) => (i === 0 ? 0.9 : 0));
+    const noise = seededNoise(3);
+    for (let i = 0; i < noisy.length; i++) noisy[i] += 0.02 * noise.normal();
+    const est = simplexEstimate(noisy);
+    expect(est.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+    const clipped = noisy.map((x) => Math.max(0, x));
+    const total = clipped.reduce((a, b) => a + b, 0);
+    // Truth: 0.9 in cell 0 (and 0.1 spread elsewhere would also be fine); the clip route loses
+    // most of cell 0 to the empty cells' positive noise.
+    expect(Math.abs(est[0] - 0.9)).toBeLessThan(Math.abs(clipped[0] / total - 0.9));
+    expect(est[0]).toBeGreaterThan(0.85);
+  });
+});

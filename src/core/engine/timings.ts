@@ -1,0 +1,83 @@
+/**
+ * The engine's finer timing counters (RapReport.timings): wall seconds in sparsemax, in loss and
+ * gradient, in the relaxed answers selection needs, in exact answers, in privacy noise, and in
+ * the final evaluation. They split the selection and projection seconds without a profiler.
+ *
+ * The kernel calls are timed by wrapping the session (every backend alike); a tfjs backend's
+ * host↔device transfers fall inside the call that makes them.
+ */
+
+import type { Threshold } from '../workload/types.ts';
+import type { AdamHyper, KernelSession, LossResult, ProjectionBatch } from './kernels/types.ts';
+import type { RapReport } from './types.ts';
+
+export type EngineTimings = NonNullable<RapReport['timings']>;
+
+/** The counters the engine accumulates while it runs (exact answers count their own time). */
+export type TimedWork = 'sparsemax' | 'lossGradient' | 'relaxedAnswers' | 'noise';
+
+export class EngineTimers {
+  private readonly millis: Record<TimedWork, number> = {
+    sparsemax: 0,
+    lossGradient: 0,
+    relaxedAnswers: 0,
+    noise: 0,
+  };
+
+  time<T>(work: TimedWork, f: () => T): T {
+    const started = performance.now();
+    try {
+      return f();
+    } finally {
+      this.millis[work] += performance.now() - started;
+    }
+  }
+
+  seconds(work: TimedWork): number {
+    return this.millis[work] / 1000;
+  }
+}
+
+/** The session with project (sparsemax), lossAndGradient and thresholdAnswers timed. */
+export class TimedSession implements KernelSession {
+  readonly backend: KernelSession['backend'];
+
+  constructor(
+    private readonly inner: KernelSession,
+    private readonly timers: EngineTimers,
+  ) {
+    this.backend = inner.backend;
+  }
+
+  project(): void {
+    this.timers.time('sparsemax', () => this.inner.project());
+  }
+
+  read(): Float64Array {
+    return this.inner.read();
+  }
+
+  readGradient(): Float64Array {
+    return this.inner.readGradient();
+  }
+
+  thresholdAnswers(t: Threshold): Float64Array {
+    return this.timers.time('relaxedAnswers', () => this.inner.thresholdAnswers(t));
+  }
+
+  lossAndGradient(batch: ProjectionBatch, scale?: number): LossResult {
+    return this.timers.time('lossGradient', () => this.inner.lossAndGradient(batch, scale));
+  }
+
+  adamStep(hyper: AdamHyper): void {
+    this.inner.adamStep(hyper);
+  }
+
+  resetOptimizer(): void {
+    this.inner.resetOptimizer();
+  }
+
+  dispose(): void {
+    this.inner.dispose();
+  }
+}
