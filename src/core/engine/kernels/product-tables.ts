@@ -124,8 +124,8 @@ function linesPay(sp: SparseRows, features: readonly number[], dims: readonly nu
 }
 
 /**
- * P_F by lines. Work: about
- * Σ_rows Π nnz (the nonzero combinations), done as dense line updates where rows are dense.
+ * P_F by lines. Work: about Σ_rows Π nnz (the nonzero combinations), done as dense line updates
+ * where rows are dense.
  *
  * The rows are bucketed feature by feature, depth first (a stable counting sort on each row's
  * nonzero categories): at the last level every prefix y_0 … y_{k−2} holds the rows that reach it
@@ -134,9 +134,9 @@ function linesPay(sp: SparseRows, features: readonly number[], dims: readonly nu
  * updated from a dense row-major copy of the last block over the union of their supports (one
  * pass over the line per eight rows instead of an indexed scatter per nonzero), unless the rows
  * are too sparse for that to pay, then nonzero by nonzero. As D' densifies over the rounds (half
- * or more of its entries nonzero), most lines go the dense way: on the final D' of the `quick`
- * ε = 1 run 2× faster than the row-by-row outer product it replaces (2.4× on 4-way tables),
- * about even on the sparser D' of ε = 0.1 (bench/README.md, closing note).
+ * or more of its entries nonzero) most lines go the dense way: on the final D' of the `quick`
+ * ε = 1 run the 16 tables take half the time of the row-by-row form, the largest 4-way tables
+ * 0.4 of it (bench/README.md, closing note).
  *
  * Every cell still receives its rows' contributions one at a time in ascending row order, each
  * (Π middle values · first value) · last value, and zeros add +0: the table is bit-identical to the

@@ -8,8 +8,10 @@
  * nearly sparse (the usual case after the first steps) costs about two passes over its entries
  * instead of a sort.
  *
- * The passes are branch-free: which entries stay is unpredictable, and a mispredicted branch per
- * entry cost more than the rest of the pass (measured: 2× on a whole projection). An entry is
+ * The passes are branch-free: which entries stay is often unpredictable, and a mispredicted
+ * branch per entry cost more than the rest of the pass (measured: a projection with every column
+ * moving 1.6–2× faster; 15% on projections captured from the `quick` runs, whose rows mostly
+ * settle in one predictable pass). Each row is summed while it is transposed in. An entry is
  * kept by writing it at the end of the kept list and advancing the end by the sign bit of τ − x
  * (1 exactly when x > τ), and max(p, 0) is (p + |p|) / 2. The sums add the same entries in the
  * same order as the branching form, so τ and the projection are bit-identical to it.
