@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rhoFromEpsilon } from '../privacy/accounting.ts';
-import { defaultOptions, defaultRoundsAndK, MAX_DEFAULT_ROUNDS } from './defaults.ts';
+import {
+  DEFAULT_TUNING,
+  defaultOptions,
+  defaultRoundsAndK,
+  defaultTableRounds,
+  MAX_DEFAULT_ROUNDS,
+  TABLE_ROUNDS_MAX,
+  TABLE_ROUNDS_MIN,
+  TABLE_TUNING,
+} from './defaults.ts';
 
 const n = 48_842;
 const adult = (epsilon: number, queries = 4.9e6) =>
@@ -58,10 +67,24 @@ describe('defaultOptions', () => {
       delta: 1e-9,
       rows: 500,
       oversample: 5,
-      mode: 'query',
+      mode: 'table',
       selection: 'oneshot',
     });
     expect(o.rounds).toBeUndefined();
-    expect(o.learningRate).toBeGreaterThan(0);
+    expect(o).toMatchObject(TABLE_TUNING);
+  });
+
+  it('takes the tuning of the mode asked for, overrides last', () => {
+    expect(defaultOptions({ epsilon: 1, delta: 1e-9, mode: 'query' })).toMatchObject(DEFAULT_TUNING);
+    expect(defaultOptions({ epsilon: 1, delta: 1e-9, mode: 'table', maxSteps: 7 })).toMatchObject({
+      learningRate: TABLE_TUNING.learningRate,
+      maxSteps: 7,
+    });
+  });
+
+  it('table mode T₀ grows with the workload within its bounds', () => {
+    expect(defaultTableRounds(1)).toBe(TABLE_ROUNDS_MIN);
+    expect(defaultTableRounds(40)).toBe(20);
+    expect(defaultTableRounds(1000)).toBe(TABLE_ROUNDS_MAX);
   });
 });

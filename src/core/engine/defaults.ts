@@ -116,4 +116,4 @@ export function defaultOptions(
   };
 }
 
-export const DEFAULT_MODE: RapOptions['mode'] = 'query';
+export const DEFAULT_MODE: RapOptions['mode'] = 'table';

@@ -27,6 +27,7 @@ function input(overrides: Partial<RapOptions> = {}, seed = 1): RapInput {
     options: defaultOptions({
       epsilon: 5,
       delta: 1e-6,
+      mode: 'query',
       rows: 25,
       rounds: 3,
       perRound: 4,

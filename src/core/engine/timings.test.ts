@@ -69,6 +69,7 @@ describe('engine timings', () => {
       rows: 20,
       rounds: 2,
       perRound: 3,
+      mode: 'query',
       maxSteps: 30,
     });
     const { report } = await runRap({ data, workload, options, noise: seededNoise(4) });
@@ -94,6 +95,7 @@ describe('engine timings', () => {
       rows: 20,
       rounds: 2,
       perRound: 3,
+      mode: 'query',
       maxSteps: 30,
     });
     const { report } = await runRap({

@@ -130,6 +130,8 @@ export function slowSynthArgs(ledger: string): string[] {
     '3',
     '--per-round',
     '5',
+    '--mode',
+    'query',
     '--max-steps',
     '1000000',
     '--tolerance',

@@ -16,7 +16,7 @@ afterEach(() => {
   h = undefined;
 });
 
-const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5' };
+const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' as const };
 
 async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) {
   h = harness({ engine, ...opts });

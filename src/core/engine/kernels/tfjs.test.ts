@@ -132,6 +132,7 @@ describe('a RAP run on the wasm backend', () => {
         rows: 20,
         rounds: 3,
         perRound: 4,
+        mode: 'query',
         maxSteps: 15,
         backend: 'wasm',
       }),

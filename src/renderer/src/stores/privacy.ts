@@ -39,7 +39,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
     rounds: '',
     perRound: '',
     oversample: '',
-    mode: 'query',
+    mode: 'table',
     backend: 'auto',
     insecureSeed: '',
     ...savedForm(),
