@@ -255,7 +255,10 @@ export function register(program: Command): void {
     .option('--rounds <T>', 'rounds T (table mode: the initial round bound T0); default: the documented rule')
     .option('--per-round <K>', 'queries per round K (query mode only); default: the rule')
     .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 5')
-    .option('--mode <mode>', 'query (select single queries, the papers\' RAP) or table (select and measure whole tables, AIM-style); default query')
+    .option(
+      '--mode <mode>',
+      "query (select single queries, the papers' RAP) or table (select and measure whole tables, AIM-style); default table",
+    )
     .option('--max-steps <n>', `Adam steps per round at most; default ${DEFAULT_TUNING.maxSteps}`)
     .option(
       '--tolerance <x>',
