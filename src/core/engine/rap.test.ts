@@ -134,6 +134,7 @@ describe('runRap', () => {
     expect(new Set(shown.map((e) => e.round))).toEqual(new Set(trace.rounds.map((r) => r.round)));
     for (const e of shown) expect(e.sigma).toBe(trace.rounds[e.round - 1].sigma);
     expect(report.presentError).toBeLessThan(report.all0Error);
+    expect(report.secondsSelection).toBeGreaterThan(0);
   });
 
   it('in table mode refuses perRound other than 1', async () => {

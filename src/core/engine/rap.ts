@@ -164,6 +164,7 @@ class RapRun {
       this.plan.rounds,
       this.noise,
       this.control,
+      this.selection,
     );
     await mode.run(async (problem, r) => {
       await this.projectRound(r.round, problem, 0, {

@@ -28,7 +28,7 @@ import type { ExactAnswers } from './exact-answers.ts';
 import { sparsemax } from './kernels/sparsemax.ts';
 import type { KernelSession, ProjectionBatch, TableTarget } from './kernels/types.ts';
 import type { RelaxedShape } from './relaxed.ts';
-import type { RunControl } from './run-control.ts';
+import type { PhaseTimer, RunControl } from './run-control.ts';
 import { expectedNoiseL1, type RoundScales, type TableBudget } from './table-budget.ts';
 
 /** Largest table measured whole (cells); larger units fall back to their (k−1)-way sub-tables. */
@@ -248,6 +248,8 @@ export class TableMode {
     private readonly initialRounds: number,
     private readonly noise: NoiseSource,
     private readonly control: RunControl,
+    /** Counts selection and measurement as the report's selection seconds. */
+    private readonly selectionTimer?: PhaseTimer,
   ) {
     ({ units: this.units, fallbacks: this.fallbacks } = measurementUnits(workload, weights, layout.sizes));
     this.oneWayTargets = start.targets.map((t) => ({ ...t, sigma: start.sigma }));
@@ -258,8 +260,10 @@ export class TableMode {
     while (!this.budget.done) {
       await this.control.checkpoint();
       const scales = this.budget.nextRound();
+      this.selectionTimer?.start();
       const { unit, before } = this.select(scales);
       this.measure(unit, scales.sigma);
+      this.selectionTimer?.stop();
       await project(this.problem(), {
         round: scales.round,
         roundsEstimate: this.roundsEstimate(scales),
