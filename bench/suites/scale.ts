@@ -13,9 +13,10 @@ export const scale: Suite = {
   description:
     "Synthetic LOANS-domain data (42,535 rows, one-hot width 4,427), 64 random 1-of-4 thresholds over the features with ≤ 64 categories (~10^7 queries), T = 64, K = 4, ε = 1, δ = 1/n², n' = 1000.",
   defaultSeeds: 1,
-  // Measured 2026-11: rounds 1–4 take ~7 s, rounds 10+ ~80 s (relaxed answers for selection
-  // slow down as D' densifies): over an hour on 2 cores, and --max-rounds 4 underestimates.
-  budget: '> 1 h on 2 CPU cores; --max-rounds R extrapolates (a lower bound)',
+  // Measured 2026-11-21 after the selection speedups: 64 rounds in 1,180 CPU s (2,550 s wall
+  // with other benchmarks on the 2 cores); rounds slow down as D' densifies, so --max-rounds R
+  // extrapolations are a lower bound.
+  budget: '≈ 20 min of CPU on this 2-core machine; --max-rounds R extrapolates (a lower bound)',
   cases: (seeds) =>
     withSeeds(
       'scale',
