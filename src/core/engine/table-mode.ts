@@ -4,8 +4,8 @@
  * 1. One-way start: all d one-way marginals measured together (σ₀, table-budget.ts); D' starts
  *    as one-hot rows whose categories follow the noisy one-way marginals (post-processing), so
  *    the first rounds fit from a sensible, sparse point.
- * 2. Rounds: the candidates are the workload's measurement units (the k-way table of each
- *    threshold; several thresholds on the same features share one unit). Each round picks one
+ * 2. Rounds: the candidates are the workload's measurement units, AIM's downward closure (every
+ *    set of ≥ 2 features inside some threshold, see measurementUnits). Each round picks one
  *    unit by Gumbel-max on w·(‖exact − relaxed‖₁ − √(2/π)·σ·cells) (sensitivity 2/n), measures
  *    its table with σ (ℓ2 sensitivity √2/n), merges it with earlier measurements of the same
  *    unit (inverse-variance average), and projects D' onto every measured table, each weighted
@@ -307,16 +307,16 @@ export class TableMode {
   /** Gumbel-max over all units (measured ones included: re-measuring sharpens them). */
   private select(scales: RoundScales): { unit: MeasurementUnit; before: Float64Array } {
     const scores = new Float64Array(this.units.length);
-    const relaxed: Float64Array[] = [];
     this.units.forEach((u, i) => {
       const table = unitTable(u.features);
-      const model = this.session.thresholdAnswers(table);
-      relaxed.push(model);
-      const gap = l1(this.exact.of(table), model) - expectedNoiseL1(scales.sigma, u.cells);
+      const gap =
+        l1(this.exact.of(table), this.session.thresholdAnswers(table)) -
+        expectedNoiseL1(scales.sigma, u.cells);
       scores[i] = u.weight * gap;
     });
-    const pick = reportNoisyMax(scores, scales.gumbel, this.noise);
-    return { unit: this.units[pick], before: relaxed[pick] };
+    const unit = this.units[reportNoisyMax(scores, scales.gumbel, this.noise)];
+    // Recomputed rather than kept for every unit: one table instead of all of them in memory.
+    return { unit, before: this.session.thresholdAnswers(unitTable(unit.features)) };
   }
 
   private measure(unit: MeasurementUnit, sigma: number): void {
