@@ -218,7 +218,7 @@ export function measureOneWays(
   const { rho, sigma } = budget.oneWay(d);
   // Unclipped: the fit is least squares, for which the raw measurements are unbiased.
   const measured = layout.sizes.map((_, f) => gaussianMechanism(exact.of(unitTable([f])), sigma, noise));
-  const targets = measured.map((m, f) => ({ threshold: unitTable([f]), weight: 1, measured: m, sigma }));
+  const targets = measured.map((m, f) => ({ threshold: unitTable([f]), weight: 1, measured: m }));
   const initial = oneWayRows({ rows, layout }, measured.map(simplexEstimate), noise);
   return { initial, targets, sigma, rho };
 }
@@ -235,7 +235,6 @@ export class TableMode {
   private readonly fallbacks: TableModeFallback[];
   private readonly measured = new Map<MeasurementUnit, Measured>();
   private readonly records: TableRoundRecord[] = [];
-  private readonly oneWayTargets: readonly (TableTarget & { sigma: number })[];
 
   constructor(
     workload: Workload,
@@ -252,7 +251,6 @@ export class TableMode {
     private readonly selectionTimer?: PhaseTimer,
   ) {
     ({ units: this.units, fallbacks: this.fallbacks } = measurementUnits(workload, weights, layout.sizes));
-    this.oneWayTargets = start.targets.map((t) => ({ ...t, sigma: start.sigma }));
   }
 
   /** Rounds until the budget is spent; `project` fits D' to the problem after each measurement. */
@@ -338,11 +336,8 @@ export class TableMode {
     const all = [...this.measured.values()];
     let sigmaMin = this.start.sigma;
     for (const m of all) sigmaMin = Math.min(sigmaMin, m.sigma);
-    const tables: TableTarget[] = this.oneWayTargets.map((t) => ({
-      threshold: t.threshold,
-      measured: t.measured,
-      weight: (sigmaMin / t.sigma) ** 2,
-    }));
+    const oneWayWeight = (sigmaMin / this.start.sigma) ** 2;
+    const tables: TableTarget[] = this.start.targets.map((t) => ({ ...t, weight: oneWayWeight }));
     for (const m of all) {
       tables.push({
         threshold: unitTable(m.unit.features),
