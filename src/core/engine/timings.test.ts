@@ -36,6 +36,18 @@ function slowSession(calls: string[]): KernelSession {
   };
 }
 
+/** A small query-mode run shared by the report-level tests. */
+const data = randomDataset([3, 2, 4], 300, 3);
+const options = defaultOptions({
+  epsilon: 5,
+  delta: 1e-6,
+  rows: 20,
+  rounds: 2,
+  perRound: 3,
+  mode: 'query',
+  maxSteps: 30,
+});
+
 describe('engine timings', () => {
   it('time each kind of session call under its own counter and pass every call through', () => {
     const calls: string[] = [];
@@ -56,22 +68,12 @@ describe('engine timings', () => {
   });
 
   it('are in a run report, within the phases they split', async () => {
-    const data = randomDataset([3, 2, 4], 300, 3);
     const workload = {
       thresholds: [
         { features: [0, 1], r: 2, weight: 1 },
         { features: [0, 1, 2], r: 1, weight: 1 },
       ],
     };
-    const options = defaultOptions({
-      epsilon: 5,
-      delta: 1e-6,
-      rows: 20,
-      rounds: 2,
-      perRound: 3,
-      mode: 'query',
-      maxSteps: 30,
-    });
     const { report } = await runRap({ data, workload, options, noise: seededNoise(4) });
     const t = report.timings;
     if (!t) throw new Error('no timings in the report');
@@ -87,17 +89,7 @@ describe('engine timings', () => {
   });
 
   it('leave the results alone when the evaluation workload repeats the workload', async () => {
-    const data = randomDataset([3, 2, 4], 300, 3);
     const workload = { thresholds: [{ features: [0, 2], r: 2, weight: 1 }] };
-    const options = defaultOptions({
-      epsilon: 5,
-      delta: 1e-6,
-      rows: 20,
-      rounds: 2,
-      perRound: 3,
-      mode: 'query',
-      maxSteps: 30,
-    });
     const { report } = await runRap({
       data,
       workload,
