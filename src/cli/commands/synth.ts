@@ -252,8 +252,14 @@ export function register(program: Command): void {
     .requiredOption('--epsilon <ε>', 'privacy budget ε of this run (> 0)')
     .option('--delta <δ>', 'δ of this run (0 < δ < 1); default 1/n²')
     .option('--rows <n>', "synthetic (relaxed) rows n'; default 1000")
-    .option('--rounds <T>', 'rounds T (table mode: the initial round bound T0); default: the documented rule')
-    .option('--per-round <K>', 'queries per round K (query mode only); default: the rule')
+    .option(
+      '--rounds <T>',
+      'rounds T (table mode: T0, the bound on measured tables that sets their first budget); default: the documented rule',
+    )
+    .option(
+      '--per-round <K>',
+      'queries per round K (query mode), or whole tables measured per round (table mode); default: the rule',
+    )
     .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 5')
     .option(
       '--mode <mode>',

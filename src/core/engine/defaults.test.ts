@@ -5,11 +5,14 @@ import {
   DEFAULT_TUNING,
   defaultOptions,
   defaultRoundsAndK,
-  defaultTableRounds,
+  defaultTablePlan,
   MAX_DEFAULT_ROUNDS,
+  TABLE_BATCH_BOUND,
+  TABLE_BATCH_SIGNAL,
   TABLE_ROUNDS_MAX,
   TABLE_ROUNDS_MIN,
   TABLE_TUNING,
+  TABLES_PER_ROUND,
 } from './defaults.ts';
 
 const n = 48_842;
@@ -82,9 +85,24 @@ describe('defaultOptions', () => {
     });
   });
 
-  it('table mode T₀ grows with the workload within its bounds', () => {
-    expect(defaultTableRounds(1)).toBe(TABLE_ROUNDS_MIN);
-    expect(defaultTableRounds(40)).toBe(20);
-    expect(defaultTableRounds(1000)).toBe(TABLE_ROUNDS_MAX);
+  it('table mode T₀ grows with the workload within its bounds; K and T₀ grow past the batch signal', () => {
+    const n = 48_842;
+    const small = rhoFromEpsilon(0.1, 1 / n ** 2);
+    const large = rhoFromEpsilon(1, 1 / n ** 2);
+    expect(Math.sqrt(small) * n).toBeLessThan(TABLE_BATCH_SIGNAL);
+    expect(Math.sqrt(large) * n).toBeGreaterThan(TABLE_BATCH_SIGNAL);
+    expect(defaultTablePlan({ rho: small, n, thresholds: 1 })).toEqual({
+      rounds: TABLE_ROUNDS_MIN,
+      perRound: 1,
+    });
+    expect(defaultTablePlan({ rho: small, n, thresholds: 40 })).toEqual({ rounds: 20, perRound: 1 });
+    expect(defaultTablePlan({ rho: small, n, thresholds: 1000 })).toEqual({
+      rounds: TABLE_ROUNDS_MAX,
+      perRound: 1,
+    });
+    expect(defaultTablePlan({ rho: large, n, thresholds: 64 })).toEqual({
+      rounds: TABLE_BATCH_BOUND * TABLE_ROUNDS_MAX,
+      perRound: TABLES_PER_ROUND,
+    });
   });
 });

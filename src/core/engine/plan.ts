@@ -8,7 +8,7 @@ import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import { normalizeWeights } from '../privacy/mechanisms.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
-import { defaultRoundsAndK, defaultTableRounds } from './defaults.ts';
+import { defaultRoundsAndK, defaultTablePlan } from './defaults.ts';
 import type { RapInput, RapOptions } from './types.ts';
 
 export type RunKind = 'adaptive' | 'non-adaptive' | 'table';
@@ -18,7 +18,7 @@ export interface RunPlan {
   readonly rho: number;
   /** Rounds T (query mode) or the initial round bound T₀ (table mode). */
   readonly rounds: number;
-  /** Queries per round (query mode); 1 in table mode (one whole table per round). */
+  /** Queries per round (query mode); whole tables measured per round (table mode). */
   readonly perRound: number;
   readonly layout: OneHotLayout;
   /** Workload queries m, and where each threshold's queries start in the global order. */
@@ -93,12 +93,11 @@ export function planRun(input: RapInput): RunPlan {
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
   const base = { rho, layout, numQueries: m, offsets, weights };
   if (o.mode === 'table') {
-    // Table mode selects one whole table per round; `rounds` is T₀, the bound that sets the
-    // first rounds' budget (table-budget.ts): the run itself ends when the budget is spent.
-    if (o.perRound !== undefined && o.perRound !== 1) {
-      bad('perRound', o.perRound, 'table mode measures one whole table per round; leave it unset');
-    }
-    return { ...base, kind: 'table', rounds: o.rounds ?? defaultTableRounds(N), perRound: 1 };
+    // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
+    // measurements that sets their first budget (table-budget.ts): the run ends when the budget
+    // is spent.
+    const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
+    return { ...base, kind: 'table', rounds: o.rounds ?? rule.rounds, perRound: o.perRound ?? rule.perRound };
   }
   const rule = defaultRoundsAndK({
     epsilon: o.epsilon,

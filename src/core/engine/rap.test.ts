@@ -109,10 +109,10 @@ describe('runRap', () => {
     expect(report.presentError).toBeLessThan(report.all0Error);
   });
 
-  it('runs in table mode: one-way start, one table per round until ρ is spent, σ and thresholds shown', async () => {
+  it('runs in table mode: one-way start, tables each round until ρ is spent, σ and thresholds shown', async () => {
     const events: ProgressEvent[] = [];
     const { report } = await runRap({
-      ...input({ mode: 'table', rounds: 4, perRound: undefined }),
+      ...input({ mode: 'table', rounds: 4, perRound: 1 }),
       onProgress: (e) => events.push(e),
     });
     expect(report.mode).toBe('table');
@@ -137,9 +137,23 @@ describe('runRap', () => {
     expect(report.secondsSelection).toBeGreaterThan(0);
   });
 
-  it('in table mode refuses perRound other than 1', async () => {
-    await expect(runRap(input({ mode: 'table', perRound: 2 }))).rejects.toThrow(InputError);
-    await expect(runRap(input({ mode: 'table', perRound: 2 }))).rejects.toThrow(/perRound/);
+  it('in table mode measures up to perRound distinct tables per round, then fits once', async () => {
+    const { report } = await runRap(input({ mode: 'table', rounds: 6, perRound: 3 }));
+    const trace = report.tableMode as TableModeTrace;
+    expect(report.perRound).toBe(3);
+    const byRound = new Map<number, TableModeTrace['rounds'][number][]>();
+    for (const r of trace.rounds) byRound.set(r.round, [...(byRound.get(r.round) ?? []), r]);
+    expect(report.rounds).toBe(byRound.size);
+    for (const records of byRound.values()) {
+      expect(records.length).toBeLessThanOrEqual(3);
+      expect(new Set(records.map((r) => r.features.join(','))).size).toBe(records.length);
+      // One annealing decision per round.
+      expect(new Set(records.map((r) => r.annealed)).size).toBe(1);
+    }
+    // Every round but the last measures the full three (the last may run out of budget).
+    for (const [round, records] of byRound) if (round < byRound.size) expect(records).toHaveLength(3);
+    expect(trace.rounds.map((r) => r.measurement)).toEqual(trace.rounds.map((_, i) => i + 1));
+    await expect(runRap(input({ mode: 'table', perRound: 0 }))).rejects.toThrow(/perRound/);
   });
 
   it('runs with iterative selection', async () => {

@@ -162,6 +162,7 @@ class RapRun {
       table.budget,
       table.start,
       this.plan.rounds,
+      this.plan.perRound,
       this.noise,
       this.control,
       this.selection,
@@ -285,7 +286,9 @@ class RapRun {
       msPerStep: this.steps > 0 ? (1000 * this.projection.seconds()) / this.steps : 0,
       relaxedDensity: density(relaxed),
       timings: { ...fitTimings, evaluation: (performance.now() - evaluationStarted) / 1000 },
-      ...(this.tableTrace ? { tableMode: this.tableTrace, rounds: this.tableTrace.rounds.length } : {}),
+      ...(this.tableTrace
+        ? { tableMode: this.tableTrace, rounds: this.tableTrace.rounds.at(-1)?.round ?? 0 }
+        : {}),
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }

@@ -90,6 +90,11 @@ export class TableBudget {
     return this.finished;
   }
 
+  /** ρ of the next measurement (before annealing decisions still to come). */
+  get measurementRho(): number {
+    return this.roundRho;
+  }
+
   get roundsSpent(): number {
     return this.rounds;
   }

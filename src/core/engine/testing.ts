@@ -1,6 +1,8 @@
 /** Test fixtures for the engine: small layouts, random relaxed data, tiny runs. */
+
 import { layoutFromSizes } from '../data/onehot.ts';
 import { seededNoise } from '../privacy/noise.ts';
+import type { CategoryGroups } from './kernels/grouped-tables.ts';
 import { projectRelaxed } from './kernels/sparsemax.ts';
 import type { RelaxedShape } from './relaxed.ts';
 
@@ -25,4 +27,10 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let worst = 0;
   for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
   return worst;
+}
+
+/** Category groups from arbitrary labels per category, renumbered 0 … count − 1 (none empty). */
+export function groupsFromLabels(labels: readonly number[]): CategoryGroups {
+  const ids = [...new Set(labels)].sort((a, b) => a - b);
+  return { of: Int32Array.from(labels, (x) => ids.indexOf(x)), count: ids.length };
 }

@@ -59,6 +59,13 @@ const batch: ProjectionBatch = {
         (_, y) => (y % 5) / 10,
       ),
     },
+    {
+      // A grouped marginal (table mode): feature 4's five categories in three groups.
+      threshold: thresholds[1],
+      weight: 0.7,
+      measured: Float64Array.from([0.1, 0.05, 0.2, 0.3, 0, 0.1, 0.1, 0.05, 0.1]),
+      grouping: [undefined, { of: Int32Array.from([0, 1, 1, 2, 2]), count: 3 }],
+    },
   ],
 };
 

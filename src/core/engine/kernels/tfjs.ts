@@ -16,6 +16,7 @@ import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import type { BackendName } from '../types.ts';
 import type { AdamHyper } from './adam.ts';
+import { type CategoryGroups, isGrouped } from './grouped-tables.ts';
 import { atLeastRMatches } from './product-tables.ts';
 import type {
   EngineKernels,
@@ -213,7 +214,32 @@ class TfjsSession implements KernelSession {
       );
       sum = tf.add(sum, tf.mul(table, term.coefficient));
     }
+    if (isGrouped(target.grouping)) {
+      if (t.r !== k) throw new RangeError('a grouped table target must be a marginal (r = k)');
+      target.grouping.forEach((g, j) => {
+        if (g) sum = this.groupAxis(sum, j, g);
+      });
+    }
     return tf.reshape(sum, [-1]);
+  }
+
+  /** Sums the table's axis j into its groups: a matMul by the 0/1 (categories × groups) matrix. */
+  private groupAxis(table: Tensor, j: number, groups: CategoryGroups): Tensor {
+    const tf = this.tf;
+    const dims = table.shape;
+    const before = tableSize(dims.slice(0, j));
+    const after = tableSize(dims.slice(j + 1));
+    const indicator = new Float32Array(dims[j] * groups.count);
+    groups.of.forEach((g, v) => {
+      indicator[v * groups.count + g] = 1;
+    });
+    const moved = tf.reshape(tf.transpose(tf.reshape(table, [before, dims[j], after]), [0, 2, 1]), [
+      -1,
+      dims[j],
+    ]);
+    const grouped = tf.matMul(moved as Tensor2D, tf.tensor2d(indicator, [dims[j], groups.count]));
+    const back = tf.transpose(tf.reshape(grouped, [before, after, groups.count]), [0, 2, 1]);
+    return tf.reshape(back, [...dims.slice(0, j), groups.count, ...dims.slice(j + 1)]);
   }
 
   adamStep(hyper: AdamHyper): void {

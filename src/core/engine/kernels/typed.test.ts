@@ -9,7 +9,8 @@ import {
 } from '../../workload/surrogate.ts';
 import type { Threshold } from '../../workload/types.ts';
 import { type RelaxedShape, toColumnMajor, toRowMajor } from '../relaxed.ts';
-import { maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
+import { groupsFromLabels, maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
+import { cellGroups, groupedDims, groupTable } from './grouped-tables.ts';
 import { atLeastRMatches, marginalize, SIMPLEX_TOLERANCE, thresholdAnswers } from './product-tables.ts';
 import { queryGroupLoss } from './query-gradient.ts';
 import { sparseRows } from './sparse-rows.ts';
@@ -187,6 +188,74 @@ describe('typed table loss and gradient', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('typed grouped table loss and gradient', () => {
+  /** A marginal over SIZES, and for each of its features either no grouping or a random one. */
+  const grouped = fc
+    .uniqueArray(fc.integer({ min: 0, max: SIZES.length - 1 }), { minLength: 1, maxLength: 3 })
+    .chain((features) =>
+      fc.record({
+        features: fc.constant(features),
+        groups: fc.tuple(
+          ...features.map((f) =>
+            fc.option(fc.array(fc.integer({ min: 0, max: 2 }), { minLength: SIZES[f], maxLength: SIZES[f] })),
+          ),
+        ),
+      }),
+    );
+
+  it('equal the reference gradient of the grouped cells (each cell a sum of table cells)', () => {
+    fc.assert(
+      fc.property(grouped, fc.integer({ min: 1, max: 1000 }), ({ features, groups }, seed) => {
+        const t: Threshold = { features, r: features.length, weight: 1 };
+        const grouping = groups.map((g) => (g ? groupsFromLabels(g) : undefined));
+        const shape = smallShape(SIZES, 6);
+        const values = asFloat32(randomRelaxed(shape, seed));
+        const dims = thresholdSizes(t, SIZES);
+        const cells = cellGroups(dims, grouping);
+        const count = tableSize(groupedDims(dims, grouping));
+        const measured = Float64Array.from({ length: count }, (_, c) => ((c % 4) * 0.3) / count);
+        const session = typedKernels.open(shape, values);
+        const result = session.lossAndGradient({
+          groups: [],
+          tables: [{ threshold: t, weight: 0.7, measured, grouping }],
+        });
+        const rowMajor = reference(values, shape);
+        const locals = Array.from({ length: cells.length }, (_, y) => y);
+        const fine = surrogateSelectedAnswers(rowMajor, shape.rows, shape.layout, t, locals);
+        const sums = groupTable(Float64Array.from(fine), cells, count);
+        const loss = sums.reduce((s, x, c) => s + 0.7 * (x - measured[c]) ** 2, 0);
+        expect(result.loss).toBeCloseTo(loss, 6);
+        const refGrad = surrogateSelectedGradient(
+          rowMajor,
+          shape.rows,
+          shape.layout,
+          locals.map((y) => ({
+            threshold: t,
+            local: y,
+            coeff: 2 * 0.7 * (sums[cells[y]] - measured[cells[y]]),
+          })),
+        );
+        expect(maxAbsDiff(toRowMajor(session.readGradient(), shape), refGrad)).toBeLessThan(1e-6);
+        session.dispose();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('refuse a grouped target that is not a marginal', () => {
+    const shape = smallShape(SIZES, 4);
+    const session = typedKernels.open(shape, randomRelaxed(shape, 1));
+    const grouping = [{ of: Int32Array.from([0, 0, 1]), count: 2 }, undefined];
+    const target = {
+      threshold: { features: [0, 1], r: 1, weight: 1 },
+      weight: 1,
+      measured: new Float64Array(4),
+      grouping,
+    };
+    expect(() => session.lossAndGradient({ groups: [], tables: [target] })).toThrow(/marginal/);
   });
 });
 

@@ -4,14 +4,23 @@
  * on the engine's shapes, because they skip the zeros of the sparsemax output and never build
  * one-hot or gathered intermediates.
  */
+
+import { layoutFromSizes } from '../../data/onehot.ts';
 import { thresholdTerms } from '../../workload/inclusion-exclusion.ts';
 import { thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamHyper, AdamState, adamStep } from './adam.ts';
-import { backpropProductTable, marginalize, thresholdAnswers } from './product-tables.ts';
+import {
+  type CategoryGroups,
+  groupBlock,
+  groupedDims,
+  isGrouped,
+  type TableGrouping,
+} from './grouped-tables.ts';
+import { backpropProductTable, marginalize, productTable, thresholdAnswers } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
-import { type SparseRows, sparseRows } from './sparse-rows.ts';
+import { type SparseBlock, type SparseRows, sparseRows } from './sparse-rows.ts';
 import { projectRelaxed } from './sparsemax.ts';
 import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './types.ts';
 
@@ -28,6 +37,9 @@ class TypedSession implements KernelSession {
   /** One-hot columns that received a gradient since the last reset: only they can move. */
   private readonly touched: Uint8Array;
   private sparse: SparseRows | undefined;
+  /** Grouped blocks of the current sparse rows (see groupedBlock). */
+  private groupedOf: SparseRows | undefined;
+  private readonly groupedBlocks = new Map<CategoryGroups, SparseBlock>();
 
   constructor(
     private readonly shape: RelaxedShape,
@@ -80,18 +92,14 @@ class TypedSession implements KernelSession {
     const { layout } = this.shape;
     const t = target.threshold;
     for (const f of t.features) this.touched.fill(1, layout.offsets[f], layout.offsets[f] + layout.sizes[f]);
-    const answers = thresholdAnswers(sp, layout, t);
-    const residual = new Float64Array(answers.length);
-    const w = target.weight;
-    for (let y = 0; y < answers.length; y++) {
-      const diff = answers[y] - target.measured[y];
-      acc.loss += w * diff * diff;
-      if (Math.abs(diff) > acc.maxError) acc.maxError = Math.abs(diff);
-      residual[y] = 2 * w * diff;
+    if (isGrouped(target.grouping)) {
+      this.groupedTableLoss(sp, target, target.grouping, scale, acc);
+      return;
     }
-    // Σ_y R(y)·answer(y) = Σ_T c_T Σ_{y_T} marginal_T(R)(y_T)·P_T(y_T): each term's cotangent.
     const k = t.features.length;
     const dims = thresholdSizes(t, layout.sizes);
+    const residual = tableResidual(thresholdAnswers(sp, layout, t), target, acc);
+    // Σ_y R(y)·answer(y) = Σ_T c_T Σ_{y_T} marginal_T(R)(y_T)·P_T(y_T): each term's cotangent.
     for (const term of thresholdTerms(k, t.r)) {
       const G = term.subset.length === k ? residual : marginalize(residual, dims, term.subset);
       backpropProductTable(
@@ -104,6 +112,56 @@ class TypedSession implements KernelSession {
         this.grad,
       );
     }
+  }
+
+  /**
+   * A grouped marginal, computed on the grouped blocks (a row's share of each group): its table
+   * and back-propagation cost the groups' cells, not the categories'. The groups' gradient is
+   * then every category's in the group (∂ group / ∂ category = 1).
+   */
+  private groupedTableLoss(
+    sp: SparseRows,
+    target: TableTarget,
+    grouping: TableGrouping,
+    scale: number,
+    acc: LossResult,
+  ): void {
+    const t = target.threshold;
+    if (t.r !== t.features.length) throw new RangeError('a grouped table target must be a marginal (r = k)');
+    const { rows, layout } = this.shape;
+    const dims = groupedDims(thresholdSizes(t, layout.sizes), grouping);
+    const local: SparseRows = {
+      rows,
+      blocks: t.features.map((f, j) => {
+        const g = grouping[j];
+        return g ? this.groupedBlock(sp, f, g) : sp.blocks[f];
+      }),
+      simplexDeviation: sp.simplexDeviation,
+    };
+    const axes = dims.map((_, j) => j);
+    const residual = tableResidual(productTable(local, axes, dims), target, acc);
+    const localLayout = layoutFromSizes(dims);
+    const localGrad = new Float64Array(rows * localLayout.width);
+    backpropProductTable(local, localLayout, axes, dims, residual, scale / rows, localGrad);
+    t.features.forEach((f, j) => {
+      const of = grouping[j]?.of;
+      for (let v = 0; v < layout.sizes[f]; v++) {
+        const from = (localLayout.offsets[j] + (of ? of[v] : v)) * rows;
+        const to = (layout.offsets[f] + v) * rows;
+        for (let i = 0; i < rows; i++) this.grad[to + i] += localGrad[from + i];
+      }
+    });
+  }
+
+  /** A feature's block summed into groups, kept until D' changes. */
+  private groupedBlock(sp: SparseRows, feature: number, groups: CategoryGroups): SparseBlock {
+    if (this.groupedOf !== sp) {
+      this.groupedOf = sp;
+      this.groupedBlocks.clear();
+    }
+    let block = this.groupedBlocks.get(groups);
+    if (!block) this.groupedBlocks.set(groups, (block = groupBlock(sp.blocks[feature], groups, sp.rows)));
+    return block;
   }
 
   adamStep(hyper: AdamHyper): void {
@@ -143,4 +201,17 @@ class TypedSession implements KernelSession {
       this.touched.subarray(layout.offsets[j], layout.offsets[j] + layout.sizes[j]).includes(1),
     );
   }
+}
+
+/** 2w·(answer − measured) per cell; adds the weighted squared error to the loss. */
+function tableResidual(answers: Float64Array, target: TableTarget, acc: LossResult): Float64Array {
+  const w = target.weight;
+  const residual = new Float64Array(answers.length);
+  for (let y = 0; y < answers.length; y++) {
+    const diff = answers[y] - target.measured[y];
+    acc.loss += w * diff * diff;
+    if (Math.abs(diff) > acc.maxError) acc.maxError = Math.abs(diff);
+    residual[y] = 2 * w * diff;
+  }
+  return residual;
 }

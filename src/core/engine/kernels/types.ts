@@ -10,6 +10,7 @@ import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import type { BackendName } from '../types.ts';
 import type { AdamHyper } from './adam.ts';
+import type { TableGrouping } from './grouped-tables.ts';
 import type { LossResult, QueryGroup } from './query-gradient.ts';
 
 export type { AdamHyper, LossResult, QueryGroup };
@@ -19,8 +20,16 @@ export interface TableTarget {
   readonly threshold: Threshold;
   /** Normalized importance weight. */
   readonly weight: number;
-  /** Measured answers of every query of the threshold, row-major over its features. */
+  /**
+   * Measured answers of every query of the threshold, row-major over its features — over their
+   * groups' cells when the target is grouped.
+   */
   readonly measured: Float64Array;
+  /**
+   * Categories merged per feature (table mode's grouped marginals): the fitted answers are the
+   * threshold's table summed into the groups' cells. Only for marginals (r = k).
+   */
+  readonly grouping?: TableGrouping;
 }
 
 /** What one optimizer step fits: selected queries (grouped by k, r) and whole tables. */
