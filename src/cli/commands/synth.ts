@@ -254,7 +254,7 @@ export function register(program: Command): void {
     .option('--rows <n>', "synthetic (relaxed) rows n'; default 1000")
     .option(
       '--rounds <T>',
-      'rounds T (table mode: T0, the bound on measured tables that sets their first budget); default: the documented rule',
+      'rounds T (table mode: T0, the bound on rounds; T0 x K measurements set their first budget); default: the documented rule',
     )
     .option(
       '--per-round <K>',

@@ -100,8 +100,10 @@ describe('defaultOptions', () => {
       rounds: TABLE_ROUNDS_MAX,
       perRound: 1,
     });
+    // 96 measurements on ADULT at ε = 1: 12 rounds of 8.
+    expect(defaultTablePlan({ rho: large, n, thresholds: 64 })).toEqual({ rounds: 12, perRound: 8 });
     expect(defaultTablePlan({ rho: large, n, thresholds: 64 })).toEqual({
-      rounds: TABLE_BATCH_BOUND * TABLE_ROUNDS_MAX,
+      rounds: Math.ceil((TABLE_BATCH_BOUND * TABLE_ROUNDS_MAX) / TABLES_PER_ROUND),
       perRound: TABLES_PER_ROUND,
     });
   });

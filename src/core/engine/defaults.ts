@@ -78,31 +78,31 @@ export const MEASURED_PER_SQRT_RHO_N = 0.04;
 export const MAX_DEFAULT_ROUNDS = 20;
 
 /**
- * Table mode's T₀ and K (table-budget.ts, table-mode.ts): the first measurements each get ρ/T₀
- * of what the one-way start leaves (annealing raises that as the model stops moving), and a round
- * measures K tables before one fit. AIM uses T = 16·d with K = 1; RAP's fit is dearer than AIM's,
- * so the bound grows with the workload and stays within reach. Only public quantities enter: ρ,
- * n and the number of thresholds N.
+ * Table mode's T₀ and K (table-budget.ts, table-mode.ts): a round measures K tables before one
+ * fit, and the first measurements each get 1/(T₀·K) of what the one-way start leaves (annealing
+ * raises that as the model stops moving), so T₀ bounds the rounds. AIM uses T = 16·d
+ * measurements with K = 1; RAP's fit is dearer than AIM's, so the bound grows with the workload
+ * and stays within reach. Only public quantities enter: ρ, n and the number of thresholds N.
  *
- * Measured on ADULT (64 random 3-way marginals, n' = 1000, present error, seeds 0 / 1 / 2):
- * - ε = 0.1 (√ρ·n ≈ 530): K = 1, T₀ = 32 → .050 / .049 / .054 (20–40 CPU s); K = 4, T₀ = 32 →
+ * Measured on ADULT (64 random 3-way marginals, n' = 1000, present error, seeds 0 / 1 / 2; M
+ * the measurement bound T₀·K):
+ * - ε = 0.1 (√ρ·n ≈ 530): K = 1, M = 32 → .050 / .049 / .054 (20–40 CPU s); K = 4, M = 32 →
  *   .050 / .076 / .052. Few measurements are affordable, and each choice is best made on a
  *   freshly fitted D'.
- * - ε = 1 (√ρ·n ≈ 5,000): K = 1, T₀ = 32 → .024 / .016 / — in 130–150 CPU s; K = 4, T₀ = 32 →
- *   .021 / .016 / .014 (67 s); K = 8, T₀ = 64 → .020 / .019 / .019 (47 s); K = 8, T₀ = 96 →
- *   .019 / .015 / .015 (54–67 s); K = 16, T₀ = 128 → .020 (seed 0). Many measurements pay, and
+ * - ε = 1 (√ρ·n ≈ 5,000): K = 1, M = 32 → .024 / .016 / — in 130–150 CPU s; K = 4, M = 32 →
+ *   .021 / .016 / .014 (67 s); K = 8, M = 64 → .020 / .019 / .019 (47 s); K = 8, M = 96 →
+ *   .019 / .015 / .015 (54–67 s); K = 16, M = 128 → .020 (seed 0). Many measurements pay, and
  *   batching them makes them affordable.
- * So K = 1 and T₀ = clamp(N/2, 8, 32) below √ρ·n = TABLE_BATCH_SIGNAL (between the two), and
- * K = 8 with three times the bound above it.
+ * So below √ρ·n = TABLE_BATCH_SIGNAL (between the two): K = 1 and T₀ = clamp(N/2, 8, 32);
+ * above it K = 8 and M three times that clamp (T₀ = M / K rounds, rounded up).
  */
 export function defaultTablePlan(p: { rho: number; n: number; thresholds: number }): {
   rounds: number;
   perRound: number;
 } {
   const base = Math.min(TABLE_ROUNDS_MAX, Math.max(TABLE_ROUNDS_MIN, Math.round(p.thresholds / 2)));
-  return Math.sqrt(p.rho) * p.n >= TABLE_BATCH_SIGNAL
-    ? { rounds: TABLE_BATCH_BOUND * base, perRound: TABLES_PER_ROUND }
-    : { rounds: base, perRound: 1 };
+  if (Math.sqrt(p.rho) * p.n < TABLE_BATCH_SIGNAL) return { rounds: base, perRound: 1 };
+  return { rounds: Math.ceil((TABLE_BATCH_BOUND * base) / TABLES_PER_ROUND), perRound: TABLES_PER_ROUND };
 }
 
 export const TABLE_ROUNDS_MIN = 8;

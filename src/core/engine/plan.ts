@@ -94,8 +94,8 @@ export function planRun(input: RapInput): RunPlan {
   const base = { rho, layout, numQueries: m, offsets, weights };
   if (o.mode === 'table') {
     // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
-    // measurements that sets their first budget (table-budget.ts): the run ends when the budget
-    // is spent.
+    // rounds (T₀·K on measurements, which sets their first budget, table-budget.ts): the run
+    // ends when the budget is spent.
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
     return { ...base, kind: 'table', rounds: o.rounds ?? rule.rounds, perRound: o.perRound ?? rule.perRound };
   }

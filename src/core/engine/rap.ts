@@ -60,7 +60,8 @@ interface TableStart {
 }
 
 function tableStart(input: RapInput, plan: RunPlan, exact: ExactAnswers): TableStart {
-  const budget = new TableBudget(plan.rho, input.data.n, plan.rounds);
+  // T₀ bounds the rounds; each measures perRound tables, so T₀·K bounds the measurements.
+  const budget = new TableBudget(plan.rho, input.data.n, plan.rounds * plan.perRound);
   return { budget, start: measureOneWays(input.data, exact, input.options.rows, budget, input.noise) };
 }
 

@@ -60,7 +60,8 @@ export class TableBudget {
   /**
    * @param rho total zCDP budget of the run
    * @param n records (public)
-   * @param initialRounds T₀: the first rounds' ρ is the budget after the one-way start / T₀
+   * @param initialRounds the bound on measurements (T₀·K): the first measurements' ρ is the
+   *   budget after the one-way start divided by it
    */
   constructor(
     readonly rho: number,

@@ -114,7 +114,7 @@ describe('planView', () => {
     const p = plan('1', budget(5, 1e-6, 0));
     expect(p.delta).toBe(1 / (N * N));
     expect(p.rho).toBeCloseTo(rhoFromEpsilon(1, 1 / (N * N)), 12);
-    const tooMany = plan('1', budget(5, 1e-6, 0), { rounds: '100', perRound: '100' });
+    const tooMany = plan('1', budget(5, 1e-6, 0), { rounds: '100', perRound: '100', mode: 'query' });
     expect(tooMany.blocker).toBe('settings');
     expect(tooMany.problems.map((x) => x.field)).toEqual(['plan']);
   });
