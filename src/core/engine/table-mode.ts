@@ -398,9 +398,7 @@ export class TableMode {
         };
       }
       const cells = u.grouping ? this.cellsOf(u) : undefined;
-      const exact = cells ? groupTable(full.exact, cells, u.cells) : full.exact;
-      const relaxed = cells ? groupTable(full.relaxed, cells, u.cells) : full.relaxed;
-      gaps[i] = l1(exact, relaxed);
+      gaps[i] = l1(this.asUnit(u, full.exact, cells), this.asUnit(u, full.relaxed, cells));
     });
     return gaps;
   }
@@ -443,16 +441,19 @@ export class TableMode {
     );
   }
 
-  /** The unit's table on D' (summed into its groups for a grouped unit). */
-  private relaxedOf(unit: MeasurementUnit): Float64Array {
-    const table = this.session.thresholdAnswers(unitTable(unit.features));
-    return unit.grouping ? groupTable(table, this.cellsOf(unit), unit.cells) : table;
+  /** A full table over the unit's features as the unit measures it: summed into its groups if grouped. */
+  private asUnit(unit: MeasurementUnit, full: Float64Array, cells?: Int32Array): Float64Array {
+    return unit.grouping ? groupTable(full, cells ?? this.cellsOf(unit), unit.cells) : full;
   }
 
-  /** The unit's exact table (summed into its groups for a grouped unit). Private. */
+  /** The unit's table on D'. */
+  private relaxedOf(unit: MeasurementUnit): Float64Array {
+    return this.asUnit(unit, this.session.thresholdAnswers(unitTable(unit.features)));
+  }
+
+  /** The unit's exact table. Private. */
   private exactOf(unit: MeasurementUnit): Float64Array {
-    const table = this.exact.of(unitTable(unit.features));
-    return unit.grouping ? groupTable(table, this.cellsOf(unit), unit.cells) : table;
+    return this.asUnit(unit, this.exact.of(unitTable(unit.features)));
   }
 
   private measure(unit: MeasurementUnit, sigma: number): void {

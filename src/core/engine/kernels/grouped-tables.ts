@@ -7,14 +7,13 @@
  * whose mass sits in one category costs a 3-way table 100× the cells, and so 100× the noise ℓ1,
  * of the same table with the 99 small categories merged.
  */
+import type { SparseBlock } from './sparse-rows.ts';
 
 /** A feature's categories mapped to `count` groups: category v belongs to group `of[v]`. */
 export interface CategoryGroups {
   readonly of: Int32Array;
   readonly count: number;
 }
-
-import type { SparseBlock } from './sparse-rows.ts';
 
 /** Per feature of a table, its groups, or undefined where the feature keeps its categories. */
 export type TableGrouping = readonly (CategoryGroups | undefined)[];
