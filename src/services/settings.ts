@@ -18,7 +18,7 @@ import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/acco
 import type { Workload } from '../core/workload/types.ts';
 import type { BudgetView, FieldProblem, RunPlanView, RunSettingsInput } from '../shared/api.ts';
 
-export const BACKEND_CHOICES: readonly BackendName[] = ['cpu', 'wasm', 'node', 'node-gpu'];
+export const BACKEND_CHOICES: readonly BackendName[] = ['cpu', 'wasm', 'node', 'node-gpu', 'webgpu'];
 
 export interface ParsedSettings {
   readonly epsilon: number;

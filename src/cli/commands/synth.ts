@@ -51,7 +51,7 @@ export interface SynthFlags {
 export const INSECURE_SEED_WARNING =
   'insecure-seed: this run is NOT differentially private-grade randomness; for tests/benchmarks only';
 
-const BACKENDS: readonly BackendName[] = ['wasm', 'cpu', 'node', 'node-gpu'];
+const BACKENDS: readonly BackendName[] = ['wasm', 'cpu', 'node', 'node-gpu', 'webgpu'];
 const MODES: readonly EngineMode[] = ['query', 'table'];
 
 // ---- argument checks: each throws an InputError (exit 2) naming the flag and the value -------
@@ -270,7 +270,7 @@ export function register(program: Command): void {
       '--tolerance <x>',
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
     )
-    .option('--backend <name>', 'wasm | cpu | node | node-gpu; default: the best available')
+    .option('--backend <name>', 'wasm | cpu | node | node-gpu | webgpu; default: the best available')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)

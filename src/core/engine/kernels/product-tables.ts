@@ -589,6 +589,7 @@ const CHUNK = 2048;
  * grad += scale · ∂/∂D' Σ_y G(y) · P_F(y)·n' for a cotangent table G over the features' dims
  * (column-major grad, like D'). For each row and each feature f of F, the other features'
  * nonzero combinations index G; every category of f (zero or not) gets its partial derivative.
+ * Rows [firstRow, endRow) only (a thread's share: each row's gradient depends on that row alone).
  */
 export function backpropProductTable(
   sp: SparseRows,
@@ -598,6 +599,8 @@ export function backpropProductTable(
   G: Float64Array,
   scale: number,
   grad: Float64Array,
+  firstRow = 0,
+  endRow = sp.rows,
 ): void {
   const strides = rowMajorStrides(dims);
   const rows = sp.rows;
@@ -611,7 +614,7 @@ export function backpropProductTable(
     const size = dims[j];
     const stride = strides[j];
     const columnBase = layout.offsets[f] * rows;
-    for (let i = 0; i < rows; i++) {
+    for (let i = firstRow; i < endRow; i++) {
       const len = combos.expand(sp, i, others, otherStrides);
       if (len === 0) continue;
       local.fill(0, 0, size);

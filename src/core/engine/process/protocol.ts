@@ -84,7 +84,7 @@ const threshold = z.object({
 });
 const workload = z.object({ thresholds: z.array(threshold) });
 
-const backend = z.enum(['node-gpu', 'node', 'wasm', 'cpu']);
+const backend = z.enum(['node-gpu', 'webgpu', 'node', 'wasm', 'cpu']);
 
 const options = z.object({
   epsilon: finite.refine((e) => e > 0, 'must be > 0'),
@@ -100,6 +100,7 @@ const options = z.object({
   tolerance: finite,
   batchSize: positiveInt,
   backend: backend.optional(),
+  threads: positiveInt.optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [
