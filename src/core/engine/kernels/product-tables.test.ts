@@ -1,9 +1,13 @@
-/** The product-table kernels (by lines, by rows) against the literal row-by-row outer product, bit for bit. */
+/**
+ * The product-table kernels (by lines, by rows) against the literal row-by-row outer product, and
+ * the back-propagation against its literal form, bit for bit.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rowMajorStrides, tableSize } from '../../workload/queries.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
-import { productTable, productTableByLines, productTableByRows } from './product-tables.ts';
+import { layoutFromSizes } from '../../data/onehot.ts';
+import { backpropProductTable, productTable, productTableByLines, productTableByRows } from './product-tables.ts';
 import { type SparseRows, sparseRows } from './sparse-rows.ts';
 
 /**
@@ -48,6 +52,54 @@ function sameBits(a: Float64Array, b: Float64Array): boolean {
 
 const SIZES = [4, 1, 9, 3, 12, 2];
 
+/** A sparse D' over SIZES with a share of entries dropped (whole rows of a block now and then), some negative. */
+function messyRows(seed: number, rows: number, dropShare: number, projected: boolean): SparseRows {
+  const shape = smallShape(SIZES, rows);
+  const values = randomRelaxed(shape, seed, projected);
+  for (let i = 0; i < values.length; i++) {
+    const u = ((i * 2654435761 + seed * 97) >>> 0) / 2 ** 32;
+    if (u < dropShare) values[i] = 0;
+    else if (!projected && u > 0.97) values[i] = -values[i];
+  }
+  return sparseRows(values, shape);
+}
+
+/**
+ * The back-propagation as first written: per feature j, per row, the other features' nonzero
+ * combinations (earlier features outer, products (1·x₁)·x₂·…) index G with its full strides;
+ * local[v] += G(…, v, …)·p; then grad += scale · local.
+ */
+function literalBackprop(
+  sp: SparseRows,
+  features: readonly number[],
+  dims: readonly number[],
+  G: Float64Array,
+  scale: number,
+): Float64Array {
+  const layout = layoutFromSizes(SIZES);
+  const grad = new Float64Array(sp.rows * layout.width);
+  const strides = rowMajorStrides(dims);
+  features.forEach((f, j) => {
+    for (let i = 0; i < sp.rows; i++) {
+      let combos: [number, number][] = [[0, 1]];
+      features.forEach((g, l) => {
+        if (l === j) return;
+        const b = sp.blocks[g];
+        const next: [number, number][] = [];
+        for (const [idx, p] of combos)
+          for (let e = b.rowStart[i]; e < b.rowStart[i + 1]; e++)
+            next.push([idx + b.category[e] * strides[l], p * b.value[e]]);
+        combos = next;
+      });
+      if (combos.length === 0) continue;
+      const local = new Float64Array(dims[j]);
+      for (const [idx, p] of combos) for (let v = 0; v < dims[j]; v++) local[v] += G[idx + v * strides[j]] * p;
+      for (let v = 0; v < dims[j]; v++) grad[(layout.offsets[f] + v) * sp.rows + i] += scale * local[v];
+    }
+  });
+  return grad;
+}
+
 describe('productTable', () => {
   it('equals the row-by-row outer product bit for bit (dense, sparse and mixed rows; any sign)', () => {
     fc.assert(
@@ -58,16 +110,8 @@ describe('productTable', () => {
         fc.constantFrom(0, 0.3, 0.7, 0.95),
         fc.boolean(),
         (features, seed, rows, dropShare, projected) => {
-          const shape = smallShape(SIZES, rows);
-          const values = randomRelaxed(shape, seed, projected);
-          // Zero out a share of the entries (whole rows of a block now and then), and make some
-          // negative, so that lines go the dense way, the sparse way, and both within a bucket.
-          for (let i = 0; i < values.length; i++) {
-            const u = ((i * 2654435761 + seed * 97) >>> 0) / 2 ** 32;
-            if (u < dropShare) values[i] = 0;
-            else if (!projected && u > 0.97) values[i] = -values[i];
-          }
-          const sp = sparseRows(values, shape);
+          // Lines go the dense way, the sparse way, and both within a bucket.
+          const sp = messyRows(seed, rows, dropShare, projected);
           const dims = features.map((f) => SIZES[f]);
           const expected = rowByRow(sp, features, dims);
           for (const kernel of [productTable, productTableByLines, productTableByRows])
@@ -84,5 +128,33 @@ describe('productTable', () => {
     values.fill(0, 0, 3 * 20);
     const table = productTable(sparseRows(values, shape), [0, 1], [3, 4]);
     expect([...table].every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe('backpropProductTable', () => {
+  it('equals its literal form bit for bit (k = 1 … 4, sparse rows, any row range split)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: SIZES.length - 1 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.constantFrom(0, 0.5, 0.9),
+        fc.integer({ min: 0, max: 40 }),
+        (features, seed, rows, dropShare, cut) => {
+          const sp = messyRows(seed, rows, dropShare, seed % 2 === 0);
+          const dims = features.map((f) => SIZES[f]);
+          const G = Float64Array.from({ length: tableSize(dims) }, (_, y) => Math.sin(y * 1.7 + seed));
+          const expected = literalBackprop(sp, features, dims, G, 0.37);
+          const layout = layoutFromSizes(SIZES);
+          const grad = new Float64Array(rows * layout.width);
+          // Two row ranges (as two threads would take them) give the whole.
+          const split = Math.min(cut, rows);
+          backpropProductTable(sp, layout, features, dims, G, 0.37, grad, 0, split);
+          backpropProductTable(sp, layout, features, dims, G, 0.37, grad, split, rows);
+          expect(sameBits(grad, expected)).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
