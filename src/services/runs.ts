@@ -89,6 +89,7 @@ export function runView(r: RunRecord): RunView {
     seedMode: r.noise.mode,
     backendRequested: o.backend ?? 'auto',
     backend: r.result?.report.backend ?? null,
+    backendNote: r.result?.report.backendNote ?? null,
     enginePid: r.engine?.pid ?? null,
     history: r.history,
     error: r.error,

@@ -5,6 +5,7 @@
  * InputError whose message says what to do.
  */
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { parseDelta, parseEpsilon } from '../cli/commands/synth.ts';
 import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
@@ -41,12 +42,23 @@ function installed(pkg: string): boolean {
 function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
   const gpu = installed('@tensorflow/tfjs-node-gpu');
   const node = installed('@tensorflow/tfjs-node');
-  const backends = ['auto', 'cpu', 'wasm', ...(node ? ['node'] : []), ...(gpu ? ['node-gpu'] : [])];
+  const webgpu = installed('webgpu');
+  const backends = [
+    'auto',
+    'cpu',
+    'wasm',
+    ...(node ? ['node'] : []),
+    ...(gpu ? ['node-gpu'] : []),
+    ...(webgpu ? ['webgpu'] : []),
+  ];
+  const cpu = `cpu (typed arrays, ${availableParallelism()} threads)`;
   const backend = gpu
     ? 'node-gpu (GPU) if a device is present, else cpu'
-    : node
-      ? 'node (CPU native)'
-      : 'cpu (typed arrays)';
+    : webgpu
+      ? `webgpu on a hardware GPU that passes its self-check, else ${node ? 'node (CPU native)' : cpu}`
+      : node
+        ? 'node (CPU native)'
+        : cpu;
   return { backend, backends };
 }
 
