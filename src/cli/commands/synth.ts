@@ -43,6 +43,7 @@ export interface SynthFlags {
   seed?: string;
   insecureSeed?: boolean;
   backend?: string;
+  threads?: string;
   budgetEpsilon?: string;
   budgetDelta?: string;
   name?: string;
@@ -132,6 +133,7 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec> {
     oversample: count('--oversample', flags.oversample),
     mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, MODES),
     backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
+    threads: count('--threads', flags.threads),
     maxSteps: count('--max-steps', flags.maxSteps),
     tolerance: flags.tolerance === undefined ? undefined : parseTolerance(flags.tolerance),
   };
@@ -271,6 +273,7 @@ export function register(program: Command): void {
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
     )
     .option('--backend <name>', 'wasm | cpu | node | node-gpu | webgpu; default: the best available')
+    .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)

@@ -4,10 +4,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { layoutFromSizes } from '../../data/onehot.ts';
 import { rowMajorStrides, tableSize } from '../../workload/queries.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
-import { layoutFromSizes } from '../../data/onehot.ts';
-import { backpropProductTable, productTable, productTableByLines, productTableByRows } from './product-tables.ts';
+import {
+  backpropProductTable,
+  productTable,
+  productTableByLines,
+  productTableByRows,
+} from './product-tables.ts';
 import { type SparseRows, sparseRows } from './sparse-rows.ts';
 
 /**
@@ -93,7 +98,8 @@ function literalBackprop(
       });
       if (combos.length === 0) continue;
       const local = new Float64Array(dims[j]);
-      for (const [idx, p] of combos) for (let v = 0; v < dims[j]; v++) local[v] += G[idx + v * strides[j]] * p;
+      for (const [idx, p] of combos)
+        for (let v = 0; v < dims[j]; v++) local[v] += G[idx + v * strides[j]] * p;
       for (let v = 0; v < dims[j]; v++) grad[(layout.offsets[f] + v) * sp.rows + i] += scale * local[v];
     }
   });

@@ -641,7 +641,8 @@ function axisLast(
   const otherDims = dims.filter((_, l) => l !== j);
   const otherStrides = rowMajorStrides(otherDims).map((s) => s * size);
   if (j === dims.length - 1) return { table: G, otherStrides };
-  if (lineScratch.length < G.length) lineScratch = new Float64Array(Math.max(G.length, 2 * lineScratch.length));
+  if (lineScratch.length < G.length)
+    lineScratch = new Float64Array(Math.max(G.length, 2 * lineScratch.length));
   const table = lineScratch;
   const stride = strides[j];
   // Cells of G are (outer, v, inner) with inner < stride: line (outer, inner) gets v contiguous.

@@ -50,6 +50,43 @@ describe('threaded CPU kernels', () => {
     }
   }, 60_000);
 
+  it('give a seeded run the same release with 1, 2 and 3 threads (table and query mode)', async () => {
+    const data = randomDataset([4, 3, 6, 2, 5], 400, 7);
+    const workload = {
+      thresholds: [
+        { features: [0, 2, 4], r: 3, weight: 1 },
+        { features: [1, 2], r: 2, weight: 2 },
+        { features: [0, 1, 3, 4], r: 2, weight: 1 },
+      ],
+    };
+    for (const mode of ['table', 'query'] as const) {
+      const runs = [];
+      for (const threads of [1, 2, 3]) {
+        const { report, synthetic } = await runRap({
+          data,
+          workload,
+          options: defaultOptions({
+            epsilon: 1,
+            delta: 1e-6,
+            rows: 30,
+            mode,
+            maxSteps: 20,
+            backend: 'cpu',
+            threads,
+          }),
+          noise: seededNoise(4),
+        });
+        expect(report.backendNote).toMatch(new RegExp(`^cpu, ${threads} threads?`));
+        runs.push({
+          codes: synthetic.codes,
+          errors: [report.presentError, report.meanError, report.roundedPresentError],
+        });
+      }
+      expect(runs[1]).toEqual(runs[0]);
+      expect(runs[2]).toEqual(runs[0]);
+    }
+  }, 120_000);
+
   it('refuse a thread count that is not a positive integer', async () => {
     await expect(threadedKernels(0)).rejects.toThrow(/positive integer/);
     await expect(threadedKernels(1.5)).rejects.toThrow(/positive integer/);

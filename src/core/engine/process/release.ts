@@ -55,7 +55,7 @@ export type DataSource =
 export type EngineOverrides = Partial<
   Pick<
     RapOptions,
-    'rows' | 'rounds' | 'perRound' | 'oversample' | 'mode' | 'backend' | 'maxSteps' | 'tolerance'
+    'rows' | 'rounds' | 'perRound' | 'oversample' | 'mode' | 'backend' | 'threads' | 'maxSteps' | 'tolerance'
   >
 >;
 
