@@ -126,17 +126,7 @@ export function projectRelaxed(
     }
     for (let i0 = 0; i0 < rows; i0 += TILE) {
       const n = Math.min(TILE, rows - i0);
-      // Transposed in, each row summed on the way (in category order, as the threshold needs).
-      sums.fill(0);
-      for (let v = 0; v < size; v++) {
-        const col = base + v * rows + i0;
-        for (let t = 0; t < n; t++) {
-          const x = values[col + t];
-          tile[t * size + v] = x;
-          sums[t] += x;
-        }
-      }
-      for (let t = 0; t < n; t++) tau[t] = thresholdFrom(tile, t * size, size, sums[t], scratch);
+      tileThresholds(values, base + i0, rows, size, n, tile, sums, tau, scratch);
       for (let v = 0; v < size; v++) {
         const col = base + v * rows + i0;
         for (let t = 0; t < n; t++) {
@@ -145,6 +135,34 @@ export function projectRelaxed(
       }
     }
   }
+}
+
+/**
+ * τ of the n rows of a tile starting at `start` (a block's column 0, row i0) into `tau`: the rows
+ * are transposed into `tile` (row-major) and each is summed on the way, in category order, as the
+ * threshold needs.
+ */
+function tileThresholds(
+  values: Float64Array,
+  start: number,
+  rows: number,
+  size: number,
+  n: number,
+  tile: Float64Array,
+  sums: Float64Array,
+  tau: Float64Array,
+  scratch: Float64Array,
+): void {
+  sums.fill(0);
+  for (let v = 0; v < size; v++) {
+    const col = start + v * rows;
+    for (let t = 0; t < n; t++) {
+      const x = values[col + t];
+      tile[t * size + v] = x;
+      sums[t] += x;
+    }
+  }
+  for (let t = 0; t < n; t++) tau[t] = thresholdFrom(tile, t * size, size, sums[t], scratch);
 }
 
 /** Rows per tile: a tile of the largest blocks (≈100 categories) stays within L1. */
@@ -185,16 +203,7 @@ export function projectBlockToSparse(
   for (let i0 = 0; i0 < rows; i0 += TILE) {
     const n = Math.min(TILE, rows - i0);
     if (projecting) {
-      sums.fill(0);
-      for (let v = 0; v < size; v++) {
-        const col = base + v * rows + i0;
-        for (let t = 0; t < n; t++) {
-          const x = values[col + t];
-          tile[t * size + v] = x;
-          sums[t] += x;
-        }
-      }
-      for (let t = 0; t < n; t++) tau[t] = thresholdFrom(tile, t * size, size, sums[t], scratch);
+      tileThresholds(values, base + i0, rows, size, n, tile, sums, tau, scratch);
       for (let v = 0; v < size; v++) {
         const col = base + v * rows + i0;
         for (let t = 0; t < n; t++) {
