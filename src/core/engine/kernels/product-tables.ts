@@ -195,9 +195,25 @@ export function productTableByRows(
       const start = last.rowStart[i];
       const end = last.rowStart[i + 1];
       if (start === end) continue;
+      const { category, value } = last;
+      if (middle.length === 0) {
+        // Combos of no feature: one, of product 1 (1·x = x).
+        for (let t = start; t < end; t++) out[slab + category[t]] += x * value[t];
+        continue;
+      }
+      if (middle.length === 1) {
+        // One middle feature (3-way tables), unrolled: its products (1·x₁ = x₁) as Combos forms them.
+        const m = sp.blocks[middle[0]];
+        const sm = middleStrides[0];
+        for (let a = m.rowStart[i]; a < m.rowStart[i + 1]; a++) {
+          const base = slab + m.category[a] * sm;
+          const p = m.value[a] * x;
+          for (let t = start; t < end; t++) out[base + category[t]] += p * value[t];
+        }
+        continue;
+      }
       const len = combos.expand(sp, i, middle, middleStrides, slab);
       const { index, product } = combos;
-      const { category, value } = last;
       for (let a = 0; a < len; a++) {
         const base = index[a];
         const p = product[a] * x;
