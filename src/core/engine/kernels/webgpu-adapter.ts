@@ -3,8 +3,8 @@
  * tarball, nothing is downloaded at install). Runs in the GPU worker (gpu-worker.ts).
  *
  * Dawn's default backends are asked first (Vulkan on an NVIDIA or AMD machine, with the
- * driver's ICD and Debian's libvulkan1), then OpenGL ES in compatibility mode — Mesa's llvmpipe
- * on a machine without a GPU (EGL without a display: webgpu.ts sets EGL_PLATFORM=surfaceless). A software
+ * driver's ICD and Debian's libvulkan1), then, when a software adapter is acceptable, OpenGL ES
+ * in compatibility mode — Mesa's llvmpipe on a machine without a GPU (EGL without a display: webgpu.ts sets EGL_PLATFORM=surfaceless). A software
  * adapter (its info names llvmpipe, lavapipe, SwiftShader, ...) is taken only when allowed.
  */
 
@@ -78,7 +78,9 @@ export async function findAdapter(allowSoftware: boolean): Promise<
   const tried: string[] = [];
   let chosen: { gpu: GPU; adapter: GPUAdapter } | undefined;
   let software: { gpu: GPU; adapter: GPUAdapter } | undefined;
-  for (const attempt of ATTEMPTS) {
+  // Unasked, OpenGL ES is not tried: on a machine without a Vulkan driver it offers only
+  // llvmpipe (and starting Mesa costs time and prints Dawn's warnings at every run).
+  for (const attempt of allowSoftware ? ATTEMPTS : ATTEMPTS.slice(0, 1)) {
     const gpu = dawn.create(attempt.flags);
     const adapter = await withTimeout('requesting a GPU adapter', gpu.requestAdapter(attempt.options));
     if (!adapter) {
