@@ -6,7 +6,7 @@
 import { tableSize, thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import { smallShape } from '../testing.ts';
-import type { ProjectionBatch, QueryGroup } from './types.ts';
+import type { ProjectionBatch, QueryGroup } from './session.ts';
 
 export const SIZES = [3, 2, 4, 1, 5];
 export const shape = smallShape(SIZES, 12);

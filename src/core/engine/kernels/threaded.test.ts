@@ -13,7 +13,7 @@ import { adamHyper } from './adam.ts';
 import { batch, SIZES, thresholds } from './kernel-fixtures.ts';
 import { threadedKernels } from './threaded.ts';
 import { typedKernels } from './typed.ts';
-import type { KernelSession } from './types.ts';
+import type { KernelSession } from './session.ts';
 
 // 37 rows: the threads' row ranges are uneven, and one thread's range can hold a single tile.
 const shape = smallShape(SIZES, 37);

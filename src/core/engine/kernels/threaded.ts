@@ -38,7 +38,7 @@ import {
 } from './shard.ts';
 import { touchedBlocks, touchedRanges } from './touched-columns.ts';
 import { tableResidual } from './typed.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './types.ts';
+import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
 
 /** Threads by default: every core the OS lets this process use. */
 export function defaultThreads(): number {

@@ -15,7 +15,7 @@ import type { RelaxedShape } from '../relaxed.ts';
 import type { GpuReply, GpuRequest } from './gpu-worker.ts';
 import { kernelGaps } from './kernel-check.ts';
 import { spawnWorker, started, workerFile } from './threaded.ts';
-import type { AdamHyper, EngineKernels, KernelSession, LossResult, ProjectionBatch } from './types.ts';
+import type { AdamHyper, EngineKernels, KernelSession, LossResult, ProjectionBatch } from './session.ts';
 import type { GpuStart } from './webgpu-adapter.ts';
 
 /** The self-check's bound: the tfjs kernels run in float32 (relative to each quantity's scale). */
