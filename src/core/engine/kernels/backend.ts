@@ -7,8 +7,8 @@
  */
 import { InputError } from '../../errors.ts';
 import type { BackendName } from '../types.ts';
-import { threadedKernels } from './threaded.ts';
 import type { EngineKernels } from './session.ts';
+import { threadedKernels } from './threaded.ts';
 import { webgpuKernels } from './webgpu.ts';
 
 type Tf = typeof import('@tensorflow/tfjs');

@@ -7,8 +7,8 @@
 import { maxAbsDiff, randomRelaxed } from '../testing.ts';
 import { adamHyper } from './adam.ts';
 import { batch, shape, thresholds } from './kernel-fixtures.ts';
-import { typedKernels } from './typed.ts';
 import type { EngineKernels } from './session.ts';
+import { typedKernels } from './typed.ts';
 
 function relativeGap(ours: ArrayLike<number>, typed: ArrayLike<number>): number {
   let scale = 0;

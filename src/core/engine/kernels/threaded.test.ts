@@ -11,9 +11,9 @@ import { runRap } from '../rap.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
 import { adamHyper } from './adam.ts';
 import { batch, SIZES, thresholds } from './kernel-fixtures.ts';
+import type { KernelSession } from './session.ts';
 import { threadedKernels } from './threaded.ts';
 import { typedKernels } from './typed.ts';
-import type { KernelSession } from './session.ts';
 
 // 37 rows: the threads' row ranges are uneven, and one thread's range can hold a single tile.
 const shape = smallShape(SIZES, 37);

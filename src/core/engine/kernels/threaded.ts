@@ -24,6 +24,7 @@ import { type AdamHyper, beginAdamStep } from './adam.ts';
 import { type CategoryGroups, groupedDims, isGrouped } from './grouped-tables.ts';
 import { marginalize } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
+import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
 import {
   allocateShared,
   type BackwardTask,
@@ -38,7 +39,6 @@ import {
 } from './shard.ts';
 import { touchedBlocks, touchedRanges } from './touched-columns.ts';
 import { tableResidual } from './typed.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
 
 /** Threads by default: every core the OS lets this process use. */
 export function defaultThreads(): number {

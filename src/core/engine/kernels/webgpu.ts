@@ -14,8 +14,8 @@ import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import type { GpuReply, GpuRequest } from './gpu-worker.ts';
 import { kernelGaps } from './kernel-check.ts';
-import { spawnWorker, started, workerFile } from './threaded.ts';
 import type { AdamHyper, EngineKernels, KernelSession, LossResult, ProjectionBatch } from './session.ts';
+import { spawnWorker, started, workerFile } from './threaded.ts';
 import type { GpuStart } from './webgpu-adapter.ts';
 
 /** The self-check's bound: the tfjs kernels run in float32 (relative to each quantity's scale). */
