@@ -164,3 +164,69 @@ describe('backpropProductTable', () => {
     );
   });
 });
+
+describe('backpropProductTable into grouped categories', () => {
+  it('equals back-propagating into the groups and adding each group to its categories', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 30 }), (seed, rows) => {
+        // Features 2 (9 categories → 4 groups) and 4 (12 → 5), feature 0 kept: a grouped 3-way table.
+        const features = [0, 2, 4];
+        const of2 = Int32Array.from([0, 0, 1, 2, 2, 3, 1, 0, 3]);
+        const of4 = Int32Array.from([4, 0, 1, 1, 2, 3, 3, 0, 2, 4, 4, 1]);
+        const sp = messyRows(seed, rows, 0.5, true);
+        const group = (f: number, of: Int32Array, count: number) => {
+          const g = new Float64Array(rows * count);
+          const b = sp.blocks[f];
+          // The grouped block as groupBlock builds it, dense: each row's share of each group.
+          for (let i = 0; i < rows; i++)
+            for (let e = b.rowStart[i]; e < b.rowStart[i + 1]; e++)
+              g[i * count + of[b.category[e]]] += b.value[e];
+          return g;
+        };
+        const dense = [group(0, Int32Array.from([0, 1, 2, 3]), 4), group(2, of2, 4), group(4, of4, 5)];
+        const dims = [4, 4, 5];
+        const local: SparseRows = {
+          rows,
+          blocks: dense.map((g, j) => {
+            const rowStart = new Int32Array(rows + 1);
+            const category: number[] = [];
+            const value: number[] = [];
+            for (let i = 0; i < rows; i++) {
+              for (let c = 0; c < dims[j]; c++) {
+                if (g[i * dims[j] + c] !== 0) {
+                  category.push(c);
+                  value.push(g[i * dims[j] + c]);
+                }
+              }
+              rowStart[i + 1] = category.length;
+            }
+            return { rowStart, category: Int32Array.from(category), value: Float64Array.from(value) };
+          }),
+          simplexDeviation: 0,
+        };
+        const G = Float64Array.from({ length: 4 * 4 * 5 }, (_, y) => Math.cos(y + seed));
+        const localLayout = layoutFromSizes(dims);
+        const localGrad = new Float64Array(rows * localLayout.width);
+        backpropProductTable(local, localLayout, [0, 1, 2], dims, G, 0.3, localGrad);
+        const layout = layoutFromSizes(SIZES);
+        const expected = new Float64Array(rows * layout.width);
+        const groups = [undefined, of2, of4];
+        features.forEach((f, j) => {
+          for (let v = 0; v < SIZES[f]; v++) {
+            const from = (localLayout.offsets[j] + (groups[j]?.[v] ?? v)) * rows;
+            for (let i = 0; i < rows; i++)
+              expected[(layout.offsets[f] + v) * rows + i] += localGrad[from + i];
+          }
+        });
+        const grad = new Float64Array(rows * layout.width);
+        backpropProductTable(local, localLayout, [0, 1, 2], dims, G, 0.3, grad, 0, rows, {
+          layout,
+          features,
+          groups,
+        });
+        expect(grad.every((x, i) => x === expected[i])).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

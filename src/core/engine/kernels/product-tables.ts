@@ -617,6 +617,7 @@ export function backpropProductTable(
   grad: Float64Array,
   firstRow = 0,
   endRow = sp.rows,
+  into?: GradientTarget,
 ): void {
   const k = features.length;
   const strides = rowMajorStrides(dims);
@@ -631,13 +632,33 @@ export function backpropProductTable(
     // G with axis j innermost (contiguous): line o (the other axes' cell, row-major) holds
     // G(o, v) for every v at o·size + v. The same numbers as the strided reads, in cache lines.
     const { table, otherStrides } = axisLast(G, dims, strides, j);
-    const columnBase = layout.offsets[features[j]] * rows;
+    const target = into ? into.features[j] : features[j];
+    const columnBase = (into?.layout ?? layout).offsets[target] * rows;
+    const groupOf = into?.groups[j];
+    const categories = groupOf ? groupOf.length : size;
     for (let i = firstRow; i < endRow; i++) {
       local.fill(0, 0, size);
       if (!accumulateLines(sp, i, others, otherStrides, table, size, local, combos)) continue;
-      for (let v = 0; v < size; v++) grad[columnBase + v * rows + i] += scale * local[v];
+      if (groupOf) {
+        for (let v = 0; v < categories; v++) grad[columnBase + v * rows + i] += scale * local[groupOf[v]];
+      } else {
+        for (let v = 0; v < size; v++) grad[columnBase + v * rows + i] += scale * local[v];
+      }
     }
   }
+}
+
+/**
+ * Where a grouped table's gradient goes (backpropProductTable's `into`): sp's blocks are the
+ * table's features summed into groups, and every category v of feature features[j] of `layout`
+ * gets its group's derivative (∂ group / ∂ category = 1), groups[j][v] being v's group (or v
+ * itself where the feature is not grouped). The same numbers as back-propagating into the groups'
+ * columns and adding each group's column to its categories', without that buffer.
+ */
+export interface GradientTarget {
+  readonly layout: OneHotLayout;
+  readonly features: readonly number[];
+  readonly groups: readonly (Int32Array | undefined)[];
 }
 
 /** axisLast's buffer, reused across calls (each thread has its own module instance). */

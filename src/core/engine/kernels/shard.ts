@@ -141,7 +141,6 @@ export class Shard {
   private readonly layout: OneHotLayout;
   private sparseView: SparseRows | undefined;
   private readonly grouped = new Map<number, SparseBlock>();
-  private localGrad = new Float64Array(0);
 
   constructor(private readonly init: ShardInit) {
     const { buffers, shape } = init;
@@ -281,23 +280,21 @@ export class Shard {
     first: number,
     end: number,
   ): void {
-    const { rows, layout } = this;
     const local = this.groupedRows(task.features, task.grouping);
-    const localLayout = layoutFromSizes(task.dims);
-    const need = rows * localLayout.width;
-    if (this.localGrad.length < need) this.localGrad = new Float64Array(need);
-    const localGrad = this.localGrad;
-    for (let c = 0; c < localLayout.width; c++) localGrad.fill(0, c * rows + first, c * rows + end);
     const axes = task.dims.map((_, j) => j);
-    backpropProductTable(local, localLayout, axes, task.dims, G, task.scale, localGrad, first, end);
-    task.features.forEach((f, j) => {
-      const of = task.grouping[j]?.of;
-      for (let v = 0; v < layout.sizes[f]; v++) {
-        const from = (localLayout.offsets[j] + (of ? of[v] : v)) * rows;
-        const to = (layout.offsets[f] + v) * rows;
-        for (let i = first; i < end; i++) this.grad[to + i] += localGrad[from + i];
-      }
-    });
+    const into = { layout: this.layout, features: task.features, groups: task.grouping.map((g) => g?.of) };
+    backpropProductTable(
+      local,
+      layoutFromSizes(task.dims),
+      axes,
+      task.dims,
+      G,
+      task.scale,
+      this.grad,
+      first,
+      end,
+      into,
+    );
   }
 
   /** The features' blocks, grouped where asked (cached by group id until D' changes). */

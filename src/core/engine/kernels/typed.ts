@@ -141,17 +141,19 @@ class TypedSession implements KernelSession {
     };
     const axes = dims.map((_, j) => j);
     const residual = tableResidual(productTable(local, axes, dims), target, acc);
-    const localLayout = layoutFromSizes(dims);
-    const localGrad = new Float64Array(rows * localLayout.width);
-    backpropProductTable(local, localLayout, axes, dims, residual, scale / rows, localGrad);
-    t.features.forEach((f, j) => {
-      const of = grouping[j]?.of;
-      for (let v = 0; v < layout.sizes[f]; v++) {
-        const from = (localLayout.offsets[j] + (of ? of[v] : v)) * rows;
-        const to = (layout.offsets[f] + v) * rows;
-        for (let i = 0; i < rows; i++) this.grad[to + i] += localGrad[from + i];
-      }
-    });
+    const into = { layout, features: t.features, groups: grouping.map((g) => g?.of) };
+    backpropProductTable(
+      local,
+      layoutFromSizes(dims),
+      axes,
+      dims,
+      residual,
+      scale / rows,
+      this.grad,
+      0,
+      rows,
+      into,
+    );
   }
 
   /** A feature's block summed into groups, kept until D' changes. */
