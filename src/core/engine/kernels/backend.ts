@@ -9,7 +9,7 @@ import { InputError } from '../../errors.ts';
 import type { BackendName } from '../types.ts';
 import type { EngineKernels } from './session.ts';
 import { threadedKernels } from './threaded.ts';
-import { webgpuKernels } from './webgpu.ts';
+import { type WebgpuOutcome, webgpuKernels } from './webgpu.ts';
 
 type Tf = typeof import('@tensorflow/tfjs');
 
@@ -45,6 +45,18 @@ async function tfjsKernels(backend: 'node' | 'node-gpu' | 'wasm'): Promise<Engin
   return createTfjsKernels(tf, backend);
 }
 
+/**
+ * The webgpu kernels (or why not), found once per process and kind: a GPU worker and its device
+ * serve every later run (the engine child runs one; benchmarks and tests run many).
+ */
+const webgpuOutcomes = new Map<boolean, Promise<WebgpuOutcome>>();
+
+function cachedWebgpu(allowSoftware: boolean): Promise<WebgpuOutcome> {
+  let outcome = webgpuOutcomes.get(allowSoftware);
+  if (!outcome) webgpuOutcomes.set(allowSoftware, (outcome = webgpuKernels({ allowSoftware })));
+  return outcome;
+}
+
 /** How kernels are loaded: CPU threads (default every core). */
 export interface KernelOptions {
   readonly threads?: number;
@@ -70,7 +82,7 @@ export async function loadKernels(
   if (requested !== undefined) {
     try {
       if (requested === 'webgpu') {
-        const gpu = await webgpuKernels({ allowSoftware: true });
+        const gpu = await cachedWebgpu(true);
         if ('reason' in gpu) throw new Error(gpu.reason);
         return gpu;
       }
@@ -88,7 +100,7 @@ export async function loadKernels(
   } catch {
     // Not installed or no device: try the next one.
   }
-  const gpu = await webgpuKernels({ allowSoftware: false });
+  const gpu = await cachedWebgpu(false);
   if (!('reason' in gpu)) return gpu;
   try {
     return await tfjsKernels('node');

@@ -5,6 +5,10 @@
  * no adapter at all can be created.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededNoise } from '../../privacy/noise.ts';
+import { randomDataset } from '../../workload/test-data.ts';
+import { defaultOptions } from '../defaults.ts';
+import { runRap } from '../rap.ts';
 import { kernelGaps } from './kernel-check.ts';
 import { WEBGPU_TOLERANCE, type WebgpuOutcome, webgpuKernels } from './webgpu.ts';
 import { isSoftwareAdapter, NO_ADAPTER } from './webgpu-adapter.ts';
@@ -49,6 +53,31 @@ describe('webgpu kernels', () => {
       expect(auto.note).toMatch(/hardware adapter/);
       await auto.close();
     }
+  }, 240_000);
+});
+
+describe('a RAP run on the webgpu backend', () => {
+  it('runs in table mode and lands where the CPU kernels land (float32)', async (ctx) => {
+    if (!available(outcome, (note) => ctx.skip(note))) return;
+    const data = randomDataset([4, 3, 6, 2, 5], 300, 7);
+    const workload = {
+      thresholds: [
+        { features: [0, 2, 4], r: 3, weight: 1 },
+        { features: [1, 2], r: 2, weight: 2 },
+      ],
+    };
+    const run = (backend: 'cpu' | 'webgpu') =>
+      runRap({
+        data,
+        workload,
+        options: defaultOptions({ epsilon: 1, delta: 1e-6, rows: 20, mode: 'table', maxSteps: 8, backend }),
+        noise: seededNoise(4),
+      });
+    const gpu = (await run('webgpu')).report;
+    const cpu = (await run('cpu')).report;
+    expect(gpu.backend).toBe('webgpu');
+    expect(gpu.backendNote).toMatch(/^webgpu on .*self-check passed/);
+    expect(Math.abs(gpu.presentError - cpu.presentError)).toBeLessThan(1e-4);
   }, 240_000);
 });
 
