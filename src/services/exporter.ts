@@ -18,8 +18,8 @@ import { describeSchemaOrigin } from '../core/data/schema.ts';
 import { decodeRandom, OutputNotWrittenError, outputTable } from '../core/engine/process/release.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
+import { APP_VERSION } from '../core/version.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
-import { APP_VERSION } from '../shared/version.ts';
 import type { ServiceContext } from './context.ts';
 import { type RunRecord, runView } from './runs.ts';
 

@@ -4,7 +4,8 @@
  * diagnostics for the curator (no budget is spent, so they must not be published).
  */
 import type { Command } from 'commander';
-import { type LoadResult, loadBenchmark, loadCsv } from '../../core/data/load.ts';
+import { loadBenchmark } from '../../core/data/benchmark.ts';
+import { type LoadResult, loadCsv } from '../../core/data/load.ts';
 import type { EncodedDataset, Schema } from '../../core/data/schema.ts';
 import { exactThresholdAnswers } from '../../core/workload/exact.ts';
 import type { Workload } from '../../core/workload/types.ts';
