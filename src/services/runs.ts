@@ -31,6 +31,7 @@ import type {
   RunStatus,
   RunView,
 } from '../shared/api.ts';
+import { isActiveStatus } from '../shared/constants.ts';
 import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
@@ -62,10 +63,8 @@ export interface RunRecord {
   exported: ExportView | null;
 }
 
-const ACTIVE: readonly RunStatus[] = ['reserving', 'loading', 'running'];
-
 export function isActive(run: RunRecord | undefined): boolean {
-  return run !== undefined && ACTIVE.includes(run.status);
+  return run !== undefined && isActiveStatus(run.status);
 }
 
 export function runView(r: RunRecord): RunView {
