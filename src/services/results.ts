@@ -4,19 +4,18 @@
  * release (the manifest leaves them out).
  */
 import type { EncodedDataset } from '../core/data/schema.ts';
-import { NON_PRIVATE_NOTE } from '../core/engine/process/release.ts';
 import { InputError } from '../core/errors.ts';
+import { NON_PRIVATE_NOTE } from '../core/release/messages.ts';
 import { contingencyTable } from '../core/workload/exact.ts';
 import type { MarginalView, ResultsView } from '../shared/api.ts';
 import { categoryLabels, columnIndex } from './datasets.ts';
-import type { RunRecord } from './runs.ts';
+import { finishedOf, type RunRecord } from './runs.ts';
 import { namedThresholds } from './workloads.ts';
 
 function finished(run: RunRecord) {
-  if (!run.result || !run.loaded) {
-    throw new InputError('This run has no results: it has not finished. Start a run on the Run step.');
-  }
-  return { result: run.result, loaded: run.loaded };
+  const f = finishedOf(run);
+  if (!f) throw new InputError('This run has no results: it has not finished. Start a run on the Run step.');
+  return f;
 }
 
 export function resultsView(run: RunRecord): ResultsView {

@@ -9,12 +9,12 @@ import type { Schema } from '../core/data/schema.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
-import type { EngineOverrides } from '../core/engine/process/release.ts';
 import { InputError } from '../core/errors.ts';
 import { BACKENDS } from '../core/input/choices.ts';
 import { parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
+import type { EngineOverrides } from '../core/release/release.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type { BudgetView, FieldProblem, RunPlanView, RunSettingsInput } from '../shared/api.ts';
 

@@ -1,7 +1,7 @@
 /**
  * `rap-studio synth`: one differentially private release of synthetic data.
  *
- * Privacy first (see src/core/engine/process/release.ts): every argument and public file is
+ * Privacy first (see src/core/release/release.ts): every argument and public file is
  * checked, the data file is fingerprinted and its records counted (n is public, as in the
  * papers), the ledger reserves the budget, and only then is the private data loaded and run
  * through the engine in its own process. Ctrl-C cancels the engine; the release is then marked
@@ -15,7 +15,6 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { DEFAULT_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
-import { type DataSource, type ReleaseSpec, runRelease } from '../../core/engine/process/release.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
 import { BACKENDS, ENGINE_MODES } from '../../core/input/choices.ts';
@@ -29,6 +28,7 @@ import {
 } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { type DataSource, type ReleaseSpec, releaseStraightThrough } from '../../core/release/release.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
 export interface SynthFlags {
@@ -80,7 +80,9 @@ async function readDataSource(flags: SynthFlags): Promise<DataSource> {
 }
 
 /** All flags and public files, checked; nothing private is read here. */
-export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec> {
+export async function synthSpec(
+  flags: SynthFlags,
+): Promise<ReleaseSpec & { readonly outPath: string; readonly reportPath: string }> {
   const epsilon = parseEpsilon('--epsilon', flags.epsilon);
   const delta = flags.delta === undefined ? undefined : parseDelta('--delta', flags.delta);
   const count = (flag: string, text: string | undefined) =>
@@ -176,9 +178,9 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
   try {
-    const { release, report } = await runRelease(ledger, spec, {
+    const { release, report } = await releaseStraightThrough(ledger, spec, spec, {
       signal: cancel.signal,
-      onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+      onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
       onStage: (stage, r) => {
         if (stage === 'reserved') process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`);
       },
