@@ -35,6 +35,8 @@ async function createWindow(): Promise<void> {
     height: 860,
     show: false,
     title: 'RAP Studio',
+    // The application icon (resources/, beside out/ in the repository and in a packaged app).
+    icon: join(here, '../../resources/icon.png'),
     webPreferences: {
       preload: join(here, '../preload/index.cjs'),
       contextIsolation: true,
