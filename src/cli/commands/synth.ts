@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { DEFAULT_TUNING } from '../../core/engine/defaults.ts';
+import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
@@ -227,7 +227,10 @@ export function register(program: Command): void {
       '--mode <mode>',
       "query (select single queries, the papers' RAP) or table (select and measure whole tables, AIM-style); default table",
     )
-    .option('--max-steps <n>', `Adam steps per round at most; default ${DEFAULT_TUNING.maxSteps}`)
+    .option(
+      '--max-steps <n>',
+      `Adam steps per round at most; default ${TABLE_TUNING.maxSteps} (table mode), ${DEFAULT_TUNING.maxSteps} (query mode)`,
+    )
     .option(
       '--tolerance <x>',
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
