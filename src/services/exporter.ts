@@ -52,9 +52,9 @@ function manifest(run: RunRecord, f: Finished, csv: WrittenCsv) {
     schema: {
       sha256: request.schema.hash,
       origin: request.schema.origin,
-      note: describeSchemaOrigin(run.schema),
+      note: describeSchemaOrigin(f.spec.source.schema),
     },
-    workload: { sha256: request.workload.hash, thresholds: run.workload.thresholds.length },
+    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
     output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
   };
 }

@@ -21,7 +21,8 @@ function finished(run: RunRecord) {
 export function resultsView(run: RunRecord): ResultsView {
   const { result } = finished(run);
   const r = result.report;
-  const named = namedThresholds(run.workload, run.schema);
+  const { workload, source } = run.prepared.spec;
+  const named = namedThresholds(workload, source.schema);
   const extra = r as unknown as { roundedFutureError?: number };
   return {
     runId: run.id,
@@ -43,7 +44,7 @@ export function resultsView(run: RunRecord): ResultsView {
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
     roundedFutureError: typeof extra.roundedFutureError === 'number' ? extra.roundedFutureError : null,
-    features: run.schema.columns.map((c) => c.name),
+    features: source.schema.columns.map((c) => c.name),
     note: NON_PRIVATE_NOTE,
   };
 }

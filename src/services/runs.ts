@@ -13,7 +13,6 @@
  * history included, lives here, so a reloaded renderer finds it again.
  */
 import { randomUUID } from 'node:crypto';
-import type { Schema } from '../core/data/schema.ts';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
@@ -27,7 +26,6 @@ import {
   validate,
   type Warn,
 } from '../core/release/release.ts';
-import type { Workload } from '../core/workload/types.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -60,8 +58,6 @@ export type RunState =
 export interface RunRecord {
   readonly id: string;
   readonly dataset: OpenedDataset;
-  readonly schema: Schema;
-  readonly workload: Workload;
   readonly prepared: Prepared;
   readonly releaseId: string;
   readonly startedAt: string;
@@ -177,8 +173,6 @@ export class RunManager {
     const record: RunRecord = {
       id: randomUUID(),
       dataset: ds,
-      schema,
-      workload,
       prepared,
       releaseId: reserved.release.id,
       startedAt: new Date().toISOString(),

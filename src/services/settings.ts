@@ -184,32 +184,26 @@ export function planView(p: PlanInputs): RunPlanView {
       ? epsilonFromRho(Math.max(0, b.remainingRho - plan.rho), b.capDelta)
       : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
-  if (b.capRho === null) {
-    return {
-      ...result,
-      affordable: false,
-      reason: 'No privacy budget cap is set for this dataset: set one before the first run.',
-      blocker: 'no-cap',
-    };
-  }
+  const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
+    ...result,
+    affordable,
+    reason,
+    blocker,
+  });
+  if (b.capRho === null)
+    return answer(
+      false,
+      'No privacy budget cap is set for this dataset: set one before the first run.',
+      'no-cap',
+    );
   if (!admits(b.capRho, b.spentRho, plan.rho)) {
-    return {
-      ...result,
-      affordable: false,
-      reason:
-        `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(plan.rho)}), but only ` +
-        `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +
-        'Lower ε, or raise the cap if your oversight policy allows.',
-      blocker: 'over-budget',
-    };
+    const reason =
+      `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(plan.rho)}), but only ` +
+      `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +
+      'Lower ε, or raise the cap if your oversight policy allows.';
+    return answer(false, reason, 'over-budget');
   }
-  if (p.busy) {
-    return {
-      ...result,
-      affordable: true,
-      reason: 'A run is in progress: wait for it to finish or cancel it on the Run step.',
-      blocker: 'busy',
-    };
-  }
-  return { ...result, affordable: true, reason: null, blocker: null };
+  if (p.busy)
+    return answer(true, 'A run is in progress: wait for it to finish or cancel it on the Run step.', 'busy');
+  return answer(true, null, null);
 }

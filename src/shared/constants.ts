@@ -4,15 +4,8 @@
  */
 
 /** A run's life: reserving → loading → running → finished | failed | cancelled; finished → exported. */
-export const RUN_STATUSES = [
-  'reserving',
-  'loading',
-  'running',
-  'finished',
-  'failed',
-  'cancelled',
-  'exported',
-] as const;
+// biome-ignore format: one line reads as the order
+export const RUN_STATUSES = ['reserving', 'loading', 'running', 'finished', 'failed', 'cancelled', 'exported'] as const;
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 

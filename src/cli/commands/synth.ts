@@ -72,13 +72,6 @@ function parseNoise(flags: SynthFlags): NoiseSpec {
   return { mode: 'insecure-seed', seed: parseSeed('--seed', flags.seed) };
 }
 
-async function readDataSource(flags: SynthFlags): Promise<DataSource> {
-  const schema = await schemaFromOptions(flags);
-  return flags.domain !== undefined
-    ? { kind: 'benchmark', path: flags.data, domainPath: flags.domain, schema }
-    : { kind: 'csv', path: flags.data, schema };
-}
-
 /** All flags and public files, checked; nothing private is read here. */
 export async function synthSpec(
   flags: SynthFlags,
@@ -109,7 +102,7 @@ export async function synthSpec(
           delta:
             flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
         };
-  const source = await readDataSource(flags);
+  const source: DataSource = { path: flags.data, schema: await schemaFromOptions(flags) };
   const workload = await readWorkloadFile(flags.workload, source.schema);
   const evalWorkload =
     flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, source.schema);
@@ -181,9 +174,7 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
     const { release, report } = await releaseStraightThrough(ledger, spec, spec, {
       signal: cancel.signal,
       onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
-      onStage: (stage, r) => {
-        if (stage === 'reserved') process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`);
-      },
+      onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
       onProgress: (e) => bar.update(e),
     });
     bar.complete();

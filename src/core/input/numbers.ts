@@ -10,16 +10,10 @@ export function numberOf(text: string): number {
   return text.trim() === '' ? Number.NaN : Number(text);
 }
 
-/** Whole-number text ("12", " 7 "): no sign, point, exponent or hex, and exactly representable. */
-export function integerText(text: string): number | undefined {
-  const x = Number(text);
-  return /^\s*\d+\s*$/.test(text) && Number.isSafeInteger(x) ? x : undefined;
-}
-
-/** An integer >= min, or undefined when the text is not one. */
+/** Whole-number text ("12", " 7 ": no sign, point, exponent or hex, exactly representable) >= min. */
 export function integerAtLeast(text: string, min: number): number | undefined {
-  const x = integerText(text);
-  return x !== undefined && x >= min ? x : undefined;
+  const x = Number(text);
+  return /^\s*\d+\s*$/.test(text) && Number.isSafeInteger(x) && x >= min ? x : undefined;
 }
 
 export function parseEpsilon(flag: string, text: string): number {
@@ -43,8 +37,16 @@ export function parseCount(flag: string, text: string): number {
 
 /** A seed: an integer >= 0. */
 export function parseSeed(label: string, text: string): number {
-  const x = integerText(text);
+  const x = integerAtLeast(text, 0);
   if (x === undefined) throw new InputError(`${label} must be an integer >= 0, got "${text}"`);
+  return x;
+}
+
+/** Any finite number (the ledger checks ranges itself, with its own messages). */
+export function parseFinite(flag: string, text: string): number {
+  const x = numberOf(text);
+  if (!Number.isFinite(x))
+    throw new InputError(`${flag} must be a number, got ${JSON.stringify(text)}`, { field: flag });
   return x;
 }
 

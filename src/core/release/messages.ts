@@ -7,36 +7,30 @@
 import { CancelledError, EngineCrashedError } from '../engine/process/errors.ts';
 import { InputError } from '../errors.ts';
 
-export type ReleaseWarning =
-  /** δ ≥ 1/n: the text comes from the privacy module's check. */
-  | { readonly code: 'delta-large'; readonly message: string }
-  /** The schema came from the data (inferred, or confirmed from an inferred one). */
-  | { readonly code: 'schema-from-data'; readonly message: string }
-  | { readonly code: 'rows-rejected'; readonly message: string }
-  /** A cap was asked for (`--budget-epsilon`) but the dataset has one. */
-  | { readonly code: 'cap-exists'; readonly message: string };
-
-export type ReleaseWarningCode = ReleaseWarning['code'];
+const warning = <C extends string>(code: C, message: string) => ({ code, message }) as const;
 
 export const warnings = {
-  deltaLarge: (text: string): ReleaseWarning => ({ code: 'delta-large', message: text }),
-  schemaFromData: (origin: string): ReleaseWarning => ({
-    code: 'schema-from-data',
-    message: `the schema was ${origin}`,
-  }),
-  rowsRejected: (rejected: number, read: number, file: string): ReleaseWarning => ({
-    code: 'rows-rejected',
-    message:
+  /** δ ≥ 1/n: the text comes from the privacy module's check. */
+  deltaLarge: (text: string) => warning('delta-large', text),
+  /** The schema came from the data (inferred, or confirmed from an inferred one). */
+  schemaFromData: (origin: string) => warning('schema-from-data', `the schema was ${origin}`),
+  rowsRejected: (rejected: number, read: number, file: string) =>
+    warning(
+      'rows-rejected',
       `${rejected} of ${read} rows of ${file} were rejected ` +
-      '(see `rap-studio schema check`); the release covers the accepted rows only',
-  }),
-  capExists: (name: string, epsilon: number, delta: number): ReleaseWarning => ({
-    code: 'cap-exists',
-    message:
+        '(see `rap-studio schema check`); the release covers the accepted rows only',
+    ),
+  /** A cap was asked for (`--budget-epsilon`) but the dataset has one. */
+  capExists: (name: string, epsilon: number, delta: number) =>
+    warning(
+      'cap-exists',
       `dataset "${name}" already has a budget cap (ε = ${epsilon} at δ = ${delta}); ` +
-      '--budget-epsilon is ignored (change a cap with `rap-studio ledger set-cap`)',
-  }),
+        '--budget-epsilon is ignored (change a cap with `rap-studio ledger set-cap`)',
+    ),
 };
+
+export type ReleaseWarning = ReturnType<(typeof warnings)[keyof typeof warnings]>;
+export type ReleaseWarningCode = ReleaseWarning['code'];
 
 /** Who reads a failure: the CLI's stderr line, or the app's error banner. */
 export type Voice = 'cli' | 'app';

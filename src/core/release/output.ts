@@ -2,8 +2,6 @@
  * The synthetic table as it is written: the input's column order, values decoded from the
  * rounded codes, the CSV written atomically and hashed.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { writeCsv } from '../data/csv-write.ts';
 import { decodedRows } from '../data/decode.ts';
 import type { LoadResult } from '../data/load.ts';
@@ -64,10 +62,4 @@ export async function writeSyntheticCsv(
   const rows = decodedRows(table.schema, table.codes, result.synthetic.n, { random: decodeRandom(noise) });
   await writeCsv(file, table.header, rows);
   return { path: file, rows: result.synthetic.n, header: table.header };
-}
-
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

@@ -22,7 +22,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../data/atomic-write.ts';
-import { loadBenchmark } from '../data/benchmark.ts';
+import { fingerprintFile } from '../data/fingerprint.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { defaultOptions } from '../engine/defaults.ts';
@@ -51,23 +51,15 @@ import {
   type Voice,
   warnings,
 } from './messages.ts';
-import { sha256File, type WrittenCsv, writeSyntheticCsv } from './output.ts';
+import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
 
-/** The private file and its public description (a declared schema, or a benchmark domain). */
-export type DataSource =
-  | {
-      readonly kind: 'csv';
-      readonly path: string;
-      readonly schema: Schema;
-      /** Whether the first row names the columns; default: guessed. */
-      readonly header?: boolean;
-    }
-  | {
-      readonly kind: 'benchmark';
-      readonly path: string;
-      readonly domainPath: string;
-      readonly schema: Schema;
-    };
+/** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
+export interface DataSource {
+  readonly path: string;
+  readonly schema: Schema;
+  /** Whether the first row names the columns; default: guessed. */
+  readonly header?: boolean;
+}
 
 export type EngineOverrides = Partial<
   Pick<
@@ -145,27 +137,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   // Pin T and K so the engine runs exactly what the ledger records.
   const options: RapOptions = { ...requested, rounds: plan.rounds, perRound: plan.perRound };
   const name = spec.datasetName ?? path.basename(spec.source.path);
-  return {
-    stage: 'prepared',
-    spec,
-    name,
-    facts,
-    delta,
-    options,
-    plan,
-    request: reserveRequest(spec, facts, delta, options, plan),
-  };
-}
-
-function reserveRequest(
-  spec: ReleaseSpec,
-  facts: FileFacts,
-  delta: number,
-  options: RapOptions,
-  plan: PublicPlan,
-): ReserveRequest {
-  const { schema } = spec.source;
-  return {
+  const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
     mechanism: `rap-${options.mode}`,
     epsilon: options.epsilon,
@@ -191,6 +163,7 @@ function reserveRequest(
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
   };
+  return { stage: 'prepared', spec, name, facts, delta, options, plan, request };
 }
 
 // ---- 2. validate -----------------------------------------------------------------------------
@@ -202,14 +175,11 @@ export async function validate(
   signal?: AbortSignal,
 ): Promise<Validated> {
   const { source } = prepared.spec;
-  const loaded =
-    source.kind === 'benchmark'
-      ? await loadBenchmark(source.path, source.domainPath, { signal })
-      : await loadCsv(source.path, {
-          schema: source.schema,
-          signal,
-          ...(source.header !== undefined && { header: source.header }),
-        });
+  const loaded = await loadCsv(source.path, {
+    schema: source.schema,
+    signal,
+    ...(source.header !== undefined && { header: source.header }),
+  });
   // The ledger records the bytes fingerprinted when n was counted; the file must not change meanwhile.
   if (loaded.fingerprint !== prepared.facts.fingerprint) throw fileChangedWhileRead(source.path);
   const rejected = loaded.summary.rejected.reduce((s, r) => s + r.count, 0);
@@ -311,7 +281,7 @@ export async function writeAndCommit(
   } catch (err) {
     throw outputNotWritten(voice, 'synthetic data', csvPath, releaseId, err);
   }
-  const csv: WrittenCsv = { ...written, sha256: await sha256File(csvPath) };
+  const csv: WrittenCsv = { ...written, sha256: await fingerprintFile(csvPath) };
   try {
     await writeFileAtomic(sidecar.path, `${JSON.stringify(sidecar.content(csv), null, 2)}\n`);
   } catch (err) {
@@ -324,11 +294,9 @@ export async function writeAndCommit(
 
 // ---- the CLI: 1–5 straight through -----------------------------------------------------------
 
-export type ReleaseStage = 'reserved' | 'running' | 'writing' | 'committed';
-
 export interface ReleaseHooks extends RunHooks {
   readonly onWarning?: Warn;
-  readonly onStage?: (stage: ReleaseStage, release: ReleaseRecord) => void;
+  readonly onReserved?: (release: ReleaseRecord) => void;
 }
 
 /** What REPORT.json holds: the engine's report plus the release's identity. */
@@ -357,15 +325,10 @@ export async function releaseStraightThrough(
   const warn = hooks.onWarning ?? (() => {});
   const validated = await validate(await prepare(spec, warn), warn, hooks.signal);
   const reserved = reserve(ledger, validated, warn, hooks.signal);
-  hooks.onStage?.('reserved', reserved.release);
-  let finished: Finished;
-  try {
-    hooks.onStage?.('running', reserved.release);
-    finished = await run(ledger, reserved, hooks);
-  } catch (err) {
+  hooks.onReserved?.(reserved.release);
+  const finished = await run(ledger, reserved, hooks).catch((err: unknown) => {
     throw err instanceof ReleaseAbortedError ? err.forCli() : err;
-  }
-  hooks.onStage?.('writing', reserved.release);
+  });
   let report: ReleaseReport | undefined;
   const committed = await writeAndCommit(ledger, finished, {
     voice: 'cli',
@@ -374,13 +337,9 @@ export async function releaseStraightThrough(
       what: 'report',
       path: path.resolve(paths.reportPath),
       removeCsvIfUnwritten: false,
-      content: (csv) => {
-        report = cliReport(ledger, finished, csv);
-        return report;
-      },
+      content: (csv) => (report = cliReport(ledger, finished, csv)),
     },
   });
-  hooks.onStage?.('committed', committed.release);
   return { release: committed.release, report: report! };
 }
 

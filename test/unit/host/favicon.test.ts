@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../services/services.ts';
-import { startWebHost, type WebHost } from './web-host.ts';
+import { startWebHost, type WebHost } from '../../../src/host/web-host.ts';
+import type { Services } from '../../../src/services/services.ts';
 
-const resources = fileURLToPath(new URL('../../resources/', import.meta.url));
+const resources = fileURLToPath(new URL('../../../resources/', import.meta.url));
 
 describe('web host: the application icon as favicon', () => {
   let host: WebHost;
@@ -49,7 +49,10 @@ describe('web host: the application icon as favicon', () => {
   });
 
   it('the page links the icon', () => {
-    const html = readFileSync(fileURLToPath(new URL('../renderer/index.html', import.meta.url)), 'utf8');
+    const html = readFileSync(
+      fileURLToPath(new URL('../../../src/renderer/index.html', import.meta.url)),
+      'utf8',
+    );
     expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/favicon.svg" />');
   });
 });
