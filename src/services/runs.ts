@@ -1,31 +1,17 @@
 /**
- * Runs from the app, through the one release pipeline (src/core/release/release.ts), stages 1–4
- * now and 5 when the curator exports (exporter.ts):
- *
- *   1. prepare   settings, the resolved workload, the schema; the file hashed and counted
- *   2. validate  the private file read again under the run's schema (nothing is reserved yet)
- *   3. reserve   the ledger reserves the budget (BudgetRefusedError: nothing reserved)
- *   4. run       the engine in its own process (a crash there never takes the app down); the
- *                result waits in memory for the Export step
- *
- * 1–3 are awaited, so a refusal is the caller's error; 4 goes on in the background. A failure or
- * cancel in 4 marks the release aborted; its spend stays counted. The run's state, progress
- * history included, lives here, so a reloaded renderer finds it again.
+ * Runs from the app, through the one release pipeline (src/core/release/release.ts): prepare,
+ * validate and reserve are awaited (a refusal is the caller's error), the engine runs in the
+ * background, and its result waits in memory until the curator exports it (exporter.ts, the
+ * pipeline's write & commit). A failure or cancel marks the release aborted; its spend stays
+ * counted. The run's state, progress history included, lives here, so a reloaded renderer finds
+ * it again.
  */
 import { randomUUID } from 'node:crypto';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
-import {
-  type Finished,
-  type Prepared,
-  prepare,
-  reserve,
-  run,
-  validate,
-  type Warn,
-} from '../core/release/release.ts';
+import * as release from '../core/release/release.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -50,15 +36,15 @@ const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'row
 export type RunState =
   | { readonly status: 'loading' }
   | { readonly status: 'running'; readonly enginePid: number | null }
-  | { readonly status: 'finished'; readonly finished: Finished }
-  | { readonly status: 'exported'; readonly finished: Finished; readonly exported: ExportView }
+  | { readonly status: 'finished'; readonly finished: release.Finished }
+  | { readonly status: 'exported'; readonly finished: release.Finished; readonly exported: ExportView }
   | { readonly status: 'failed' | 'cancelled'; readonly error: ApiErrorPayload };
 
 /** A run and everything the Results and Export steps need afterwards (private: never sent whole). */
 export interface RunRecord {
   readonly id: string;
   readonly dataset: OpenedDataset;
-  readonly prepared: Prepared;
+  readonly prepared: release.Prepared;
   readonly releaseId: string;
   readonly startedAt: string;
   readonly warnings: readonly string[];
@@ -73,7 +59,7 @@ export function isActive(run: RunRecord | undefined): boolean {
 }
 
 /** The run's result, when it has one. */
-export function finishedOf(run: RunRecord): Finished | undefined {
+export function finishedOf(run: RunRecord): release.Finished | undefined {
   return 'finished' in run.state ? run.state.finished : undefined;
 }
 
@@ -151,7 +137,7 @@ export class RunManager {
       ds.workloads.eval.length > 0 ? resolveWorkload(ds.workloads.eval, schema) : undefined;
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
-    const warn: Warn = (w) => {
+    const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
     const spec = {
@@ -164,12 +150,12 @@ export class RunManager {
       overrides: parsed.overrides,
       noise: parsed.noise,
     } as const;
-    const prepared = await namedAs(ds.path, ds.fileName, () => prepare(spec, warn));
+    const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);
     }
-    const validated = await namedAs(ds.path, ds.fileName, () => validate(prepared, warn));
-    const reserved = reserve(this.ledger, validated, warn);
+    const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn));
+    const reserved = release.reserve(this.ledger, validated, warn);
     const record: RunRecord = {
       id: randomUUID(),
       dataset: ds,
@@ -209,9 +195,9 @@ export class RunManager {
   }
 
   /** Stage 4; stage 5 is the Export step's (exporter.ts). */
-  private async execute(r: RunRecord, reserved: Parameters<typeof run>[1]): Promise<void> {
+  private async execute(r: RunRecord, reserved: release.Reserved): Promise<void> {
     try {
-      const finished = await run(this.ledger, reserved, {
+      const finished = await release.run(this.ledger, reserved, {
         signal: r.controller.signal,
         spawner: this.ctx.spawner,
         onProgress: (e) => this.progress(r, e),
@@ -245,8 +231,7 @@ export class RunManager {
       this.log(`run ${r.id}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     }
     if (!aborted.marked) this.log(`run ${r.id}: could not mark release ${r.releaseId} aborted`);
-    const error_ = aborted.forApp();
-    r.state = { status: code === 'cancelled' ? 'cancelled' : 'failed', error: error_ };
+    r.state = { status: code === 'cancelled' ? 'cancelled' : 'failed', error: aborted.forApp() };
   }
 
   private log(message: string): void {

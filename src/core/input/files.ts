@@ -20,13 +20,8 @@ export function cannotRead(
   err: unknown,
   opts: { readonly verb?: string; readonly hint?: string } = {},
 ): InputError {
-  const tail = opts.hint ? `; ${opts.hint}.` : '.';
-  return new InputError(
-    `${file}: cannot ${opts.verb ?? 'read'} the ${what} (${unreadableReason(err)})${tail}`,
-    {
-      file,
-    },
-  );
+  const why = `${unreadableReason(err)})${opts.hint ? `; ${opts.hint}.` : '.'}`;
+  return new InputError(`${file}: cannot ${opts.verb ?? 'read'} the ${what} (${why}`, { file });
 }
 
 /** A text file the user named (schema, domain, workload…), or the one "cannot read" error. */

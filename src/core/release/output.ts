@@ -5,22 +5,15 @@
 import { writeCsv } from '../data/csv-write.ts';
 import { decodedRows } from '../data/decode.ts';
 import type { LoadResult } from '../data/load.ts';
-import type { Schema } from '../data/schema.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
 import type { RapResult } from '../engine/types.ts';
 import { secureNoise, seededNoise } from '../privacy/noise.ts';
-
-export interface OutputTable {
-  readonly schema: Schema;
-  readonly header: readonly string[];
-  readonly codes: RapResult['synthetic']['codes'];
-}
 
 /**
  * The synthetic table in the input's column order (header equal to the input's header, less
  * columns the schema leaves out); schema order for a file without a header.
  */
-export function outputTable(loaded: LoadResult, result: RapResult): OutputTable {
+function outputTable(loaded: LoadResult, result: RapResult) {
   const { schema } = loaded.dataset;
   const names = schema.columns.map((c) => c.name);
   if (!loaded.summary.hasHeader) return { schema, header: names, codes: result.synthetic.codes };
@@ -31,16 +24,6 @@ export function outputTable(loaded: LoadResult, result: RapResult): OutputTable 
     header: order.map((j) => names[j]),
     codes: order.map((j) => result.synthetic.codes[j]),
   };
-}
-
-/**
- * Values inside a numeric bin are spread uniformly. Not privacy noise (the codes are already
- * private), but drawn from the privacy module's sources anyway so that a seeded run is
- * byte-for-byte reproducible and a secure run uses no predictable generator.
- */
-export function decodeRandom(noise: NoiseSpec): () => number {
-  const source = noise.mode === 'secure' ? secureNoise() : seededNoise(`${noise.seed}/decode`);
-  return () => source.uniform();
 }
 
 /** The written CSV: its path, SHA-256, row count and header. */
@@ -59,7 +42,11 @@ export async function writeSyntheticCsv(
   noise: NoiseSpec,
 ): Promise<Omit<WrittenCsv, 'sha256'>> {
   const table = outputTable(loaded, result);
-  const rows = decodedRows(table.schema, table.codes, result.synthetic.n, { random: decodeRandom(noise) });
+  // Values inside a numeric bin are spread uniformly. Not privacy noise (the codes are already
+  // private), but drawn from the privacy module's sources anyway so that a seeded run is
+  // byte-for-byte reproducible and a secure run uses no predictable generator.
+  const source = noise.mode === 'secure' ? secureNoise() : seededNoise(`${noise.seed}/decode`);
+  const rows = decodedRows(table.schema, table.codes, result.synthetic.n, { random: () => source.uniform() });
   await writeCsv(file, table.header, rows);
   return { path: file, rows: result.synthetic.n, header: table.header };
 }

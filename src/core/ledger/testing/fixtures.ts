@@ -35,9 +35,6 @@ export function requestFor(fingerprint: string, rho: number, delta = 1e-6): Rese
 /** Runs SQL on a ledger file behind the Ledger's back (tamper tests from outside core). */
 export function rawSql(file: string, sql: string): void {
   const raw = new Database(file);
-  try {
-    raw.exec(sql);
-  } finally {
-    raw.close();
-  }
+  raw.exec(sql);
+  raw.close();
 }
