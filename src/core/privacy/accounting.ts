@@ -56,15 +56,13 @@ export function deltaFromRho(rho: number, epsilon: number): number {
     throw new RangeError(`epsilon must be a finite number >= 0, got ${String(epsilon)}`);
   }
   if (rho === 0) return 0;
-  let lo = MIN_ALPHA;
-  let hi = (epsilon + 1) / (2 * rho) + 2;
-  for (;;) {
-    const mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) break;
-    if ((2 * mid - 1) * rho - epsilon + Math.log1p(-1 / mid) < 0) lo = mid;
-    else hi = mid;
-  }
-  return Math.min(1, deltaAtAlpha(rho, epsilon, hi));
+  // The derivative of ln δ in α is negative below the best α and positive above it.
+  const [, alpha] = bisect(
+    MIN_ALPHA,
+    (epsilon + 1) / (2 * rho) + 2,
+    (a) => (2 * a - 1) * rho - epsilon + Math.log1p(-1 / a) < 0,
+  );
+  return Math.min(1, deltaAtAlpha(rho, epsilon, alpha));
 }
 
 /** cdp2adp.py's floor on α, for numerical stability near α = 1. */
@@ -88,7 +86,7 @@ export function rhoFromEpsilon(epsilon: number, delta: number): number {
   if (deltaFromRho(lo, epsilon) > delta) lo = 0;
   let hi = Math.max(2 * lo, Number.MIN_VALUE);
   while (deltaFromRho(hi, epsilon) <= delta) hi *= 2;
-  return bisect(lo, hi, (rho) => deltaFromRho(rho, epsilon) <= delta);
+  return bisect(lo, hi, (rho) => deltaFromRho(rho, epsilon) <= delta)[0];
 }
 
 /**
@@ -103,27 +101,21 @@ export function epsilonFromRho(rho: number, delta: number): number {
   if (rho === 0 || deltaFromRho(rho, 0) <= delta) return 0;
   let hi = looseEpsilonFromRho(rho, delta);
   while (deltaFromRho(rho, hi) > delta) hi *= 2;
-  // ok(ε) is true above the answer; bisect keeps the end where the predicate is true.
-  return bisectUpper(0, hi, (eps) => deltaFromRho(rho, eps) <= delta);
+  // δ is too large below the answer and holds from it on: keep the upper end.
+  return bisect(0, hi, (eps) => deltaFromRho(rho, eps) > delta)[1];
 }
 
-/** Largest x in [lo, hi] with ok(x) (ok true at lo, false at hi), to adjacent doubles. */
-function bisect(lo: number, hi: number, ok: (x: number) => boolean): number {
+/**
+ * The boundary of a predicate that holds on [lo, b) and fails on [b, hi] (or the reverse, by
+ * negating it), bisected down to adjacent doubles: returns [last x where it holds, first where
+ * it fails].
+ */
+function bisect(lo: number, hi: number, holdsBelow: (x: number) => boolean): [number, number] {
   for (;;) {
     const mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) return lo;
-    if (ok(mid)) lo = mid;
+    if (mid <= lo || mid >= hi) return [lo, hi];
+    if (holdsBelow(mid)) lo = mid;
     else hi = mid;
-  }
-}
-
-/** Smallest x in [lo, hi] with ok(x) (ok false at lo, true at hi), to adjacent doubles. */
-function bisectUpper(lo: number, hi: number, ok: (x: number) => boolean): number {
-  for (;;) {
-    const mid = lo + (hi - lo) / 2;
-    if (mid <= lo || mid >= hi) return hi;
-    if (ok(mid)) hi = mid;
-    else lo = mid;
   }
 }
 
