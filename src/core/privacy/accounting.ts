@@ -59,7 +59,8 @@ export function deltaFromRho(rho: number, epsilon: number): number {
   // The derivative of ln δ in α is negative below the best α and positive above it.
   const [, alpha] = bisect(
     MIN_ALPHA,
-    (epsilon + 1) / (2 * rho) + 2,
+    // Finite even for a subnormal ρ, where (ε + 1)/(2ρ) overflows.
+    Math.min((epsilon + 1) / (2 * rho) + 2, 1e300),
     (a) => (2 * a - 1) * rho - epsilon + Math.log1p(-1 / a) < 0,
   );
   return Math.min(1, deltaAtAlpha(rho, epsilon, alpha));

@@ -12,7 +12,7 @@ const ZOOMS = 3;
 
 /** ln δ at order α: (α − 1)(αρ − ε) + α ln(1 − 1/α) − ln(α − 1). */
 function logDeltaAt(rho: number, epsilon: number, alpha: number): number {
-  return (alpha - 1) * (alpha * rho - epsilon) + alpha * Math.log(1 - 1 / alpha) - Math.log(alpha - 1);
+  return (alpha - 1) * (alpha * rho - epsilon) + alpha * Math.log1p(-1 / alpha) - Math.log(alpha - 1);
 }
 
 /** min over a dense α scan of the CKS20 bound; capped at 1. */
@@ -20,7 +20,7 @@ export function bruteDelta(rho: number, epsilon: number): number {
   if (rho === 0) return 0;
   // Scan u = ln(α − 1) over [ln 0.01, ln(α_max)] with α_max well past the optimum ≈ (ε + 1)/(2ρ).
   let lo = Math.log(ALPHA_MIN - 1);
-  let hi = Math.log((epsilon + 1) / rho + 4);
+  let hi = Math.log(Math.min((epsilon + 1) / rho + 4, 1e300));
   let best = Number.POSITIVE_INFINITY;
   for (let zoom = 0; zoom <= ZOOMS; zoom++) {
     const step = (hi - lo) / POINTS;
