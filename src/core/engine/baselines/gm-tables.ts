@@ -9,7 +9,8 @@
  * cell of a table down by 1/n and one up by 1/n, so each table has ℓ2 sensitivity √2/n, and the
  * N distinct tables together √(2N)/n. The Gaussian mechanism with
  *   σ = (√(2N)/n) / √(2ρ) = √(N/ρ)/n   per cell, on fractions,
- * is ρ-zCDP (`gaussianSigma(ρ, 2N, n)`: the privacy module's σ for ℓ2 sensitivity √(2N)/n).
+ * is ρ-zCDP (`measurementSigma(ρ, { tables: N }, n)`: the engine's one stated sensitivity for
+ * whole tables, measure.ts).
  *
  * Answers from a noisy table, two linear estimators (`answers`):
  * - 'cell-sums' (default; the plain baseline): an answer is the sum of the noisy cells that match
@@ -34,12 +35,12 @@
  * error depend on the data (and usually smaller). Simulation noise never touches private data,
  * so it need not come from node:crypto.
  */
-import { gaussianSigma } from '../../privacy/gaussian.ts';
 import { thresholdAnswersFromTable } from '../../workload/exact.ts';
 import { type Rng, seededRng } from '../../workload/prng.ts';
 import { tableSize } from '../../workload/queries.ts';
 import type { Workload } from '../../workload/types.ts';
 import { expectedMaxAbsNormal } from '../gaussian-baseline.ts';
+import { measurementSigma } from '../measure.ts';
 
 /** ℓ2 sensitivity of N distinct tables over n records under replace-one: √(2N)/n. */
 export function gmTablesSensitivity(tables: number, n: number): number {
@@ -50,7 +51,7 @@ export function gmTablesSensitivity(tables: number, n: number): number {
 /** σ per cell (fractions) of N distinct tables measured together at ρ: √(2N)/n / √(2ρ). */
 export function gmTablesSigma(rho: number, tables: number, n: number): number {
   assertCounts(tables, n);
-  return gaussianSigma(rho, 2 * tables, n);
+  return measurementSigma(rho, { tables }, n);
 }
 
 /** One distinct table: its features (ascending column indices), domain sizes, and who reads it. */
