@@ -54,8 +54,8 @@ export function ledgerAbortReason(code: AbortCode, err: unknown): string {
     case 'cancelled':
       return 'cancelled';
     case 'engine-crashed': {
-      const e = err as EngineCrashedError;
-      return `engine process ended unexpectedly (${e.signal ? `signal ${e.signal}` : `exit code ${e.exitCode}`})`;
+      const { signal, exitCode } = err as EngineCrashedError;
+      return `engine process ended unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`})`;
     }
     case 'bad-input':
       return 'failed: bad input (private data or engine options)';
@@ -95,8 +95,10 @@ export class ReleaseAbortedError extends Error {
     switch (code) {
       case 'cancelled':
         return { kind: 'cancelled', message: `The run was cancelled. ${tail}` };
-      case 'engine-crashed':
-        return { kind: 'internal', message: `${capitalize((error as Error).message)}. ${tail}` };
+      case 'engine-crashed': {
+        const m = (error as Error).message;
+        return { kind: 'internal', message: `${m.charAt(0).toUpperCase()}${m.slice(1)}. ${tail}` };
+      }
       case 'bad-input':
         return { kind: 'input', message: `${(error as Error).message} ${tail}` };
       case 'engine-error':
@@ -106,10 +108,6 @@ export class ReleaseAbortedError extends Error {
         };
     }
   }
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 /** Thrown when the synthetic CSV or its sidecar cannot be written; the release stays reserved. */
