@@ -1,6 +1,7 @@
 /** Command-line options of `npm run bench`. */
 import { parseArgs } from 'node:util';
 import type { BackendName } from '../../src/core/engine/types.ts';
+import { BACKENDS } from '../../src/core/input/choices.ts';
 
 export const USAGE = `npm run bench -- [options]
 
@@ -42,8 +43,6 @@ export interface BenchArgs {
 
 export class BenchArgsError extends Error {}
 
-const BACKENDS: readonly BackendName[] = ['cpu', 'wasm', 'node', 'node-gpu', 'webgpu'];
-
 function positiveInt(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
@@ -61,7 +60,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new BenchArgsError((err as Error).message);
   }
   const backend = values.backend;
-  if (backend !== undefined && !BACKENDS.includes(backend as BackendName)) {
+  if (backend !== undefined && !(BACKENDS as readonly string[]).includes(backend)) {
     throw new BenchArgsError(`--backend must be one of ${BACKENDS.join(', ')}, got '${backend}'`);
   }
   const filter = values.filter ?? [];
