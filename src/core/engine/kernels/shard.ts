@@ -98,14 +98,26 @@ export type BackwardTask =
     };
 
 export type ShardCommand =
-  | { readonly type: 'project'; readonly features: readonly number[]; readonly project: boolean }
+  | {
+      readonly type: 'project';
+      readonly features: readonly number[];
+      readonly project: boolean;
+      /** An Adam step to apply first, block by block (its ranges lie in the projected blocks). */
+      readonly adam?: AdamWork;
+    }
   | { readonly type: 'forward'; readonly tasks: readonly ForwardTask[]; readonly exchange: SharedArrayBuffer }
   | {
       readonly type: 'backward';
       readonly tasks: readonly BackwardTask[];
       readonly exchange: SharedArrayBuffer;
     }
-  | { readonly type: 'adam'; readonly constants: AdamStepConstants; readonly ranges: readonly number[] };
+  | ({ readonly type: 'adam' } & AdamWork);
+
+/** One Adam step on the index ranges [start, end) listed in pairs. */
+export interface AdamWork {
+  readonly constants: AdamStepConstants;
+  readonly ranges: readonly number[];
+}
 
 /** What a worker receives: a session's shared memory to work on (or none), or a command on it. */
 export type WorkerMessage =
@@ -169,7 +181,7 @@ export class Shard {
   run(cmd: ShardCommand): void {
     switch (cmd.type) {
       case 'project':
-        this.project(cmd.features, cmd.project);
+        this.project(cmd.features, cmd.project, cmd.adam);
         return;
       case 'forward':
         this.forward(cmd.tasks, new Float64Array(cmd.exchange));
@@ -188,7 +200,7 @@ export class Shard {
     return Atomics.add(this.control, CONTROL.next, 1);
   }
 
-  private project(features: readonly number[], project: boolean): void {
+  private project(features: readonly number[], project: boolean, adam?: AdamWork): void {
     this.sparseView = undefined;
     this.grouped.clear();
     const { rows, layout } = this;
@@ -196,6 +208,16 @@ export class Shard {
       const j = features[at];
       const size = layout.sizes[j];
       const start = layout.offsets[j] * rows;
+      // The step's elements in this block, then its projection while they are in cache (Adam
+      // is per element: any split gives the same numbers).
+      if (adam) {
+        const { ranges, constants } = adam;
+        for (let r = 0; r < ranges.length; r += 2) {
+          const lo = Math.max(ranges[r], start);
+          const hi = Math.min(ranges[r + 1], start + size * rows);
+          if (hi > lo) adamRange(this.values, this.grad, this.adam, constants, lo, hi);
+        }
+      }
       this.deviations[j] = projectBlockToSparse(this.values, rows, start, size, project, {
         rowStart: this.rowStarts.subarray(j * (rows + 1), (j + 1) * (rows + 1)),
         category: this.categories.subarray(start, start + size * rows),

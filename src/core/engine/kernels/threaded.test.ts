@@ -32,6 +32,14 @@ function trace(session: KernelSession): Float64Array[] {
     out.push(session.read());
     for (const t of thresholds) out.push(session.thresholdAnswers(t));
   }
+  // A step read before its projection (the threaded session applies it on its own then), and a
+  // step followed by a loss without a projection.
+  session.lossAndGradient(batch);
+  session.adamStep(hyper);
+  out.push(session.read());
+  session.project();
+  session.adamStep(hyper);
+  out.push(Float64Array.of(session.lossAndGradient(batch).loss));
   session.resetOptimizer();
   out.push(Float64Array.of(session.lossAndGradient(batch).loss), session.readGradient());
   session.dispose();

@@ -26,6 +26,7 @@ import { marginalize } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
 import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
 import {
+  type AdamWork,
   allocateShared,
   type BackwardTask,
   CONTROL,
@@ -225,6 +226,8 @@ class ThreadedSession implements KernelSession {
   private readonly buffers: SharedBuffers;
   /** Adam's step counter (the moments live in shared memory). */
   private readonly adamCounter = { t: 0 };
+  /** An Adam step not yet applied (see project). */
+  private pendingAdam: AdamWork | undefined;
   private readonly touched: Uint8Array;
   /** Features whose sparse rows no longer match D' (moved by a step, not yet projected). */
   private readonly stale: Set<number>;
@@ -256,7 +259,10 @@ class ThreadedSession implements KernelSession {
 
   project(): void {
     const features = touchedBlocks(this.touched, this.shape);
-    this.run({ type: 'project', features, project: true });
+    // A pending Adam step runs inside the projection, block by block: one barrier less per step.
+    const adam = this.pendingAdam;
+    this.pendingAdam = undefined;
+    this.run({ type: 'project', features, project: true, ...(adam ? { adam } : {}) });
     for (const j of features) this.stale.delete(j);
     this.refreshStale();
   }
@@ -268,20 +274,32 @@ class ThreadedSession implements KernelSession {
     this.stale.clear();
   }
 
+  /** Applies a pending Adam step on its own (anything but a projection came next). */
+  private flushAdam(): void {
+    const adam = this.pendingAdam;
+    if (!adam) return;
+    this.pendingAdam = undefined;
+    this.run({ type: 'adam', ...adam });
+  }
+
   read(): Float64Array {
+    this.flushAdam();
     return Float64Array.from(this.shard.values);
   }
 
   readGradient(): Float64Array {
+    this.flushAdam();
     return Float64Array.from(this.shard.grad);
   }
 
   thresholdAnswers(t: Threshold): Float64Array {
+    this.flushAdam();
     this.refreshStale();
     return Float64Array.from(this.shard.answers({ threshold: t }));
   }
 
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
+    this.flushAdam();
     const acc: LossResult = { loss: 0, maxError: 0 };
     const { rows, layout } = this.shape;
     // Selected queries first (as typed.ts): on this thread, they are small next to the tables.
@@ -390,12 +408,15 @@ class ThreadedSession implements KernelSession {
   }
 
   adamStep(hyper: AdamHyper): void {
+    this.flushAdam();
     const constants = beginAdamStep(this.adamCounter, hyper);
-    this.run({ type: 'adam', constants, ranges: touchedRanges(this.touched, this.shape) });
+    // Applied by the next projection (or on its own before anything else reads D').
+    this.pendingAdam = { constants, ranges: touchedRanges(this.touched, this.shape) };
     for (const j of touchedBlocks(this.touched, this.shape)) this.stale.add(j);
   }
 
   resetOptimizer(): void {
+    this.flushAdam();
     const b = this.buffers;
     new Float64Array(b.m).fill(0);
     new Float64Array(b.v).fill(0);
