@@ -11,7 +11,8 @@
  *   whole by one thread with the single-threaded code (its sums keep their order);
  * - backward (gradients): by rows, a fixed range per thread; each row's gradient depends on that
  *   row alone and receives the tables' contributions in table order, as in typed.ts;
- * - Adam: by element, a fixed range per thread.
+ * - Adam: by element — inside the next projection, block by block, or (when something else
+ *   reads D' first) a fixed range per thread.
  */
 import type { OneHotLayout } from '../../data/onehot.ts';
 import { layoutFromSizes } from '../../data/onehot.ts';
