@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { OutputNotWrittenError } from '../core/engine/process/release.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
+import { LedgerError } from '../core/ledger/errors.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
 
@@ -127,6 +128,7 @@ export function toErrorPayload(err: unknown): ApiErrorPayload {
   if (err instanceof InputError) return { kind: 'input', message: err.message };
   if (err instanceof BudgetRefusedError) return { kind: 'budget', message: err.message };
   if (err instanceof OutputNotWrittenError) return { kind: 'output', message: err.message };
+  if (err instanceof LedgerError) return { kind: 'ledger', message: err.message };
   if (err instanceof Error && err.name === 'CancelledError')
     return { kind: 'cancelled', message: err.message };
   return { kind: 'internal', message: 'Internal error: see the application log for details.' };

@@ -446,7 +446,8 @@ export type AppEvent =
 
 /** The error shape carried across the bridge. `kind` lets the UI choose what to say. */
 export interface ApiErrorPayload {
-  readonly kind: 'input' | 'budget' | 'cancelled' | 'internal' | 'output';
+  /** 'ledger': the ledger is locked, read-only, full, corrupt or disagrees with its anchor. */
+  readonly kind: 'input' | 'budget' | 'cancelled' | 'internal' | 'output' | 'ledger';
   readonly message: string;
 }
 
