@@ -5,11 +5,21 @@
  * the app down.
  */
 import { utilityProcess } from 'electron';
-import type { EngineExit, EngineProcess, EngineSpawner } from '../core/engine/process/client.ts';
+import {
+  type EngineExit,
+  type EngineProcess,
+  type EngineSpawner,
+  engineExecArgv,
+} from '../core/engine/process/client.ts';
 
 export function utilityProcessSpawner(entry: string): EngineSpawner {
   return (): EngineProcess => {
-    const child = utilityProcess.fork(entry, [], { serviceName: 'RAP Studio engine', stdio: 'inherit' });
+    const child = utilityProcess.fork(entry, [], {
+      serviceName: 'RAP Studio engine',
+      stdio: 'inherit',
+      // The engine's memory limit: hitting it ends the engine, never the app.
+      execArgv: engineExecArgv(),
+    });
     let exited: EngineExit | undefined;
     let exitListener: ((exit: EngineExit) => void) | undefined;
     child.on('exit', (code) => {
