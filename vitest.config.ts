@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 // Ledger anchors (src/core/ledger/anchor.ts) of the suite's throwaway ledgers go to a temp
 // folder, not the tester's ~/.config; child processes (CLI, web host) inherit it.
-const env = { RAP_STUDIO_ANCHOR_DIR: join(tmpdir(), 'rap-studio-test-anchors') };
+const env = { RAP_STUDIO_ANCHOR_DIR: join(tmpdir(), 'rap-test-anchors') };
 
 // Two projects: fast unit/property tests and the browser end-to-end suite.
 // `npm test` runs both (scripts/test.mjs); CI runs `npm test`.
