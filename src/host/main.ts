@@ -25,6 +25,7 @@ export async function runWebMode(argv: string[]): Promise<void> {
       ledger: { type: 'string' },
       static: { type: 'string' },
       'work-dir': { type: 'string' },
+      'max-upload-bytes': { type: 'string' },
     },
   });
   // Private copies left by a start that crashed (SIGKILL, power cut) go first.
@@ -43,6 +44,7 @@ export async function runWebMode(argv: string[]): Promise<void> {
     staticDir: values.static ?? join(repoRoot, 'out/renderer'),
     workDir,
     port: values.port ? Number(values.port) : 0,
+    ...(values['max-upload-bytes'] ? { maxUploadBytes: Number(values['max-upload-bytes']) } : {}),
     createServices: (hooks) => createServices({ mode: 'web', ledgerPath, workDir, ...hooks }),
   });
   process.stdout.write(`RAP Studio (web mode) is running at ${host.url}\n`);

@@ -29,6 +29,8 @@ export interface HostOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The host's private folder for uploads and exports (`--work-dir`); a fresh temp one if absent. */
   readonly workDir?: string;
+  /** More host flags (e.g. `--max-upload-bytes N`). */
+  readonly args?: readonly string[];
 }
 
 export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
@@ -44,6 +46,7 @@ export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
       '--ledger',
       ledgerPath,
       ...(opts.workDir ? ['--work-dir', opts.workDir] : []),
+      ...(opts.args ?? []),
     ],
     {
       cwd: repoRoot,
