@@ -2,19 +2,28 @@
  * Electron main process: window creation, security settings and the IPC bridge. All real work
  * happens in the plain-TypeScript services (src/services), the same ones web mode runs.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
 import { defaultLedgerPathForApp } from '../services/paths.ts';
 import { createServices, type Services } from '../services/services.ts';
+import { createWorkDir, privateFilesRemover, removeStaleWorkDirs } from '../services/work-dir.ts';
 import type { AppEvent } from '../shared/api.ts';
 import { electronDialogs } from './dialogs.ts';
 import { utilityProcessSpawner } from './engine-spawner.ts';
+import {
+  devToolsAllowed,
+  permissionCheckHandler,
+  permissionRequestHandler,
+  rendererSource,
+  requestAllowed,
+  trustedSender,
+  willPreventUnloadHandler,
+} from './security.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const source = rendererSource(process.env, app.isPackaged, join(here, '../renderer/index.html'));
 const windows = new Set<BrowserWindow>();
 let services: Services | undefined;
 
@@ -40,6 +49,7 @@ async function createWindow(): Promise<void> {
       sandbox: true,
       nodeIntegration: false,
       webSecurity: true,
+      devTools: devToolsAllowed(app.isPackaged),
     },
   });
   windows.add(win);
@@ -65,6 +75,11 @@ async function createWindow(): Promise<void> {
       win.close();
     });
   });
+  // The page's beforeunload must not silently cancel a close the curator already confirmed here.
+  win.webContents.on(
+    'will-prevent-unload',
+    willPreventUnloadHandler(() => confirmedClose),
+  );
   win.once('ready-to-show', () => win.show());
   // No navigation away from the app and no new windows: links open in the system browser.
   win.webContents.on('will-navigate', (e) => e.preventDefault());
@@ -72,20 +87,24 @@ async function createWindow(): Promise<void> {
     if (url.startsWith('https://')) void shell.openExternal(url);
     return { action: 'deny' };
   });
-  if (process.env.ELECTRON_RENDERER_URL) await win.loadURL(process.env.ELECTRON_RENDERER_URL);
-  else await win.loadFile(join(here, '../renderer/index.html'));
+  if (source.kind === 'dev') await win.loadURL(source.url);
+  else await win.loadFile(source.file);
 }
 
 app.whenReady().then(async () => {
   // No remote content, ever.
   session.defaultSession.webRequest.onBeforeRequest((details, callback) => {
-    const ok = /^(file|devtools|blob|data):/.test(details.url) || details.url.startsWith('http://localhost');
-    callback({ cancel: !ok });
+    callback({ cancel: !requestAllowed(details.url, app.isPackaged, source) });
   });
-  const workDir = await mkdtemp(join(tmpdir(), 'rap-studio-'));
-  app.on('will-quit', () => {
-    void rm(workDir, { recursive: true, force: true });
-  });
+  session.defaultSession.setPermissionRequestHandler(permissionRequestHandler);
+  session.defaultSession.setPermissionCheckHandler(permissionCheckHandler);
+  removeStaleWorkDirs();
+  const workDir = createWorkDir();
+  // Synchronous: the process may end right after will-quit.
+  const removePrivateFiles = privateFilesRemover(workDir, true);
+  app.on('will-quit', removePrivateFiles);
+  process.on('exit', removePrivateFiles);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => app.quit());
   const svc = createServices({
     mode: 'electron',
     ledgerPath: defaultLedgerPathForApp(),
@@ -95,7 +114,13 @@ app.whenReady().then(async () => {
     spawner: utilityProcessSpawner(join(here, 'engine-child.js')),
   });
   services = svc;
-  ipcMain.handle('rap:invoke', async (_e, method: unknown, arg: unknown) => {
+  ipcMain.handle('rap:invoke', async (e, method: unknown, arg: unknown) => {
+    if (!trustedSender(e.senderFrame?.url, source)) {
+      return {
+        ok: false,
+        error: { kind: 'input', message: 'Refused: the call did not come from RAP Studio.' },
+      };
+    }
     try {
       return { ok: true, result: await dispatch(svc, String(method), arg) };
     } catch (err) {

@@ -64,6 +64,12 @@ function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
 
 export function createServices(ctx: ServiceContext): Services {
   const datasets = new Map<string, OpenedDataset>();
+  /**
+   * Desktop app: the paths the native file dialog returned. openDataset opens only those, so a
+   * page that ran foreign script could not make the app read any file by path. (Web mode opens
+   * only uploads, upload-guard.ts.)
+   */
+  const picked = new Set<string>();
   let currentId: string | undefined;
   let ledgerHandle: Ledger | undefined;
   const ledger = (): Ledger => {
@@ -137,10 +143,16 @@ export function createServices(ctx: ServiceContext): Services {
           { name: 'All files', extensions: ['*'] },
         ],
       });
+      if (path !== null) picked.add(path);
       return path === null ? null : { path, name: path.split(/[\\/]/).pop() ?? path };
     },
 
     async openDataset(arg) {
+      if (ctx.mode === 'electron' && !picked.has(arg.path)) {
+        throw new InputError(
+          'Open files with "Open CSV…": only a file chosen in the file dialog can be opened.',
+        );
+      }
       const ds = await openDataset(ctx, arg);
       datasets.set(ds.id, ds);
       currentId = ds.id;

@@ -19,8 +19,13 @@ afterEach(() => {
 const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' as const };
 
 async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) {
-  h = harness({ engine, ...opts });
+  // The desktop app opens only files its dialog returned: pick the file first there.
+  let pickedPath = '';
+  const dialogs = opts.dialogs && { ...opts.dialogs, openFile: async () => pickedPath };
+  h = harness({ engine, ...opts, dialogs });
   const path = h.upload('shop.csv', sampleCsv());
+  pickedPath = path;
+  if (opts.mode === 'electron') await h.call('pickFile', { purpose: 'data' });
   const ds = await h.call('openDataset', { path });
   await h.call('setWorkload', {
     datasetId: ds.id,
@@ -267,6 +272,18 @@ describe('runs', () => {
     const out = await h!.call('exportRun', { runId: run.runId });
     expect(out).toMatchObject({ written: true, path: target, downloadUrl: null });
     expect(ledgerReleases(h!)[0].status).toBe('committed');
+  });
+
+  it('desktop app: openDataset opens only a path the file dialog returned', async () => {
+    await ready('done', {
+      mode: 'electron',
+      dialogs: { openFile: async () => null, saveFile: async () => null },
+    });
+    const other = h!.upload('other.csv', sampleCsv());
+    await expect(h!.call('openDataset', { path: other })).rejects.toThrow(
+      /only a file chosen in the file dialog/,
+    );
+    await expect(h!.call('openDataset', { path: '/etc/passwd' })).rejects.toThrow(/only a file chosen/);
   });
 
   it('a cancelled save dialog writes nothing', async () => {
