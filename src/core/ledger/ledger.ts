@@ -67,6 +67,13 @@ import { verifyLedger } from './verify.ts';
 /** How long a process waits for another's write lock before giving up. */
 export const BUSY_TIMEOUT_MS = 10_000;
 
+export interface LedgerIdentity {
+  /** The hash of event 1 (null for an empty ledger). */
+  readonly ledgerId: string | null;
+  readonly events: number;
+  readonly headHash: string | null;
+}
+
 export interface OpenOptions {
   /** The anchor file (anchor.ts); default anchorPathFor(file); null: no anchor (tests, :memory:). */
   readonly anchorFile?: string | null;
@@ -85,7 +92,7 @@ export class Ledger {
   /** The anchor check made at open (updated after each write). */
   anchor: AnchorReport | null;
   /** The file's identity when opened: a file deleted or swapped under an open ledger is noticed. */
-  private identity: string | null = null;
+  private fileId: string | null = null;
 
   private constructor(
     private readonly db: Database.Database,
@@ -140,7 +147,7 @@ export class Ledger {
       throw asLedgerError(err, file, BUSY_TIMEOUT_MS);
     }
     const ledger = new Ledger(db, file, anchorFile, walFallback, opts.onWarning ?? (() => {}));
-    ledger.identity = fileIdentity(file);
+    ledger.fileId = fileIdentity(file);
     if (anchorFile) {
       const report = checkAnchor(file, anchorFile, anchor, ledger.head());
       ledger.anchor = report;
@@ -152,6 +159,15 @@ export class Ledger {
         ledger.updateAnchor();
     }
     return ledger;
+  }
+
+  /**
+   * The ledger's id and head as plain data, for release manifests: an auditor holding the
+   * manifest can check that the ledger (and its anchor) reached at least this head.
+   */
+  identity(): LedgerIdentity {
+    const { ledgerId, events, headHash } = this.head();
+    return { ledgerId, events, headHash };
   }
 
   /** The ledger's id (hash of event 1), event count and head hash; for manifests and the anchor. */
@@ -370,7 +386,7 @@ export class Ledger {
   /** Inside a write: the ledger as it is now must still hold what its anchor records. */
   private assertAnchored(): void {
     if (!this.anchorFile) return;
-    if (this.identity !== fileIdentity(this.file)) {
+    if (this.fileId !== fileIdentity(this.file)) {
       throw new LedgerAnchorError(
         this.file,
         this.anchorFile,
