@@ -9,10 +9,19 @@ import { parseDelta, parseEpsilon } from '../cli/commands/synth.ts';
 import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
 import { InputError } from '../core/errors.ts';
+import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { Ledger } from '../core/ledger/ledger.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
-import type { ApiArg, ApiMethod, ApiResult, AppInfo, WorkloadRole, WorkloadView } from '../shared/api.ts';
+import type {
+  ApiArg,
+  ApiMethod,
+  ApiResult,
+  AppInfo,
+  BudgetView,
+  WorkloadRole,
+  WorkloadView,
+} from '../shared/api.ts';
 import { APP_VERSION } from '../shared/version.ts';
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
@@ -21,7 +30,7 @@ import { ledgerOverview } from './ledger-views.ts';
 import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
 import { planView } from './settings.ts';
-import { budgetView } from './views.ts';
+import { budgetView, UNREGISTERED_BUDGET } from './views.ts';
 import { allSubsets, namedThresholds, randomThresholds, resolveWorkload, workloadView } from './workloads.ts';
 
 export type Services = { [M in ApiMethod]: (arg: ApiArg<M>) => Promise<ApiResult<M>> };
@@ -86,7 +95,20 @@ export function createServices(ctx: ServiceContext): Services {
     if (!ds) throw new InputError('That dataset is no longer open: open the file again on the Data step.');
     return ds;
   };
-  const view = (ds: OpenedDataset) => datasetView(ds, ledger());
+  /**
+   * A dataset opens even when the ledger cannot be used (locked, read-only, rolled back…): its
+   * budget then shows as unknown, and the run is refused with the ledger's own message.
+   */
+  const view = (ds: OpenedDataset) => {
+    let budget: BudgetView;
+    try {
+      budget = budgetView(ledger(), ds.loaded.fingerprint);
+    } catch (err) {
+      if (!(err instanceof LedgerError)) throw err;
+      budget = UNREGISTERED_BUDGET;
+    }
+    return datasetView(ds, budget);
+  };
   const workloadOf = (ds: OpenedDataset, role: WorkloadRole): WorkloadView => {
     const list = ds.workloads[role];
     return workloadView(role, list.length > 0 ? resolveWorkload(list, ds.schema) : null, ds.schema);
@@ -293,7 +315,13 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async ledgerVerify() {
-      return ledger().verify();
+      // A ledger its anchor refuses is reported as a failed verification, as `ledger verify` does.
+      try {
+        return ledger().verify();
+      } catch (err) {
+        if (!(err instanceof LedgerAnchorError)) throw err;
+        return { ok: false, firstBrokenTable: 'anchor', firstBrokenId: err.anchorFile, reason: err.message };
+      }
     },
 
     async ledgerExport({ format }) {
