@@ -7,7 +7,7 @@ import type { EncodedDataset, Schema } from '../../data/schema.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import type { Workload } from '../../workload/types.ts';
 import { assertRunFits, type MachineMemory, thisMachine } from '../limits.ts';
-import { planRun, type RunKind } from '../plan.ts';
+import { plannedRounds, planRun, type RunKind } from '../plan.ts';
 import type { RapOptions } from '../types.ts';
 
 export interface PublicPlan {
@@ -54,11 +54,11 @@ export function publicPlan(
   assertRunFits({ ...size, rounds: options.rounds ?? 1, perRound: options.perRound ?? 1 }, machine);
   const valueless: EncodedDataset = { schema, n, codes: [] };
   const plan = planRun({ data: valueless, workload, options, noise: NO_NOISE });
-  assertRunFits({ ...size, rounds: plan.rounds, perRound: plan.perRound }, machine);
+  assertRunFits({ ...size, rounds: plannedRounds(plan), perRound: plan.perRound }, machine);
   return {
     kind: plan.kind,
     rho: plan.rho,
-    rounds: plan.rounds,
+    rounds: plannedRounds(plan),
     perRound: plan.perRound,
     numQueries: plan.numQueries,
   };
