@@ -20,7 +20,6 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/data/atomic-write.ts';
-import { writeCsv } from '../core/data/csv-write.ts';
 import type { ExportView, RunView } from '../shared/api.ts';
 
 export const STORED_FORMAT = 'rap-studio-stored-release';
@@ -61,7 +60,7 @@ async function fsyncPath(path: string): Promise<void> {
   }
 }
 
-async function sha256Of(path: string): Promise<string> {
+export async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
@@ -86,9 +85,8 @@ export class ResultStore {
    */
   async save(
     entry: Omit<StoredRelease, 'format' | 'version' | 'storedAt' | 'csv' | 'exported'>,
-    header: readonly string[],
-    rows: Iterable<readonly string[]>,
-    rowCount: number,
+    /** Writes the decoded CSV (0600) at the given path; returns its row count and header. */
+    writeCsvAt: (csvPath: string) => Promise<{ readonly rows: number; readonly header: readonly string[] }>,
   ): Promise<StoredRelease> {
     const final = this.folder(entry.releaseId);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
@@ -96,13 +94,13 @@ export class ResultStore {
     await mkdir(temp, { mode: 0o700 });
     try {
       const csvPath = join(temp, CSV);
-      await writeCsv(csvPath, header, rows, { mode: 0o600 });
+      const { rows, header } = await writeCsvAt(csvPath);
       const record: StoredRelease = {
         format: STORED_FORMAT,
         version: 1,
         ...entry,
         storedAt: new Date().toISOString(),
-        csv: { file: CSV, sha256: await sha256Of(csvPath), rows: rowCount, header: [...header] },
+        csv: { file: CSV, sha256: await sha256Of(csvPath), rows, header: [...header] },
         exported: null,
       };
       await writeFileAtomic(join(temp, RECORD), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });

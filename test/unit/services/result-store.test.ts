@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeCsv } from '../../../src/core/data/csv-write.ts';
 import { ResultStore } from '../../../src/services/result-store.ts';
 import type { RunView } from '../../../src/shared/api.ts';
 import { diskFullUnavailable, mountDisk } from '../../e2e/fs-faults.ts';
@@ -17,11 +18,15 @@ const entry = (releaseId: string) => ({
   report: { presentError: 0.1 },
 });
 const rows = (n: number) => Array.from({ length: n }, (_, i) => [`v${i % 3}`, String(i)]);
+const writer = (header: string[], n: number) => async (path: string) => {
+  await writeCsv(path, header, rows(n), { mode: 0o600 });
+  return { rows: n, header };
+};
 
 describe('the result store', () => {
   it('stores a finished release whole (0700 folder, 0600 files), lists it, marks it exported, discards it', async () => {
     const store = new ResultStore(join(base, 'a'));
-    const rec = await store.save(entry('rel-1'), ['c', 'n'], rows(5), 5);
+    const rec = await store.save(entry('rel-1'), writer(['c', 'n'], 5));
     expect(rec.csv).toMatchObject({ rows: 5, header: ['c', 'n'] });
     expect(readFileSync(store.csvPath('rel-1'), 'utf8').split('\r\n')[1]).toBe('v0,0');
     expect(statSync(join(base, 'a', 'rel-1')).mode & 0o777).toBe(0o700);
@@ -45,7 +50,7 @@ describe('the result store', () => {
 
   it('refuses an id that could leave the folder', async () => {
     const store = new ResultStore(join(base, 'b'));
-    await expect(store.save(entry('../x'), ['c'], [], 0)).rejects.toThrow(/bad release id/);
+    await expect(store.save(entry('../x'), writer(['c'], 0))).rejects.toThrow(/bad release id/);
   });
 
   it.skipIf(diskFullUnavailable !== null)(
@@ -55,7 +60,7 @@ describe('the result store', () => {
       const undo = mountDisk(disk, '64k');
       try {
         const store = new ResultStore(join(disk, 'results'));
-        await expect(store.save(entry('rel-2'), ['c', 'n'], rows(50_000), 50_000)).rejects.toMatchObject({
+        await expect(store.save(entry('rel-2'), writer(['c', 'n'], 50_000))).rejects.toMatchObject({
           code: 'ENOSPC',
         });
         expect(readdirSync(join(disk, 'results'))).toEqual([]);
