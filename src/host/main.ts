@@ -42,6 +42,7 @@ export async function runWebMode(argv: string[]): Promise<void> {
   const ledgerPath = values.ledger ?? defaultLedgerPathForApp();
   host = await startWebHost({
     staticDir: values.static ?? join(repoRoot, 'out/renderer'),
+    resourcesDir: join(repoRoot, 'resources'),
     workDir,
     port: values.port ? Number(values.port) : 0,
     ...(values['max-upload-bytes'] ? { maxUploadBytes: Number(values['max-upload-bytes']) } : {}),

@@ -10,6 +10,7 @@ import { defaultLedgerPathForApp } from '../services/paths.ts';
 import { createServices, type Services } from '../services/services.ts';
 import { createWorkDir, privateFilesRemover, removeStaleWorkDirs } from '../services/work-dir.ts';
 import type { AppEvent } from '../shared/api.ts';
+import { IPC_CHANNELS, isActiveStatus } from '../shared/constants.ts';
 import { electronDialogs } from './dialogs.ts';
 import { utilityProcessSpawner } from './engine-spawner.ts';
 import {
@@ -30,11 +31,11 @@ let services: Services | undefined;
 /** Whether a run is under way (closing the window then asks first). */
 async function runInProgress(): Promise<boolean> {
   const run = services ? await services.runState({}) : null;
-  return run !== null && ['reserving', 'loading', 'running'].includes(run.status);
+  return run !== null && isActiveStatus(run.status);
 }
 
 function broadcast(event: AppEvent): void {
-  for (const w of windows) if (!w.isDestroyed()) w.webContents.send('rap:event', event);
+  for (const w of windows) if (!w.isDestroyed()) w.webContents.send(IPC_CHANNELS.event, event);
 }
 
 async function createWindow(): Promise<void> {
@@ -43,6 +44,8 @@ async function createWindow(): Promise<void> {
     height: 860,
     show: false,
     title: 'RAP Studio',
+    // The application icon (resources/, beside out/ in the repository and in a packaged app).
+    icon: join(here, '../../resources/icon.png'),
     webPreferences: {
       preload: join(here, '../preload/index.cjs'),
       contextIsolation: true,
@@ -114,7 +117,7 @@ app.whenReady().then(async () => {
     spawner: utilityProcessSpawner(join(here, 'engine-child.js')),
   });
   services = svc;
-  ipcMain.handle('rap:invoke', async (e, method: unknown, arg: unknown) => {
+  ipcMain.handle(IPC_CHANNELS.invoke, async (e, method: unknown, arg: unknown) => {
     if (!trustedSender(e.senderFrame?.url, source)) {
       return {
         ok: false,

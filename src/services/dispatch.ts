@@ -5,9 +5,10 @@
  * (they could quote private values); the curator gets the actionable message of an InputError.
  */
 import { z } from 'zod';
-import { OutputNotWrittenError } from '../core/engine/process/release.ts';
+import { CancelledError } from '../core/engine/process/errors.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
 import { LedgerError } from '../core/ledger/errors.ts';
+import { OutputNotWrittenError } from '../core/release/messages.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
 
@@ -129,8 +130,7 @@ export function toErrorPayload(err: unknown): ApiErrorPayload {
   if (err instanceof BudgetRefusedError) return { kind: 'budget', message: err.message };
   if (err instanceof OutputNotWrittenError) return { kind: 'output', message: err.message };
   if (err instanceof LedgerError) return { kind: 'ledger', message: err.message };
-  if (err instanceof Error && err.name === 'CancelledError')
-    return { kind: 'cancelled', message: err.message };
+  if (err instanceof CancelledError) return { kind: 'cancelled', message: err.message };
   return { kind: 'internal', message: 'Internal error: see the application log for details.' };
 }
 
