@@ -26,6 +26,8 @@ export interface ServiceContext {
   readonly ledgerPath: string;
   /** A private working directory (mode 0700) for uploads and exports in web mode. */
   readonly workDir: string;
+  /** The result store's folder (finished releases until exported); default `results/` beside the ledger. */
+  readonly resultsDir?: string;
   emit(event: AppEvent): void;
   /** Web mode: makes a written file downloadable by the browser; returns its URL path. */
   offerDownload?(path: string, fileName: string): string;

@@ -109,6 +109,8 @@ export const argSchemas = {
   results: z.object({ runId: id }).strict(),
   marginalCompare: z.object({ runId: id, features: z.array(feature).min(1).max(2) }).strict(),
   exportRun: z.object({ runId: id, fileName }).strict(),
+  pendingReleases: empty,
+  discardRun: z.object({ runId: id, confirm: z.literal('discard') }).strict(),
   ledgerOverview: empty,
   ledgerVerify: empty,
   ledgerExport: z.object({ format: z.enum(['csv', 'json']) }).strict(),

@@ -5,6 +5,7 @@
  * InputError whose message says what to do.
  */
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
 import { InputError } from '../core/errors.ts';
@@ -13,6 +14,7 @@ import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { Ledger } from '../core/ledger/ledger.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
+import { outputNotWritten } from '../core/release/messages.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type {
@@ -26,8 +28,9 @@ import type {
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
-import { exportRun } from './exporter.ts';
+import { exportStored } from './exporter.ts';
 import { ledgerOverview } from './ledger-views.ts';
+import { ResultStore } from './result-store.ts';
 import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
 import { planView } from './settings.ts';
@@ -87,6 +90,8 @@ export function createServices(ctx: ServiceContext): Services {
    */
   const picked = new Set<string>();
   let currentId: string | undefined;
+  /** Finished releases until exported or discarded: beside the ledger unless given. */
+  const store = new ResultStore(ctx.resultsDir ?? join(dirname(ctx.ledgerPath), 'results'));
   let ledgerHandle: Ledger | undefined;
   const ledger = (): Ledger => {
     ledgerHandle ??= Ledger.open(ctx.ledgerPath);
@@ -94,7 +99,7 @@ export function createServices(ctx: ServiceContext): Services {
   };
   let runsHandle: RunManager | undefined;
   const runs = (): RunManager => {
-    runsHandle ??= new RunManager(ctx, ledger());
+    runsHandle ??= new RunManager(ctx, ledger(), store);
     return runsHandle;
   };
   const dataset = (id: string): OpenedDataset => {
@@ -314,7 +319,64 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async exportRun({ runId, fileName }) {
-      return exportRun(ctx, ledger(), runs().get(runId), fileName);
+      const live = runs().find(runId);
+      if (!live) {
+        // A release from an earlier start, kept in the result store.
+        const stored = (await store.list()).find((s) => s.run.runId === runId);
+        if (!stored) throw new InputError(`No run with id ${runId}: start a run on the Run step.`);
+        return exportStored(ctx, ledger(), store, stored, fileName);
+      }
+      const { state } = live;
+      if (state.status === 'exported') return { written: true, ...state.exported };
+      if (state.status !== 'finished') {
+        throw new InputError(
+          'This run has no synthetic data to export: it has not finished. Export a finished run.',
+        );
+      }
+      // An output the store could not take when the run finished is stored now, or not exported.
+      const stored = state.stored ?? (await runs().keep(live, state.finished));
+      if (!stored) {
+        throw outputNotWritten('app', 'synthetic data', store.dir, live.releaseId, new Error('not stored'));
+      }
+      const outcome = await exportStored(ctx, ledger(), store, stored, fileName);
+      if (outcome.written && live.state.status === 'finished') {
+        live.state = { status: 'exported', finished: state.finished, exported: outcome };
+        ctx.emit({ type: 'run-update', run: runView(live) });
+      }
+      return outcome;
+    },
+
+    async pendingReleases() {
+      const views = (await store.list())
+        .filter((s) => s.exported === null)
+        .map((s) => {
+          const live = runsHandle?.find(s.run.runId);
+          return live ? runView(live) : s.run;
+        })
+        .filter((v) => v.status === 'finished');
+      return views.reverse();
+    },
+
+    async discardRun({ runId }) {
+      const stored = (await store.list()).find((s) => s.run.runId === runId);
+      if (!stored) throw new InputError(`No finished release for run ${runId} is waiting for export.`);
+      if (stored.exported)
+        throw new InputError(
+          `Release ${stored.releaseId} was exported already: there is nothing to discard.`,
+        );
+      await store.discard(stored.releaseId);
+      try {
+        ledger().abort(stored.releaseId, 'output discarded by the curator');
+      } catch {
+        // already ended in the ledger: the spend is counted either way
+      }
+      const live = runsHandle?.find(runId);
+      const message = `The synthetic data of release ${stored.releaseId} was discarded. Its privacy budget stays spent: the ledger keeps counting it.`;
+      if (live) {
+        live.state = { status: 'cancelled', error: { kind: 'cancelled', message } };
+        ctx.emit({ type: 'run-update', run: runView(live) });
+      }
+      return { releaseId: stored.releaseId, message };
     },
 
     async ledgerOverview() {
