@@ -20,9 +20,13 @@ export const useExportStore = defineStore('export', () => {
   /** The release being exported or discarded from the pending list. */
   const busyRelease = ref<string | null>(null);
 
+  /** Quietly: a refresh must not replace (or clear) the banner of the action that preceded it. */
   async function loadPending(): Promise<void> {
-    const list = await app.guard(() => call('pendingReleases', {}));
-    if (list) pending.value = list;
+    try {
+      pending.value = await call('pendingReleases', {});
+    } catch {
+      // the list stays as it was; the next refresh tries again
+    }
   }
 
   /** Exports a pending release under its default name (web mode: then downloads it). */
