@@ -6,11 +6,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
+import { bundledWorkerEntry } from '../services/ledger-client.ts';
 import { defaultLedgerPathForApp } from '../services/paths.ts';
 import { createServices, type Services } from '../services/services.ts';
 import { createWorkDir, privateFilesRemover, removeStaleWorkDirs } from '../services/work-dir.ts';
 import type { AppEvent } from '../shared/api.ts';
 import { IPC_CHANNELS, isActiveStatus } from '../shared/constants.ts';
+import { type CloseState, closePrompt } from './close-prompt.ts';
 import { electronDialogs } from './dialogs.ts';
 import { utilityProcessSpawner } from './engine-spawner.ts';
 import {
@@ -28,10 +30,11 @@ const source = rendererSource(process.env, app.isPackaged, join(here, '../render
 const windows = new Set<BrowserWindow>();
 let services: Services | undefined;
 
-/** Whether a run is under way (closing the window then asks first). */
-async function runInProgress(): Promise<boolean> {
+/** What closing must ask about: a run under way, finished releases not exported yet. */
+async function closeState(): Promise<CloseState> {
   const run = services ? await services.runState({}) : null;
-  return run !== null && isActiveStatus(run.status);
+  const pending = services ? await services.pendingReleases({}).catch(() => []) : [];
+  return { active: run !== null && isActiveStatus(run.status), unexported: pending.length };
 }
 
 function broadcast(event: AppEvent): void {
@@ -61,19 +64,21 @@ async function createWindow(): Promise<void> {
   win.on('close', (e) => {
     if (confirmedClose) return;
     e.preventDefault();
-    void runInProgress().then((busy) => {
+    void closeState().then((state) => {
+      const prompt = closePrompt(state);
       const leave =
-        !busy ||
+        prompt === null ||
         dialog.showMessageBoxSync(win, {
           type: 'warning',
-          buttons: ['Keep running', 'Cancel the run and close'],
+          buttons: [...prompt.buttons],
           defaultId: 0,
           cancelId: 0,
-          title: 'A run is in progress',
-          message: 'A run is in progress. Closing cancels it; its privacy spend stays counted in the ledger.',
+          title: prompt.title,
+          message: prompt.message,
+          detail: prompt.detail,
         }) === 1;
       if (!leave) return;
-      if (busy) void services?.cancelRun({});
+      if (state.active) void services?.cancelRun({});
       confirmedClose = true;
       win.close();
     });
@@ -112,6 +117,7 @@ app.whenReady().then(async () => {
     mode: 'electron',
     ledgerPath: defaultLedgerPathForApp(),
     workDir,
+    ledgerWorker: bundledWorkerEntry(here),
     emit: broadcast,
     dialogs: electronDialogs(() => BrowserWindow.getFocusedWindow() ?? [...windows][0]),
     spawner: utilityProcessSpawner(join(here, 'engine-child.js')),

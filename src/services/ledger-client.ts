@@ -10,7 +10,8 @@
  * apart exactly as with the synchronous Ledger.
  */
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AnchorReport } from '../core/ledger/anchor.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
@@ -31,6 +32,23 @@ export type LedgerMethod =
   | 'verify'
   | 'export'
   | 'identity';
+
+/** The methods, listed once (the client builds its proxy from them). */
+export const LEDGER_METHODS = [
+  'ensureDataset',
+  'dataset',
+  'datasets',
+  'setCap',
+  'reserve',
+  'commit',
+  'abort',
+  'releases',
+  'release',
+  'totals',
+  'verify',
+  'export',
+  'identity',
+] as const satisfies readonly LedgerMethod[];
 
 // biome-ignore lint/suspicious/noExplicitAny: mapped over Ledger's own signatures
 type Fn = (...args: any[]) => any;
@@ -97,31 +115,15 @@ export class LedgerClient {
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
     };
+    // The worker does not keep the process alive (the host exits on a signal; tests end).
+    worker.unref();
     worker.on('error', (err) => gone(new Error(`the ledger worker failed: ${err.message}`)));
     worker.on('exit', () => gone(new Error('the ledger worker has stopped')));
     const call =
       (method: string) =>
       (...args: unknown[]) =>
         this.call(method, args);
-    this.ledger = Object.fromEntries(
-      (
-        [
-          'ensureDataset',
-          'dataset',
-          'datasets',
-          'setCap',
-          'reserve',
-          'commit',
-          'abort',
-          'releases',
-          'release',
-          'totals',
-          'verify',
-          'export',
-          'identity',
-        ] as const
-      ).map((m) => [m, call(m)]),
-    ) as unknown as AsyncLedger;
+    this.ledger = Object.fromEntries(LEDGER_METHODS.map((m) => [m, call(m)])) as unknown as AsyncLedger;
   }
 
   /**
@@ -182,5 +184,5 @@ export class LedgerClient {
 
 /** The bundled worker's path beside the Electron main bundle (electron.vite.config.ts input). */
 export function bundledWorkerEntry(mainDir: string): WorkerEntry {
-  return { kind: 'js', file: fileURLToPath(new URL('./ledger-worker.js', pathToFileURL(`${mainDir}/`))) };
+  return { kind: 'js', file: join(mainDir, 'ledger-worker.js') };
 }

@@ -12,7 +12,6 @@ import { InputError } from '../core/errors.ts';
 import { BACKENDS } from '../core/input/choices.ts';
 import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
-import { Ledger } from '../core/ledger/ledger.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
 import { APP_VERSION } from '../core/version.ts';
@@ -29,6 +28,7 @@ import type {
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
 import { exportStored } from './exporter.ts';
+import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
 import { ResultStore } from './result-store.ts';
 import { marginalView, resultsView } from './results.ts';
@@ -92,14 +92,32 @@ export function createServices(ctx: ServiceContext): Services {
   let currentId: string | undefined;
   /** Finished releases until exported or discarded: beside the ledger unless given. */
   const store = new ResultStore(ctx.resultsDir ?? join(dirname(ctx.ledgerPath), 'results'));
-  let ledgerHandle: Ledger | undefined;
-  const ledger = (): Ledger => {
-    ledgerHandle ??= Ledger.open(ctx.ledgerPath);
-    return ledgerHandle;
+  /**
+   * The ledger runs in a worker thread (ledger-client.ts): a lock wait blocks the worker, never
+   * this event loop. Opened on first use; a failed open (anchor refused, read-only…) is retried
+   * on the next call.
+   */
+  let client: Promise<LedgerClient> | undefined;
+  const open = (): Promise<LedgerClient> => {
+    client ??= LedgerClient.open(ctx.ledgerPath, {
+      ...(ctx.ledgerWorker ? { entry: ctx.ledgerWorker } : {}),
+      onWarning: (m) => (ctx.log ?? ((x: string) => process.stderr.write(`${x}\n`)))(m),
+    }).catch((err: unknown) => {
+      client = undefined;
+      throw err;
+    });
+    return client;
   };
+  const ledger = Object.fromEntries(
+    LEDGER_METHODS.map((m) => [
+      m,
+      async (...args: unknown[]) =>
+        ((await open()).ledger[m] as (...a: unknown[]) => Promise<unknown>)(...args),
+    ]),
+  ) as unknown as AsyncLedger;
   let runsHandle: RunManager | undefined;
   const runs = (): RunManager => {
-    runsHandle ??= new RunManager(ctx, ledger(), store);
+    runsHandle ??= new RunManager(ctx, ledger, store);
     return runsHandle;
   };
   const dataset = (id: string): OpenedDataset => {
@@ -111,10 +129,10 @@ export function createServices(ctx: ServiceContext): Services {
    * A dataset opens even when the ledger cannot be used (locked, read-only, rolled back…): its
    * budget then shows as unknown, and the run is refused with the ledger's own message.
    */
-  const view = (ds: OpenedDataset) => {
+  const view = async (ds: OpenedDataset) => {
     let budget: BudgetView;
     try {
-      budget = budgetView(ledger(), ds.loaded.fingerprint);
+      budget = await budgetView(ledger, ds.loaded.fingerprint);
     } catch (err) {
       if (!(err instanceof LedgerError)) throw err;
       budget = UNREGISTERED_BUDGET;
@@ -157,7 +175,7 @@ export function createServices(ctx: ServiceContext): Services {
         }
       };
       return {
-        dataset: ds ? view(ds) : null,
+        dataset: ds ? await view(ds) : null,
         workload: ds ? safe(() => workloadOf(ds, 'main')) : null,
         evalWorkload: ds ? safe(() => workloadOf(ds, 'eval')) : null,
         run: run ? runView(run) : null,
@@ -277,7 +295,7 @@ export function createServices(ctx: ServiceContext): Services {
         schema: ds.schema,
         n: ds.loaded.summary.rowsRead,
         workload,
-        budget: budgetView(ledger(), ds.loaded.fingerprint),
+        budget: await budgetView(ledger, ds.loaded.fingerprint),
         busy: runs().busy,
       });
     },
@@ -290,10 +308,9 @@ export function createServices(ctx: ServiceContext): Services {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, n))
           : parseDelta('The cap δ', delta);
-      const l = ledger();
-      l.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
-      l.setCap(ds.loaded.fingerprint, eps, d);
-      return budgetView(l, ds.loaded.fingerprint);
+      await ledger.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
+      await ledger.setCap(ds.loaded.fingerprint, eps, d);
+      return budgetView(ledger, ds.loaded.fingerprint);
     },
 
     async startRun({ datasetId, settings }) {
@@ -324,7 +341,7 @@ export function createServices(ctx: ServiceContext): Services {
         // A release from an earlier start, kept in the result store.
         const stored = (await store.list()).find((s) => s.run.runId === runId);
         if (!stored) throw new InputError(`No run with id ${runId}: start a run on the Run step.`);
-        return exportStored(ctx, ledger(), store, stored, fileName);
+        return exportStored(ctx, ledger, store, stored, fileName);
       }
       const { state } = live;
       if (state.status === 'exported') return { written: true, ...state.exported };
@@ -338,7 +355,7 @@ export function createServices(ctx: ServiceContext): Services {
       if (!stored) {
         throw outputNotWritten('app', 'synthetic data', store.dir, live.releaseId, new Error('not stored'));
       }
-      const outcome = await exportStored(ctx, ledger(), store, stored, fileName);
+      const outcome = await exportStored(ctx, ledger, store, stored, fileName);
       if (outcome.written && live.state.status === 'finished') {
         live.state = { status: 'exported', finished: state.finished, exported: outcome };
         ctx.emit({ type: 'run-update', run: runView(live) });
@@ -366,7 +383,7 @@ export function createServices(ctx: ServiceContext): Services {
         );
       await store.discard(stored.releaseId);
       try {
-        ledger().abort(stored.releaseId, 'output discarded by the curator');
+        await ledger.abort(stored.releaseId, 'output discarded by the curator');
       } catch {
         // already ended in the ledger: the spend is counted either way
       }
@@ -380,13 +397,13 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async ledgerOverview() {
-      return ledgerOverview(ledger());
+      return ledgerOverview(ledger, ctx.ledgerPath);
     },
 
     async ledgerVerify() {
       // A ledger its anchor refuses is reported as a failed verification, as `ledger verify` does.
       try {
-        return ledger().verify();
+        return await ledger.verify();
       } catch (err) {
         if (!(err instanceof LedgerAnchorError)) throw err;
         return { ok: false, firstBrokenTable: 'anchor', firstBrokenId: err.anchorFile, reason: err.message };
@@ -394,7 +411,7 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async ledgerExport({ format }) {
-      return { fileName: `rap-studio-ledger.${format}`, text: ledger().export(format) };
+      return { fileName: `rap-studio-ledger.${format}`, text: await ledger.export(format) };
     },
   };
 }
