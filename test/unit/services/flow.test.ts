@@ -3,7 +3,7 @@
  * engine sees data), cancel, crash, export (and its failure), the ledger views, the web-mode
  * path guard. The real engine runs in the e2e test.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
@@ -284,6 +284,48 @@ describe('runs', () => {
       /only a file chosen in the file dialog/,
     );
     await expect(h!.call('openDataset', { path: '/etc/passwd' })).rejects.toThrow(/only a file chosen/);
+  });
+
+  it('an export never replaces a file: not the input, not an existing manifest', async () => {
+    let target = '';
+    const { ds, path: input } = await ready('done', {
+      mode: 'electron',
+      dialogs: { openFile: async () => null, saveFile: async () => target },
+    });
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    const before = readFileSync(input, 'utf8');
+    target = input;
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toThrow(
+      /already exists: an export never replaces a file/,
+    );
+    expect(readFileSync(input, 'utf8')).toBe(before);
+    target = join(h!.dir, 'taken.csv');
+    writeFileSync(join(h!.dir, 'taken.manifest.json'), '{"mine":true}');
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toThrow(
+      /taken\.manifest\.json already exists/,
+    );
+    expect(existsSync(target)).toBe(false); // the CSV written before the manifest failed is removed
+    expect(ledgerReleases(h!)[0].status).toBe('reserved');
+    target = join(h!.dir, 'free.csv');
+    expect(await h!.call('exportRun', { runId: run.runId })).toMatchObject({ written: true, path: target });
+  });
+
+  it('a finished release waits in the result store; discarding it says the budget stays spent', async () => {
+    const { ds } = await ready();
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    expect((await h!.call('pendingReleases', {})).map((p) => p.releaseId)).toEqual([run.releaseId]);
+    const out = await h!.call('discardRun', { runId: run.runId, confirm: 'discard' });
+    expect(out.message).toMatch(/discarded\. Its privacy budget stays spent/);
+    expect(await h!.call('pendingReleases', {})).toEqual([]);
+    expect(ledgerReleases(h!)[0]).toMatchObject({
+      status: 'aborted',
+      abortReason: 'output discarded by the curator',
+    });
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toThrow(/has not finished/);
   });
 
   it('a cancelled save dialog writes nothing', async () => {
