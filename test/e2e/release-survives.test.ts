@@ -10,7 +10,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { peopleCsv } from './fixtures.ts';
-import { callApi, ledgerCounts, type RunningHost, startHost, waitFor } from './harness.ts';
+import {
+  callApi,
+  chromiumAvailable,
+  launchBrowser,
+  ledgerCounts,
+  type RunningHost,
+  startHost,
+  waitFor,
+} from './harness.ts';
+import { openApp, shot } from './ui.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'rap-e2e-survive-'));
 const hosts: RunningHost[] = [];
@@ -79,6 +88,18 @@ describe('a release survives', () => {
     await new Promise((ok) => h.process.once('exit', ok));
 
     h = await host(dir);
+    if (chromiumAvailable()) {
+      // The curator sees it on the Export step.
+      const browser = await launchBrowser();
+      try {
+        const page = await openApp(browser, h);
+        await page.getByTestId('nav-Export').click();
+        await page.getByTestId(`pending-${run.releaseId}`).waitFor({ timeout: 30_000 });
+        await shot(page, 'export-pending-after-restart');
+      } finally {
+        await browser.close();
+      }
+    }
     const pending = await callApi(h, 'pendingReleases', {});
     expect(pending.ok && pending.result.map((r) => r.releaseId)).toEqual([run.releaseId]);
     const pendingRun = pending.ok ? pending.result[0] : undefined;
