@@ -13,16 +13,17 @@
  * - verify() recomputes the chain, replays every event through the same reducer in memory and
  *   compares the result with the state tables column by column, so editing releases.rho with the
  *   sqlite3 shell, deleting an event, or inserting a row by hand is reported with the first broken
- *   table and id. It also reports a dropped guard trigger. (Truncating the newest events together
- *   with their state rows cannot be detected from inside the file; an auditor anchors the head hash
- *   that verify() and `ledger export` print.)
+ *   table and id. It also reports a dropped guard trigger. Truncating the newest events together
+ *   with their state rows cannot be detected from inside the file: the anchor (anchor.ts), a file
+ *   in another folder updated after every write, catches that, a deleted ledger and an older copy.
  * - SQLite triggers RAISE(ABORT) on any DELETE, on any UPDATE of events/aliases, on UPDATE of a
  *   release's spend columns (ρ, ε, δ, params, workload, …), and on any status change other than
  *   reserved → committed | aborted. Nothing ever deletes or edits a spend.
  * - Gate: reserve() runs in BEGIN IMMEDIATE (the write lock is taken before reading the spend),
  *   checks spent + requested ≤ cap (zCDP: ρ adds up; every status counts, since a crashed or
- *   cancelled run may already have drawn noise) and inserts the `reserved` row. WAL mode and a
- *   10 s busy timeout make concurrent processes (app + CLI, or many CLIs) queue instead of fail.
+ *   cancelled run may already have drawn noise) and inserts the `reserved` row; it first checks
+ *   the anchor. A 10 s busy timeout makes concurrent processes (app + CLI, or many CLIs) queue
+ *   instead of fail; failures are typed (errors.ts: locked, read-only, full, corrupt, anchor).
  * - Datasets are identified by the SHA-256 of the file. The first name is kept; later names for
  *   the same bytes are recorded as aliases. rows = 0 means "not known yet" (a cap set with
  *   `ledger set-cap` before any run); the first ensureDataset with a row count records it once.
