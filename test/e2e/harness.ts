@@ -128,6 +128,17 @@ export async function callApi<M extends ApiMethod>(
   return (await res.json()) as never;
 }
 
+/** Uploads `text` as the page's file picker does; the host's private copy's path. */
+export async function uploadFile(host: RunningHost, name: string, text: string): Promise<string> {
+  const res = await fetch(`${host.origin}/upload?name=${encodeURIComponent(name)}`, {
+    method: 'POST',
+    headers: { 'x-rap-token': host.token },
+    body: text,
+  });
+  if (!res.ok) throw new Error(`the host answered ${res.status} to the upload`);
+  return ((await res.json()) as { result: { path: string } }).result.path;
+}
+
 /** What the ledger file holds, read without writing (read-only connection; zeros if no file). */
 export interface LedgerCounts {
   readonly events: number;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { peopleCsv } from './fixtures.ts';
 import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from './fs-faults.ts';
-import { callApi, ledgerCounts, type RunningHost, startHost, waitFor } from './harness.ts';
+import { callApi, ledgerCounts, type RunningHost, startHost, uploadFile, waitFor } from './harness.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'rap-e2e-faults-'));
 const hosts: RunningHost[] = [];
@@ -27,21 +27,12 @@ async function host(ledgerPath: string): Promise<RunningHost> {
   return h;
 }
 
-async function upload(h: RunningHost, name: string, text: string): Promise<string> {
-  const res = await fetch(`${h.origin}/upload?name=${name}`, {
-    method: 'POST',
-    headers: { 'x-rap-token': h.token },
-    body: text,
-  });
-  return ((await res.json()) as { result: { path: string } }).result.path;
-}
-
 /** people.csv opened, a 2-way workload, a cap of ε = 3 (when the ledger takes it); the dataset id. */
 async function session(
   h: RunningHost,
   opts: { cap?: boolean; schemaText?: string; csv?: string; features?: string[] } = {},
 ) {
-  const path = await upload(h, 'people.csv', opts.csv ?? peopleCsv());
+  const path = await uploadFile(h, 'people.csv', opts.csv ?? peopleCsv());
   const opened = await callApi(h, 'openDataset', {
     path,
     name: 'people.csv',

@@ -17,6 +17,7 @@ import {
   ledgerCounts,
   type RunningHost,
   startHost,
+  uploadFile,
   waitFor,
 } from './harness.ts';
 import { openApp, shot } from './ui.ts';
@@ -35,12 +36,7 @@ async function host(dir: string): Promise<RunningHost> {
 }
 
 async function session(h: RunningHost): Promise<string> {
-  const up = await fetch(`${h.origin}/upload?name=people.csv`, {
-    method: 'POST',
-    headers: { 'x-rap-token': h.token },
-    body: peopleCsv(),
-  });
-  const path = ((await up.json()) as { result: { path: string } }).result.path;
+  const path = await uploadFile(h, 'people.csv', peopleCsv());
   const opened = await callApi(h, 'openDataset', { path, name: 'people.csv' });
   if (!opened.ok) throw new Error(opened.error.message);
   const datasetId = opened.result.id;
