@@ -254,6 +254,25 @@ describe('runs', () => {
     expect((await h!.call('appInfo', {})).mode).toBe('web');
   });
 
+  it('the engine over its memory limit: the run fails saying so, the release is aborted and counted', async () => {
+    process.env.RAP_STUDIO_ENGINE_HEAP_MB = '64';
+    try {
+      const { ds } = await ready('oom');
+      await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+      await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+      const run = await settle(h!, 60_000);
+      expect(run.status).toBe('failed');
+      expect(run.error?.message).toMatch(/out of memory.*its limit is 64 MiB.*spend stays counted/i);
+      expect(ledgerReleases(h!)[0]).toMatchObject({
+        status: 'aborted',
+        abortReason: 'engine process ran out of memory',
+      });
+      expect((await h!.call('appInfo', {})).mode).toBe('web');
+    } finally {
+      delete process.env.RAP_STUDIO_ENGINE_HEAP_MB;
+    }
+  });
+
   it('an export that cannot be written says so and leaves the release reserved; a retry commits', async () => {
     let target = '/nonexistent-dir/out.csv';
     const { ds } = await ready('done', {
