@@ -40,7 +40,7 @@ export interface ProjectionBatch {
 
 export interface KernelSession {
   readonly backend: BackendName;
-  /** Sparsemax of every feature block of every row. */
+  /** Sparsemax of every feature block of every row (softmax relaxation: D' = softmax of the logits). */
   project(): void;
   /** A column-major copy of D'. */
   read(): Float64Array;
@@ -58,8 +58,17 @@ export interface KernelSession {
   dispose(): void;
 }
 
+/**
+ * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
+ * (GEM, Liu et al. 2021) lets Adam move free logits and reads D' as their softmax per block.
+ */
+export type Relaxation = 'sparsemax' | 'softmax';
+
 export interface EngineKernels {
   readonly backend: BackendName;
-  /** A session on D' = initial (column-major, not yet projected). */
-  open(shape: RelaxedShape, initial: Float64Array): KernelSession;
+  /**
+   * A session on D' = initial (column-major, not yet projected); with softmax the logits start
+   * at softmax.ts' logitsFrom(initial). Default relaxation: sparsemax.
+   */
+  open(shape: RelaxedShape, initial: Float64Array, relaxation?: Relaxation): KernelSession;
 }
