@@ -9,16 +9,23 @@
  * scores and the measured values, never anything else that leaves this function except the
  * curator-only error report.
  */
-import type { EncodedDataset } from '../data/schema.ts';
+import { domainSizes, type EncodedDataset } from '../data/schema.ts';
 import { gaussianMechanism, gaussianSigma, gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
+import { totalQueryCount } from '../workload/queries.ts';
 import type { Threshold, Workload } from '../workload/types.ts';
 import { ExactAnswers } from './exact-answers.ts';
 import { gaussianBaselineError } from './gaussian-baseline.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/types.ts';
-import { evaluateWorkload, PROFILE_ZETAS, reusingAnswers, sharedThresholds } from './metrics.ts';
+import {
+  evaluateWorkload,
+  PROFILE_ZETAS,
+  reusingAnswers,
+  sharedThresholds,
+  type WorkloadEvaluation,
+} from './metrics.ts';
 import { planRun, type RunPlan } from './plan.ts';
 import { type ProjectionSettings, project } from './projection.ts';
 import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
@@ -30,6 +37,7 @@ import { TableBudget } from './table-budget.ts';
 import { measureOneWays, type OneWayStart, TableMode, type TableModeTrace } from './table-mode.ts';
 import { type EngineTimings, TimedSession } from './timings.ts';
 import type { RapInput, RapReport, RapResult } from './types.ts';
+import { errorTable, gmBaseline } from './workload-errors.ts';
 
 export async function runRap(input: RapInput): Promise<RapResult> {
   const control = new RunControl(input.signal, input.onProgress);
@@ -41,7 +49,7 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   // Table mode starts from its one-way measurement; query mode from uniform noise.
   const table = plan.kind === 'table' ? tableStart(input, plan, exact) : undefined;
   const session = new TimedSession(
-    kernels.open(shape, table?.start.initial ?? uniformRelaxed(shape, input.noise)),
+    kernels.open(shape, table?.start.initial ?? uniformRelaxed(shape, input.noise), input.options.relaxation),
     control.timers,
   );
   try {
@@ -238,11 +246,12 @@ class RapRun {
   async finish(shape: RelaxedShape): Promise<RapResult> {
     const evaluationStarted = performance.now();
     const fitTimings = this.fitTimings();
-    const { data, workload, options: o, evalWorkload } = this.input;
+    const { data, workload, options: o } = this.input;
+    const evalWorkloads = evaluationWorkloads(this.input);
     const relaxed = this.session.read();
     const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
     const synthetic: EncodedDataset = { schema: data.schema, n: shape.rows * o.oversample, codes };
-    const shared = sharedThresholds(workload, evalWorkload);
+    const shared = sharedThresholds(workload, { thresholds: evalWorkloads.flatMap((w) => w.thresholds) });
     const sources = [
       reusingAnswers(shared, (t) => this.session.thresholdAnswers(t)),
       reusingAnswers(shared, (t) => exactThresholdAnswers(synthetic, t)),
@@ -251,8 +260,13 @@ class RapRun {
       evaluateWorkload(w, (t) => this.exact.of(t), sources, 1 / shape.rows, this.control);
     const present = await evaluate(workload);
     const [relaxedErrors, rounded] = present.bySource;
-    const future = evalWorkload ? await evaluate(evalWorkload) : undefined;
+    const futures: WorkloadEvaluation[] = [];
+    for (const w of evalWorkloads) futures.push(await evaluate(w));
+    const future = futures[0];
     const { rho, numQueries: m } = this.plan;
+    const sizes = domainSizes(data.schema);
+    const table = (w: Workload, e: WorkloadEvaluation) =>
+      errorTable(e, gmBaseline(w, sizes, rho, data.n), Number(totalQueryCount(w, sizes)));
     const report: RapReport = {
       mode: o.mode,
       presentError: relaxedErrors.max,
@@ -281,6 +295,11 @@ class RapRun {
       })),
       perThresholdError: rounded.perThreshold,
       ...(future ? { futureError: future.bySource[0].max, roundedFutureError: future.bySource[1].max } : {}),
+      errorTables: {
+        present: table(workload, present),
+        future: futures.map((e, i) => table(evalWorkloads[i], e)),
+      },
+      relaxation: o.relaxation ?? 'sparsemax',
       adaptive: this.plan.kind !== 'non-adaptive',
       selection: o.selection,
       projectionSteps: this.steps,
@@ -293,6 +312,11 @@ class RapRun {
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }
+}
+
+/** The evaluation workloads of a run: `evalWorkload` first, then `evalWorkloads`. */
+function evaluationWorkloads(input: RapInput): Workload[] {
+  return [...(input.evalWorkload ? [input.evalWorkload] : []), ...(input.evalWorkloads ?? [])];
 }
 
 /** Share of nonzero entries of D': the work of the all-query tables grows with it. */

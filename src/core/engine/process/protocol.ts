@@ -27,6 +27,7 @@ export interface EngineRequest {
   readonly options: RapOptions;
   readonly noise: NoiseSpec;
   readonly evalWorkload?: Workload;
+  readonly evalWorkloads?: readonly Workload[];
 }
 
 export type HostMessage =
@@ -100,6 +101,7 @@ const options = z.object({
   tolerance: finite,
   batchSize: positiveInt,
   backend: backend.optional(),
+  relaxation: z.enum(['sparsemax', 'softmax']).optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [
@@ -110,7 +112,14 @@ const noise = z.discriminatedUnion('mode', [
 const hostMessage = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('start'),
-    request: z.object({ data: dataset, workload, options, noise, evalWorkload: workload.optional() }),
+    request: z.object({
+      data: dataset,
+      workload,
+      options,
+      noise,
+      evalWorkload: workload.optional(),
+      evalWorkloads: z.array(workload).optional(),
+    }),
   }),
   z.object({ type: z.literal('cancel') }),
 ]);
