@@ -139,6 +139,7 @@ async function main(): Promise<number> {
       wallSeconds,
       budget: suite.budget,
       notes,
+      sections: suite.sections?.(results) ?? [],
     },
     results,
   );
