@@ -2,7 +2,7 @@
  * The benchmark model: a suite expands to cases (one engine run each); a run gives a result;
  * results of the same case over several seeds aggregate into one table row.
  */
-import type { Relaxation } from '../../src/core/engine/kernels/types.ts';
+import type { Relaxation } from '../../src/core/engine/kernels/session.ts';
 import type { BackendName, EngineMode, RapReport } from '../../src/core/engine/types.ts';
 import type { FeatureDistribution } from '../../src/core/workload/random.ts';
 import type { ProfileSummary } from './profile.ts';

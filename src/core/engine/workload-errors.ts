@@ -4,17 +4,21 @@
  *
  * - All-0: answer every query with 0; its error on a threshold is the threshold's largest exact
  *   answer.
- * - GM: measure the workload directly with the Gaussian mechanism at the run's full ρ and
- *   answer from the noisy measurements (no synthetic data). For a future (evaluation) workload
+ * - GM: measure the workload's distinct tables directly with the Gaussian mechanism at the run's
+ *   full ρ and answer from the noisy tables (no synthetic data). For a future (evaluation) workload
  *   this is the oracle that had known the future workload and measured it instead: the error a
  *   curator with full knowledge would get, against which partial knowledge is judged. Its
  *   expected max error is data-independent (see gmBaseline).
  *
  * Every number compares with exact private answers: curator-only diagnostics, never released.
  */
-import { gaussianSigma } from '../privacy/mechanisms.ts';
-import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
+import {
+  distinctTables,
+  type GmTablesOptions,
+  gmTablesBaseline,
+  simulateMaxError,
+} from './baselines/gm-tables.ts';
 import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
 import type { WorkloadEvaluation } from './metrics.ts';
 
@@ -47,22 +51,32 @@ export interface GmBaseline {
   readonly perThreshold: readonly number[];
 }
 
+/** Monte-Carlo settings for thresholds that are not marginals: ±4% at 2 SE, at most 1,000 runs. */
+const SIMULATION: GmTablesOptions = { relativePrecision: 0.02, minRepetitions: 20, maxRepetitions: 1000 };
+
 /**
- * The per-query GM baseline: all m queries of the workload measured together at ρ (ℓ2
- * sensitivity √m/n, σ = √(m/(2ρ))/n), so a set of q of them has expected max error
- * σ·E[max_{i≤q} |Z_i|] (gaussian-baseline.ts, exact by numerical integration).
+ * The GM baseline on the workload's tables (baselines/gm-tables.ts, issue 19): each distinct
+ * table measured once at ρ (σ = √(N/ρ)/n per cell for N tables), answers read off the noisy
+ * tables. Per threshold, the expected max over its own queries under that same σ: exact for a
+ * marginal, else by seeded (public) simulation.
  */
 export function gmBaseline(workload: Workload, sizes: readonly number[], rho: number, n: number): GmBaseline {
-  const counts = workload.thresholds.map((t) => Number(queryCount(t, sizes)));
-  const m = counts.reduce((a, b) => a + b, 0);
-  const sigma = gaussianSigma(rho, m, n);
-  const memo = new Map<number, number>();
-  const expected = (q: number): number => {
-    let e = memo.get(q);
-    if (e === undefined) memo.set(q, (e = sigma * expectedMaxAbsNormal(q)));
+  const whole = gmTablesBaseline({ rho, n, sizes, workload }, SIMULATION);
+  const memo = new Map<string, number>();
+  const perThreshold = workload.thresholds.map((t) => {
+    const [table] = distinctTables({ thresholds: [t] }, sizes);
+    const key = `${table.dims.join('x')}/${t.r}`;
+    let e = memo.get(key);
+    if (e === undefined) {
+      e =
+        t.r === t.features.length
+          ? whole.sigma * expectedMaxAbsNormal(table.cells)
+          : simulateMaxError([table], whole.sigma, SIMULATION).mean;
+      memo.set(key, e);
+    }
     return e;
-  };
-  return { max: expected(m), perThreshold: counts.map(expected) };
+  });
+  return { max: whole.expectedMaxError.mean, perThreshold };
 }
 
 /** The table of one workload from its evaluation (sources: relaxed, released) and GM baseline. */

@@ -18,7 +18,6 @@ import type { BackendName } from '../types.ts';
 import type { AdamHyper } from './adam.ts';
 import { type CategoryGroups, isGrouped } from './grouped-tables.ts';
 import { atLeastRMatches } from './product-tables.ts';
-import { logitsFrom } from './softmax.ts';
 import type {
   EngineKernels,
   KernelSession,
@@ -27,7 +26,8 @@ import type {
   QueryGroup,
   Relaxation,
   TableTarget,
-} from './types.ts';
+} from './session.ts';
+import { logitsFrom } from './softmax.ts';
 
 type Tf = typeof TF;
 type Tensor = TF.Tensor;

@@ -20,10 +20,10 @@ import {
 } from './grouped-tables.ts';
 import { backpropProductTable, marginalize, productTable, thresholdAnswers } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
+import type { EngineKernels, KernelSession, ProjectionBatch, Relaxation, TableTarget } from './session.ts';
 import { logitsFrom, softmaxGradient, softmaxRelaxed } from './softmax.ts';
 import { type SparseBlock, type SparseRows, sparseRows } from './sparse-rows.ts';
 import { projectRelaxed } from './sparsemax.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, Relaxation, TableTarget } from './types.ts';
 
 export const typedKernels: EngineKernels = {
   backend: 'cpu',
