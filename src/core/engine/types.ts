@@ -6,8 +6,8 @@ import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { Relaxation } from './kernels/session.ts';
-import type { ErrorTables } from './workload-errors.ts';
 import type { ProgressEvent } from './progress.ts';
+import type { ErrorTables } from './workload-errors.ts';
 
 /** Which implementation of the engine's kernels runs. */
 export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
