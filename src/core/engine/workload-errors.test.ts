@@ -121,3 +121,12 @@ describe('error tables (present and future, per threshold, with baselines)', () 
     expect(mixed.perThreshold[1]).toBeLessThan(sigma2 * 16 * expectedMaxAbsNormal(16));
   });
 });
+
+describe('selection choice', () => {
+  it('refuses adaptive selection in table mode before anything runs', async () => {
+    const options = defaultOptions({ epsilon: 1, delta: 1e-6, mode: 'table', selection: 'iterative' });
+    await expect(runRap({ data, workload, options, noise: seededNoise(1) })).rejects.toThrow(
+      /adaptive selection \(AS\) is a query-mode option/,
+    );
+  });
+});

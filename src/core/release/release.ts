@@ -64,7 +64,16 @@ export interface DataSource {
 export type EngineOverrides = Partial<
   Pick<
     RapOptions,
-    'rows' | 'rounds' | 'perRound' | 'oversample' | 'mode' | 'backend' | 'maxSteps' | 'tolerance'
+    | 'rows'
+    | 'rounds'
+    | 'perRound'
+    | 'oversample'
+    | 'mode'
+    | 'backend'
+    | 'maxSteps'
+    | 'tolerance'
+    | 'selection'
+    | 'relaxation'
   >
 >;
 
@@ -151,6 +160,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       kind: plan.kind,
       numQueries: plan.numQueries,
       selection: options.selection,
+      relaxation: options.relaxation ?? 'sparsemax',
       learningRate: options.learningRate,
       maxSteps: options.maxSteps,
       tolerance: options.tolerance,
