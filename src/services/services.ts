@@ -23,7 +23,14 @@ import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
 import { planView } from './settings.ts';
 import { budgetView } from './views.ts';
-import { allSubsets, namedThresholds, randomThresholds, resolveWorkload, workloadView } from './workloads.ts';
+import {
+  allSubsets,
+  driftedThresholds,
+  namedThresholds,
+  randomThresholds,
+  resolveWorkload,
+  workloadView,
+} from './workloads.ts';
 
 export type Services = { [M in ApiMethod]: (arg: ApiArg<M>) => Promise<ApiResult<M>> };
 
@@ -218,6 +225,12 @@ export function createServices(ctx: ServiceContext): Services {
 
     async randomThresholds({ datasetId, ...o }) {
       return randomThresholds(dataset(datasetId).schema, o);
+    },
+
+    async driftedThresholds({ datasetId, ...o }) {
+      const ds = dataset(datasetId);
+      const history = resolveWorkload(ds.workloads.main, ds.schema);
+      return driftedThresholds(ds.schema, history, o);
     },
 
     async runPlan({ datasetId, settings }) {

@@ -82,17 +82,6 @@ describe('datasets and schema', () => {
     const columns = ds.schema.columns.map((c) =>
       c.name === 'color' ? { ...c, categories: ['blue', 'red'] } : c,
     );
-    await h!.call('setWorkload', { datasetId: ds.id, role: 'main', thresholds: [] });
-    const edited = await h!.call('setSchema', { datasetId: ds.id, schema: { columns } });
-    expect(edited.schema).toMatchObject({ origin: 'declared', confirmedFromInferred: true });
-    expect(edited.rowsAccepted).toBe(40);
-    expect(edited.rejected.reduce((s, r) => s + r.count, 0)).toBe(20);
-    const exported = await h!.call('exportSchema', { datasetId: ds.id });
-    const again = await h!.call('importSchema', {
-      datasetId: ds.id,
-      text: exported.text,
-      fileName: exported.fileName,
-    });
     expect(again.schema.columns).toEqual(edited.schema.columns);
   });
 
@@ -155,6 +144,25 @@ describe('workloads', () => {
       fileName: file.fileName,
     });
     expect(back.thresholds.map((t) => t.features)).toEqual(view.thresholds.map((t) => t.features));
+  });
+});
+
+describe('drifted evaluation workloads', () => {
+  it('draws from the main workload’s feature frequencies, γ = 0 staying on its features', async () => {
+    const { ds } = await ready();
+    const o = { datasetId: ds.id, k: 2, r: 1, size: 1, seed: 3, weight: 1 };
+    const kept = await h!.call('driftedThresholds', { ...o, drift: 0 });
+    expect(kept).toEqual([{ features: ['color', 'size'], r: 1, weight: 1 }]);
+    const moved = await h!.call('driftedThresholds', { ...o, drift: 1 });
+    expect(moved).toHaveLength(1);
+    for (const t of moved) expect(t.features).toContain('age');
+    await expect(h!.call('driftedThresholds', { ...o, drift: 1.5 })).rejects.toMatchObject({
+      message: expect.stringContaining('Invalid argument for driftedThresholds at "drift"'),
+    });
+    await h!.call('setWorkload', { datasetId: ds.id, role: 'main', thresholds: [] });
+    await expect(h!.call('driftedThresholds', { ...o, drift: 0.5 })).rejects.toMatchObject({
+      message: 'The workload has no thresholds yet: a drifted evaluation workload starts from it.',
+    });
   });
 });
 
