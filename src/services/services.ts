@@ -229,7 +229,8 @@ export function createServices(ctx: ServiceContext): Services {
 
     async driftedThresholds({ datasetId, ...o }) {
       const ds = dataset(datasetId);
-      const history = resolveWorkload(ds.workloads.main, ds.schema);
+      const history =
+        ds.workloads.main.length > 0 ? resolveWorkload(ds.workloads.main, ds.schema) : { thresholds: [] };
       return driftedThresholds(ds.schema, history, o);
     },
 

@@ -82,6 +82,17 @@ describe('datasets and schema', () => {
     const columns = ds.schema.columns.map((c) =>
       c.name === 'color' ? { ...c, categories: ['blue', 'red'] } : c,
     );
+    await h!.call('setWorkload', { datasetId: ds.id, role: 'main', thresholds: [] });
+    const edited = await h!.call('setSchema', { datasetId: ds.id, schema: { columns } });
+    expect(edited.schema).toMatchObject({ origin: 'declared', confirmedFromInferred: true });
+    expect(edited.rowsAccepted).toBe(40);
+    expect(edited.rejected.reduce((s, r) => s + r.count, 0)).toBe(20);
+    const exported = await h!.call('exportSchema', { datasetId: ds.id });
+    const again = await h!.call('importSchema', {
+      datasetId: ds.id,
+      text: exported.text,
+      fileName: exported.fileName,
+    });
     expect(again.schema.columns).toEqual(edited.schema.columns);
   });
 
