@@ -9,6 +9,7 @@
  * JSON (no typed arrays, bigints as decimal strings).
  */
 
+import type { ErrorRow, WorkloadErrorTable } from '../core/engine/error-tables.ts';
 import type { ProgressEvent } from '../core/engine/progress.ts';
 import type { RunStatus } from './constants.ts';
 
@@ -151,21 +152,10 @@ export interface WorkloadView {
 
 export type FeatureDistributionName = 'uniform' | 'zipf' | 'geometric';
 
-/** Max |error| of each answer source over a set of queries (a workload, or one threshold). */
-export interface ErrorRowView {
-  readonly relaxed: number;
-  readonly released: number;
-  /** Answering 0 everywhere. */
-  readonly all0: number;
-  /** The Gaussian mechanism measuring that workload's tables directly at the run's ρ. */
-  readonly gm: number;
-}
+/** Max |error| of each answer source (relaxed, released, All-0, GM) over a workload or a threshold. */
+export type ErrorRowView = ErrorRow;
 
-export interface WorkloadErrorsView {
-  readonly max: ErrorRowView;
-  readonly perThreshold: readonly ErrorRowView[];
-}
-
+export type WorkloadErrorsView = Pick<WorkloadErrorTable, 'max' | 'perThreshold'>;
 // ---- privacy settings and the run plan -------------------------------------------------------
 
 /**

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wideCsv } from './fixtures.ts';
 import { chromiumAvailable, launchBrowser, type RunningHost, startHost, waitFor } from './harness.ts';
-import { num, openApp, openFile, shot, stat, textNow, waitForRunStatus } from './ui.ts';
+import { num, openApp, openFile, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
 
 const skipReason = chromiumAvailable() ? null : 'Chromium is not installed';
 const HISTORY = ['a', 'b', 'c', 'd'] as const;
@@ -73,16 +73,7 @@ describe.skipIf(skipReason !== null)('future workloads in the app', () => {
     );
     await page.getByTestId('cap-epsilon').fill('3');
     await page.getByTestId('cap-set').click();
-    await waitFor(
-      'the Run button to be enabled',
-      async () =>
-        (await textNow(page, 'run-disabled-reason')) === null &&
-        (await page.getByTestId('run-button').isEnabled())
-          ? true
-          : undefined,
-      60_000,
-      100,
-    );
+    await waitForRunEnabled(page);
     await page.getByTestId('run-button').click();
     await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
     await waitForRunStatus(page, ['finished']);

@@ -5,9 +5,14 @@
 import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
-import type { Relaxation } from './kernels/session.ts';
+import type { ErrorTables } from './error-tables.ts';
 import type { ProgressEvent } from './progress.ts';
-import type { ErrorTables } from './workload-errors.ts';
+
+/**
+ * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
+ * (GEM, Liu et al. 2021) lets Adam move free logits and reads D' as their softmax per block.
+ */
+export type Relaxation = 'sparsemax' | 'softmax';
 
 /** Which implementation of the engine's kernels runs. */
 export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';

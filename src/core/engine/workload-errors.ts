@@ -19,31 +19,9 @@ import {
   gmTablesBaseline,
   simulateMaxError,
 } from './baselines/gm-tables.ts';
+import type { ErrorRow, WorkloadErrorTable } from './error-tables.ts';
 import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
 import type { WorkloadEvaluation } from './metrics.ts';
-
-/** One line of the table: max |error| of each answer source over a set of queries. */
-export interface ErrorRow {
-  readonly relaxed: number;
-  readonly released: number;
-  readonly all0: number;
-  readonly gm: number;
-}
-
-export interface WorkloadErrorTable {
-  readonly thresholds: number;
-  readonly queries: number;
-  /** Over the whole workload. */
-  readonly max: ErrorRow;
-  /** One row per threshold, in workload order. */
-  readonly perThreshold: readonly ErrorRow[];
-}
-
-/** The workload's table and the evaluation workloads' (in the order given). */
-export interface ErrorTables {
-  readonly present: WorkloadErrorTable;
-  readonly future: readonly WorkloadErrorTable[];
-}
 
 export interface GmBaseline {
   /** Expected max error over the whole workload, and over each threshold's queries. */

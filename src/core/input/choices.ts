@@ -2,8 +2,7 @@
  * The engine's named choices users may type (CLI flags, the app's Privacy step), listed once.
  * The engine process's protocol and every parser use these lists.
  */
-import type { Relaxation } from '../engine/kernels/session.ts';
-import type { BackendName, EngineMode, RapOptions } from '../engine/types.ts';
+import type { BackendName, EngineMode, RapOptions, Relaxation } from '../engine/types.ts';
 
 /** Kernel backends, the default-first order every message lists them in. */
 export const BACKENDS = ['cpu', 'wasm', 'node', 'node-gpu'] as const satisfies readonly BackendName[];

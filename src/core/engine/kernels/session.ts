@@ -8,7 +8,10 @@
  */
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
-import type { BackendName } from '../types.ts';
+import type { BackendName, Relaxation } from '../types.ts';
+
+export type { Relaxation };
+
 import type { AdamHyper } from './adam.ts';
 import type { TableGrouping } from './grouped-tables.ts';
 import type { LossResult, QueryGroup } from './query-gradient.ts';
@@ -57,12 +60,6 @@ export interface KernelSession {
   /** Frees memory (tensors); the session is unusable afterwards. */
   dispose(): void;
 }
-
-/**
- * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
- * (GEM, Liu et al. 2021) lets Adam move free logits and reads D' as their softmax per block.
- */
-export type Relaxation = 'sparsemax' | 'softmax';
 
 export interface EngineKernels {
   readonly backend: BackendName;
