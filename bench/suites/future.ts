@@ -88,7 +88,7 @@ function label(r: BenchResult): string {
   return [
     c.dataset === 'adult' ? 'ADULT' : 'LOANS',
     `${w.r}-of-${w.k}`,
-    `|W| ${w.size}`,
+    `W=${w.size}`,
     w.dist ?? 'uniform',
     c.selection === 'iterative' ? 'AS' : 'OSAS',
     c.relaxation ?? 'sparsemax',
@@ -120,7 +120,7 @@ function futureTable(rows: readonly Row[]): string[] {
     ...DRIFTS.map((g) => `future γ=${g} relaxed / released`),
     'future All-0 / GM (mean over γ)',
   ];
-  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const line = (cells: readonly string[]) => `| ${cells.map(cell).join(' | ')} |`;
   return [
     line(head),
     line(head.map(() => '---')),
@@ -137,6 +137,11 @@ function futureTable(rows: readonly Row[]): string[] {
       ]),
     ),
   ];
+}
+
+/** A Markdown table cell: pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|');
 }
 
 /** Released future error of a row, mean over seeds, at drift index di (or over all drifts). */
@@ -180,22 +185,36 @@ function verdict(count: number, total: number): string {
 function findings(rows: readonly Row[]): Finding[] {
   const last = DRIFTS.length - 1;
   const out: Finding[] = [];
-  // 1. Future error grows with drift.
-  const grows = rows.map((row) => [row, fut(row, last) > fut(row, 0)] as const);
+  // 1. Future error grows with drift. Drifting a uniform history permutes equal probabilities,
+  // which leaves the distribution as it was: only Zipf and Geometric rows can show the effect.
+  const skewed = rows.filter((row) => distOf(row.runs[0]) !== 'uniform');
+  const grows = skewed.map((row) => [row, fut(row, last) > fut(row, 0)] as const);
   out.push({
-    claim: 'Future error grows with drift γ (γ = 1 above γ = 0)',
+    claim: 'Future error grows with drift γ (γ = 1 above γ = 0; Zipf and Geometric histories)',
     evidence: grows.map(([row]) => `${row.label}: ${f(fut(row, 0))} → ${f(fut(row, last))}`).join('; '),
     holds: verdict(grows.filter(([, g]) => g).length, grows.length),
   });
-  // 2. With no drift the future error is about the present error.
-  const near = rows.map((row) => {
+  const flat = rows.filter((row) => distOf(row.runs[0]) === 'uniform');
+  out.push({
+    claim: 'A uniform history is indifferent to drift (γ = 1 within 1.5× of γ = 0 either way)',
+    evidence: flat.map((row) => `${row.label}: ${f(fut(row, 0))} → ${f(fut(row, last))}`).join('; '),
+    holds: verdict(
+      flat.filter(
+        (row) => Math.max(fut(row, last), fut(row, 0)) <= 1.5 * Math.min(fut(row, last), fut(row, 0)),
+      ).length,
+      flat.length,
+    ),
+  });
+  // 2. Future error is above present error: the release fits what it was asked.
+  const above = rows.map((row) => {
     const present = over(row, (r) => r.report.roundedPresentError);
     return [row, fut(row, 0) / present] as const;
   });
   out.push({
-    claim: 'With no drift (γ = 0) future error ≈ present error (within 1.5×)',
-    evidence: near.map(([row, q]) => `${row.label}: ×${f(q)}`).join('; '),
-    holds: verdict(near.filter(([, q]) => q <= 1.5).length, near.length),
+    claim:
+      'Even with no drift (γ = 0) future error is above present error (new thresholds were not measured)',
+    evidence: above.map(([row, q]) => `${row.label}: ×${f(q)}`).join('; '),
+    holds: verdict(above.filter(([, q]) => q > 1).length, above.length),
   });
   // 3. A larger historical workload lowers the future error.
   const sizes = DISTS.flatMap((d) => {
@@ -204,7 +223,7 @@ function findings(rows: readonly Row[]): Finding[] {
     return small && large ? [[d, fut(small), fut(large)] as const] : [];
   });
   out.push({
-    claim: 'A larger historical workload lowers the future error (|W| 48 vs 4, mean over γ)',
+    claim: 'A larger historical workload lowers the future error (W = 48 vs 4, mean over γ)',
     evidence: sizes.map(([d, s, l]) => `${d}: ${f(s)} → ${f(l)}`).join('; '),
     holds: verdict(sizes.filter(([, s, l]) => l < s).length, sizes.length),
   });
@@ -215,7 +234,7 @@ function findings(rows: readonly Row[]): Finding[] {
   };
   const [ru, rz, rg] = DISTS.map(rise);
   out.push({
-    claim: 'Drift hurts concentrated histories more (rise γ 0 → 1: Geometric, Zipf above Uniform; |W| = 16)',
+    claim: 'Drift hurts concentrated histories more (rise γ 0 → 1: Geometric, Zipf above Uniform; W = 16)',
     evidence: `Uniform +${f(ru)}, Zipf +${f(rz)}, Geometric +${f(rg)}`,
     holds: verdict([rz > ru, rg > ru].filter(Boolean).length, Number.isNaN(ru) ? 0 : 2),
   });
@@ -297,7 +316,7 @@ function sections(results: readonly BenchResult[]): string[] {
     '',
     '| finding | measured | verdict |',
     '| --- | --- | --- |',
-    ...findings(rows).map((x) => `| ${x.claim} | ${x.evidence} | ${x.holds} |`),
+    ...findings(rows).map((x) => `| ${cell(x.claim)} | ${cell(x.evidence)} | ${x.holds} |`),
   ];
 }
 
