@@ -22,6 +22,7 @@ export interface RunSettings {
   /** Truncate cases with explicit rounds T > maxRounds and extrapolate (see extrapolate.ts). */
   readonly maxRounds?: number;
   readonly backend?: BackendName;
+  readonly threads?: number;
   /** Write a .cpuprofile here and attach a summary to the result. */
   readonly profileFile?: string;
   /** Progress lines (stderr). */
@@ -79,6 +80,7 @@ function optionsFor(
   delta: number,
   cut: Truncation | undefined,
   backend?: BackendName,
+  threads?: number,
 ): RapOptions {
   return defaultOptions({
     epsilon: cut?.epsilon ?? c.epsilon,
@@ -90,6 +92,7 @@ function optionsFor(
     ...(backend !== undefined ? { backend } : {}),
     ...(c.selection !== undefined ? { selection: c.selection } : {}),
     ...(c.relaxation !== undefined ? { relaxation: c.relaxation } : {}),
+    ...(threads !== undefined ? { threads } : {}),
   });
 }
 
@@ -141,7 +144,7 @@ export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings
     : undefined;
   const delta = c.delta ?? defaultDelta(data.n);
   const cut = truncationFor(c, delta, s.maxRounds);
-  const options = optionsFor(c, delta, cut, s.backend);
+  const options = optionsFor(c, delta, cut, s.backend, s.threads);
   const clock = new RoundClock();
   const logProgress = progressLogger(s.log);
   const startedAt = new Date().toISOString();

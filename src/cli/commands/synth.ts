@@ -64,6 +64,7 @@ export interface SynthFlags {
   relaxation?: string;
   importance?: string;
   history?: string;
+  threads?: string;
   budgetEpsilon?: string;
   budgetDelta?: string;
   name?: string;
@@ -99,6 +100,7 @@ export async function synthSpec(
     oversample: count('--oversample', flags.oversample),
     mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, ENGINE_MODES),
     backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
+    threads: count('--threads', flags.threads),
     maxSteps: count('--max-steps', flags.maxSteps),
     tolerance: flags.tolerance === undefined ? undefined : parseNonNegative('--tolerance', flags.tolerance),
     selection:
@@ -285,6 +287,7 @@ export function register(program: Command): void {
       '--history <file>',
       'the historical workload for --importance history; default the --workload itself',
     )
+    .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)

@@ -108,6 +108,13 @@ export function planRun(input: RapInput): RunPlan {
   const N = workload.thresholds.length;
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
   const base = { rho, layout, numQueries: m, offsets, weights };
+  if (o.relaxation === 'softmax' && o.backend === 'webgpu') {
+    bad(
+      'relaxation',
+      'softmax',
+      'the webgpu backend has no softmax relaxation yet: use another backend, or sparsemax',
+    );
+  }
   if (o.mode === 'table' && o.selection === 'iterative') {
     bad(
       'selection',

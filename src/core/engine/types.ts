@@ -15,7 +15,7 @@ import type { ProgressEvent } from './progress.ts';
 export type Relaxation = 'sparsemax' | 'softmax';
 
 /** Which implementation of the engine's kernels runs. */
-export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
+export type BackendName = 'node-gpu' | 'webgpu' | 'node' | 'wasm' | 'cpu';
 
 /** Query-level RAP (the papers' mechanism) or table mode (select/measure whole thresholds). */
 export type EngineMode = 'query' | 'table';
@@ -41,6 +41,8 @@ export interface RapOptions {
   readonly backend?: BackendName;
   /** How D' stays on the simplex: 'sparsemax' (RAP; the default) or 'softmax' (GEM). */
   readonly relaxation?: Relaxation;
+  /** CPU kernel threads; default every core (os.availableParallelism). Results do not depend on it. */
+  readonly threads?: number;
 }
 
 /** In its own file (no imports) so the renderer's API types can use it without Node types. */
@@ -70,6 +72,8 @@ export interface RapReport {
   readonly secondsSelection: number;
   readonly secondsProjection: number;
   readonly backend: BackendName;
+  /** One line: why this backend (and how many threads) ran, e.g. why the GPU was not used. */
+  readonly backendNote?: string;
   readonly seedMode: SeedMode;
   /** Share of queries within (1 ± ζ)·true ± α, for ζ ∈ {0.1, 0.25} (PREM's notion). */
   readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];

@@ -5,7 +5,13 @@
 import type { BackendName, EngineMode, RapOptions, Relaxation } from '../engine/types.ts';
 
 /** Kernel backends, the default-first order every message lists them in. */
-export const BACKENDS = ['cpu', 'wasm', 'node', 'node-gpu'] as const satisfies readonly BackendName[];
+export const BACKENDS = [
+  'cpu',
+  'wasm',
+  'node',
+  'node-gpu',
+  'webgpu',
+] as const satisfies readonly BackendName[];
 
 export const ENGINE_MODES = ['query', 'table'] as const satisfies readonly EngineMode[];
 

@@ -70,6 +70,7 @@ export type EngineOverrides = Partial<
     | 'oversample'
     | 'mode'
     | 'backend'
+    | 'threads'
     | 'maxSteps'
     | 'tolerance'
     | 'selection'

@@ -63,6 +63,8 @@ export interface KernelSession {
 
 export interface EngineKernels {
   readonly backend: BackendName;
+  /** One line for the report: what runs and why (threads, why the GPU was not used). */
+  readonly note?: string;
   /**
    * A session on D' = initial (column-major, not yet projected); with softmax the logits start
    * at softmax.ts' logitsFrom(initial). Default relaxation: sparsemax.

@@ -103,6 +103,7 @@ const options = z.object({
   batchSize: positiveInt,
   backend: backend.optional(),
   relaxation: z.enum(['sparsemax', 'softmax']).optional(),
+  threads: positiveInt.optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [
