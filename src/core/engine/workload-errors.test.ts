@@ -130,3 +130,12 @@ describe('selection choice', () => {
     );
   });
 });
+
+describe('relaxation choice', () => {
+  it('refuses softmax on the webgpu backend before anything runs', async () => {
+    const options = defaultOptions({ epsilon: 1, delta: 1e-6, relaxation: 'softmax', backend: 'webgpu' });
+    await expect(runRap({ data, workload, options, noise: seededNoise(1) })).rejects.toThrow(
+      /webgpu backend has no softmax relaxation/,
+    );
+  });
+});

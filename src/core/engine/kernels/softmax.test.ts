@@ -157,3 +157,17 @@ describe('softmax on a column-major D′', () => {
     });
   });
 });
+
+describe('softmax sessions', () => {
+  it('the CPU kernels on threads run the softmax relaxation (on the typed session)', async () => {
+    const { threadedKernels } = await import('./threaded.ts');
+    const shape = smallShape([3, 4], 5);
+    const initial = randomRelaxed(shape, 11, false);
+    const session = (await threadedKernels(1)).open(shape, initial, 'softmax');
+    session.project();
+    const expected = new Float64Array(initial.length);
+    softmaxRelaxed(logitsFrom(initial), expected, shape);
+    expect(maxAbsDiff(await session.read(), expected)).toBeLessThan(1e-15);
+    session.dispose();
+  });
+});
