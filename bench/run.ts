@@ -140,6 +140,7 @@ async function main(): Promise<number> {
       wallSeconds,
       budget: suite.budget,
       notes,
+      sections: suite.sections?.(results) ?? [],
     },
     results,
   );

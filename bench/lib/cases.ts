@@ -18,12 +18,17 @@ export function caseGroup(spec: CaseSpec): string {
     spec.dataset,
     `${w.r}of${w.k}`,
     `W${w.size}${w.maxDomain !== undefined ? `dom${w.maxDomain}` : ''}`,
+    ...(w.dist !== undefined && w.dist !== 'uniform' ? [w.dist] : []),
     `eps${spec.epsilon}`,
     ...(spec.delta !== undefined ? [`delta${spec.delta}`] : []),
     setting('T', spec.rounds),
     setting('K', spec.perRound),
     spec.mode,
     ...(spec.rows !== 1000 ? [`rows${spec.rows}`] : []),
+    ...(spec.selection === 'iterative' ? ['AS'] : []),
+    ...(spec.relaxation === 'softmax' ? ['softmax'] : []),
+    ...(spec.future ? [`future${spec.future.size}x${spec.future.perDrift}`] : []),
+    ...(spec.future?.importance ? [`imp-${spec.future.importance}`] : []),
   ].join('/');
 }
 

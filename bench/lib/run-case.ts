@@ -10,12 +10,13 @@ import { runRap } from '../../src/core/engine/rap.ts';
 import type { BackendName, ProgressEvent, RapOptions, RapReport } from '../../src/core/engine/types.ts';
 import { defaultDelta } from '../../src/core/privacy/accounting.ts';
 import { seededNoise } from '../../src/core/privacy/noise.ts';
+import { weightByHistory } from '../../src/core/workload/importance.ts';
 import { extrapolateRounds, prefixEpsilon, RoundClock } from './extrapolate.ts';
 import { PeakRssMeter } from './memory.ts';
 import { writeAtomically } from './output.ts';
 import { type CpuProfile, CpuProfiler, summarizeProfile } from './profile.ts';
 import type { BenchCase, BenchResult, Extrapolation } from './types.ts';
-import { buildWorkload } from './workload.ts';
+import { buildFutureWorkloads, buildWorkload } from './workload.ts';
 
 export interface RunSettings {
   /** Truncate cases with explicit rounds T > maxRounds and extrapolate (see extrapolate.ts). */
@@ -89,6 +90,8 @@ function optionsFor(
     ...(c.rounds !== undefined ? { rounds: cut?.measured ?? c.rounds } : {}),
     ...(c.perRound !== undefined ? { perRound: c.perRound } : {}),
     ...(backend !== undefined ? { backend } : {}),
+    ...(c.selection !== undefined ? { selection: c.selection } : {}),
+    ...(c.relaxation !== undefined ? { relaxation: c.relaxation } : {}),
     ...(threads !== undefined ? { threads } : {}),
   });
 }
@@ -130,7 +133,15 @@ async function measured<T>(fn: () => Promise<T>, profile: boolean): Promise<Meas
 }
 
 export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings): Promise<BenchResult> {
-  const workload = buildWorkload(c.workload, data.schema, c.seed);
+  const history = buildWorkload(c.workload, data.schema, c.seed);
+  // Partial knowledge: the workload is the historical one, optionally weighted by its own history.
+  const workload =
+    c.future?.importance === 'history'
+      ? weightByHistory(history, history, data.schema.columns.length)
+      : history;
+  const evalWorkloads = c.future
+    ? buildFutureWorkloads(c.workload, c.future, data.schema, c.seed).map((f) => f.workload)
+    : undefined;
   const delta = c.delta ?? defaultDelta(data.n);
   const cut = truncationFor(c, delta, s.maxRounds);
   const options = optionsFor(c, delta, cut, s.backend, s.threads);
@@ -144,6 +155,7 @@ export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings
         workload,
         options,
         noise: seededNoise(c.seed),
+        ...(evalWorkloads ? { evalWorkloads } : {}),
         onProgress: (e) => {
           clock.observe(e);
           logProgress(e);

@@ -119,6 +119,8 @@ export interface ReportHeader {
   readonly wallSeconds: number;
   readonly budget?: string;
   readonly notes?: readonly string[];
+  /** The suite's own sections after the table. */
+  readonly sections?: readonly string[];
 }
 
 const LEGEND = [
@@ -202,6 +204,7 @@ export function markdownReport(header: ReportHeader, results: readonly BenchResu
           '- † Extrapolated: the run was cut to the first rounds (--max-rounds) at the same per-round ρ and its round times fitted by a line and extended to T — a lower bound when later rounds slow down faster than linearly (they do on `scale`; use a larger R there); errors of such rows are n/a.',
         ]
       : []),
+    ...(header.sections?.length ? ['', ...header.sections] : []),
     ...countersSection(results),
     ...(profiles.length ? ['', '## Where the time goes', '', ...profiles.flatMap((p) => [p, ''])] : []),
     '',

@@ -2,7 +2,9 @@
  * The benchmark model: a suite expands to cases (one engine run each); a run gives a result;
  * results of the same case over several seeds aggregate into one table row.
  */
+import type { Relaxation } from '../../src/core/engine/kernels/session.ts';
 import type { BackendName, EngineMode, RapReport } from '../../src/core/engine/types.ts';
+import type { FeatureDistribution } from '../../src/core/workload/random.ts';
 import type { ProfileSummary } from './profile.ts';
 
 /** Datasets the harness knows how to produce (see datasets.ts). */
@@ -18,6 +20,21 @@ export interface WorkloadSpec {
    * features with huge domains would make 64 random 1-of-4 thresholds ~3·10^9 queries).
    */
   readonly maxDomain?: number;
+  /** Feature distribution over the (drawable) features in column order; default uniform. */
+  readonly dist?: FeatureDistribution;
+}
+
+/**
+ * Partial knowledge (the `future` suite): the case's workload is the historical one; after the
+ * run, `perDrift` future workloads of `size` thresholds (same k, r) are drawn for each drift γ
+ * from the historical distribution and the run's future error is measured on each.
+ */
+export interface FutureSpec {
+  readonly drifts: readonly number[];
+  readonly perDrift: number;
+  readonly size: number;
+  /** Weight the historical workload's thresholds by their features' historical frequency. */
+  readonly importance?: 'history';
 }
 
 /** One engine run, fully determined by these fields. */
@@ -40,6 +57,11 @@ export interface BenchCase {
   readonly mode: EngineMode;
   /** Seeds both the workload draw and the engine's (insecure, reproducible) noise. */
   readonly seed: number;
+  /** Query-mode selection: one-shot top-K (OSAS, the default) or iterative peeling (AS). */
+  readonly selection?: 'oneshot' | 'iterative';
+  /** Default sparsemax. */
+  readonly relaxation?: Relaxation;
+  readonly future?: FutureSpec;
   /** A free-form note shown in the table (e.g. which figure of the paper the case reproduces). */
   readonly note?: string;
 }
@@ -53,6 +75,8 @@ export interface Suite {
   /** Rough wall-time budget on the 2-core reference machine, for the table header. */
   readonly budget: string;
   cases(seeds: readonly number[]): BenchCase[];
+  /** Extra Markdown sections after the main table (e.g. the future suite's findings). */
+  sections?(results: readonly BenchResult[]): string[];
 }
 
 /** Timing and memory measured around one run. */

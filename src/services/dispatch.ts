@@ -52,6 +52,9 @@ const settings = z
     oversample: field.optional(),
     mode: z.enum(['query', 'table']).optional(),
     backend: field.optional(),
+    selection: z.enum(['one-shot', 'adaptive']).optional(),
+    relaxation: z.enum(['sparsemax', 'softmax']).optional(),
+    importance: z.enum(['none', 'history']).optional(),
     insecureSeed: field.optional(),
   })
   .strict();
@@ -97,6 +100,17 @@ export const argSchemas = {
       r: count,
       size: count,
       dist: z.enum(['uniform', 'zipf', 'geometric']),
+      seed: z.int().min(0),
+      weight: z.number(),
+    })
+    .strict(),
+  driftedThresholds: z
+    .object({
+      ...datasetRef,
+      k: count,
+      r: count,
+      size: count,
+      drift: z.number().min(0).max(1),
       seed: z.int().min(0),
       weight: z.number(),
     })

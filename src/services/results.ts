@@ -21,8 +21,9 @@ function finished(run: RunRecord) {
 export function resultsView(run: RunRecord): ResultsView {
   const { result } = finished(run);
   const r = result.report;
-  const { workload, source } = run.prepared.spec;
+  const { workload, evalWorkload, source } = run.prepared.spec;
   const named = namedThresholds(workload, source.schema);
+  const tables = r.errorTables;
   return {
     runId: run.id,
     presentError: r.presentError,
@@ -43,6 +44,8 @@ export function resultsView(run: RunRecord): ResultsView {
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
     roundedFutureError: r.roundedFutureError ?? null,
+    errors: tables ? { present: tables.present, future: tables.future[0] ?? null } : null,
+    futureThresholds: evalWorkload ? namedThresholds(evalWorkload, source.schema) : [],
     features: source.schema.columns.map((c) => c.name),
     note: NON_PRIVATE_NOTE,
   };

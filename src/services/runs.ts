@@ -18,6 +18,7 @@ import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/me
 import { writeSyntheticCsv } from '../core/release/output.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
+import { weightByHistory } from '../core/workload/importance.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -168,7 +169,10 @@ export class RunManager {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
     const schema = ds.schema;
-    const workload = resolveWorkload(ds.workloads.main, schema);
+    const given = resolveWorkload(ds.workloads.main, schema);
+    // Importance from history: the workload weighted by its own feature frequencies (public, ≤ 1).
+    const workload =
+      parsed.importance === 'history' ? weightByHistory(given, given, schema.columns.length) : given;
     const evalWorkload =
       ds.workloads.eval.length > 0 ? resolveWorkload(ds.workloads.eval, schema) : undefined;
     const warnings: string[] = [];

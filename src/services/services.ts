@@ -36,7 +36,14 @@ import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
 import { planView } from './settings.ts';
 import { budgetView, UNREGISTERED_BUDGET } from './views.ts';
-import { allSubsets, namedThresholds, randomThresholds, resolveWorkload, workloadView } from './workloads.ts';
+import {
+  allSubsets,
+  driftedThresholds,
+  namedThresholds,
+  randomThresholds,
+  resolveWorkload,
+  workloadView,
+} from './workloads.ts';
 
 export type Services = { [M in ApiMethod]: (arg: ApiArg<M>) => Promise<ApiResult<M>> };
 
@@ -280,6 +287,13 @@ export function createServices(ctx: ServiceContext): Services {
 
     async randomThresholds({ datasetId, ...o }) {
       return randomThresholds(dataset(datasetId).schema, o);
+    },
+
+    async driftedThresholds({ datasetId, ...o }) {
+      const ds = dataset(datasetId);
+      const history =
+        ds.workloads.main.length > 0 ? resolveWorkload(ds.workloads.main, ds.schema) : { thresholds: [] };
+      return driftedThresholds(ds.schema, history, o);
     },
 
     async runPlan({ datasetId, settings }) {

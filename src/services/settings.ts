@@ -10,8 +10,15 @@ import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
-import { BACKENDS } from '../core/input/choices.ts';
-import { parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
+import {
+  BACKENDS,
+  ENGINE_SELECTION,
+  IMPORTANCE,
+  type ImportanceName,
+  RELAXATIONS,
+  SELECTIONS,
+} from '../core/input/choices.ts';
+import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
@@ -23,6 +30,8 @@ export interface ParsedSettings {
   readonly delta: number | undefined;
   readonly overrides: EngineOverrides;
   readonly noise: NoiseSpec;
+  /** Weights from the workload's own history (workload/importance.ts), or the curator's. */
+  readonly importance: ImportanceName;
 }
 
 export const INSECURE_SEED_NOTE =
@@ -64,6 +73,24 @@ export function parseSettings(input: RunSettingsInput): {
       message: `backend must be auto or one of ${BACKENDS.join(', ')}, got "${backend}"`,
     });
   }
+  const selection =
+    input.selection === undefined
+      ? undefined
+      : field('selection', () => ENGINE_SELECTION[parseChoice('selection', input.selection!, SELECTIONS)]);
+  if (selection === 'iterative' && input.mode !== 'query') {
+    problems.push({
+      field: 'selection',
+      message: 'adaptive selection is a query-mode option: choose mode query, or one-shot selection',
+    });
+  }
+  const relaxation =
+    input.relaxation === undefined
+      ? undefined
+      : field('relaxation', () => parseChoice('relaxation', input.relaxation!, RELAXATIONS));
+  const importance =
+    input.importance === undefined
+      ? 'none'
+      : (field('importance', () => parseChoice('importance', input.importance!, IMPORTANCE)) ?? 'none');
   const seed = blank(input.insecureSeed)
     ? undefined
     : field('insecureSeed', () => parseSeed('the seed', input.insecureSeed!));
@@ -76,8 +103,11 @@ export function parseSettings(input: RunSettingsInput): {
     ...(oversample !== undefined && { oversample }),
     ...(input.mode !== undefined && { mode: input.mode }),
     ...(chosen !== undefined && { backend: chosen }),
+    // One-shot is the default; only query mode has a choice to record.
+    ...(selection !== undefined && input.mode === 'query' && { selection }),
+    ...(relaxation !== undefined && { relaxation }),
   };
-  return { parsed: { epsilon, delta, overrides, noise }, problems };
+  return { parsed: { epsilon, delta, overrides, noise, importance }, problems };
 }
 
 export interface PlanInputs {

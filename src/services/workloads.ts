@@ -5,6 +5,7 @@
 import type { Schema } from '../core/data/schema.ts';
 import { domainSizes } from '../core/data/schema.ts';
 import { InputError } from '../core/errors.ts';
+import { futureWorkload } from '../core/workload/future.ts';
 import { binomial, subsetsOfSize } from '../core/workload/inclusion-exclusion.ts';
 import { queryCount, totalQueryCount } from '../core/workload/queries.ts';
 import { randomWorkload } from '../core/workload/random.ts';
@@ -118,4 +119,34 @@ export function randomThresholds(
     r: t.r,
     weight: t.weight,
   }));
+}
+
+/**
+ * Future (evaluation) thresholds: drawn from the main workload's feature frequencies (the
+ * history) moved by the drift γ — the CLI's `workload random --drift γ --from main.json`.
+ */
+export function driftedThresholds(
+  schema: Schema,
+  history: Workload,
+  o: { k: number; r: number; size: number; drift: number; seed: number; weight: number },
+): ThresholdInput[] {
+  if (history.thresholds.length === 0) {
+    throw new InputError('The workload has no thresholds yet: a drifted evaluation workload starts from it.');
+  }
+  if (o.size > MAX_GENERATED_THRESHOLDS) {
+    throw new InputError(
+      `At most ${MAX_GENERATED_THRESHOLDS.toLocaleString('en-US')} thresholds at once, got ${o.size}.`,
+    );
+  }
+  const w = futureWorkload({
+    numFeatures: schema.columns.length,
+    base: { kind: 'workload', workload: history },
+    drift: o.drift,
+    k: o.k,
+    r: o.r,
+    size: o.size,
+    seed: o.seed,
+    weight: o.weight,
+  });
+  return namedThresholds(w, schema);
 }

@@ -9,6 +9,7 @@
  * JSON (no typed arrays, bigints as decimal strings).
  */
 
+import type { ErrorRow, WorkloadErrorTable } from '../core/engine/error-tables.ts';
 import type { ProgressEvent } from '../core/engine/progress.ts';
 import type { RunStatus } from './constants.ts';
 
@@ -151,6 +152,10 @@ export interface WorkloadView {
 
 export type FeatureDistributionName = 'uniform' | 'zipf' | 'geometric';
 
+/** Max |error| of each answer source (relaxed, released, All-0, GM) over a workload or a threshold. */
+export type ErrorRowView = ErrorRow;
+
+export type WorkloadErrorsView = Pick<WorkloadErrorTable, 'max' | 'perThreshold'>;
 // ---- privacy settings and the run plan -------------------------------------------------------
 
 /**
@@ -166,6 +171,12 @@ export interface RunSettingsInput {
   readonly oversample?: string;
   readonly mode?: 'query' | 'table';
   readonly backend?: string;
+  /** Query mode: one-shot top-K (OSAS, default) or adaptive peeling (AS); same privacy cost. */
+  readonly selection?: 'one-shot' | 'adaptive';
+  /** How the relaxed data stays on the simplex: sparsemax (default) or GEM's softmax. */
+  readonly relaxation?: 'sparsemax' | 'softmax';
+  /** 'history': weight each threshold by how often its features appear in the workload (max 1). */
+  readonly importance?: 'none' | 'history';
   /** Reproducible, NOT private-grade randomness (tests and benchmarks only). */
   readonly insecureSeed?: string;
 }
@@ -262,6 +273,13 @@ export interface ResultsView {
   readonly thresholds: readonly (ThresholdInput & { readonly error: number })[];
   readonly futureError: number | null;
   readonly roundedFutureError: number | null;
+  /** Present (the workload) and future (the evaluation workload) error tables, per threshold. */
+  readonly errors: {
+    readonly present: WorkloadErrorsView;
+    readonly future: WorkloadErrorsView | null;
+  } | null;
+  /** The evaluation workload's thresholds (named), when there is one. */
+  readonly futureThresholds: readonly ThresholdInput[];
   readonly features: readonly string[];
   readonly note: string;
 }
@@ -403,6 +421,18 @@ export interface ApiMethods {
       readonly r: number;
       readonly size: number;
       readonly dist: FeatureDistributionName;
+      readonly seed: number;
+      readonly weight: number;
+    },
+    readonly ThresholdInput[],
+  ];
+  /** Future (evaluation) thresholds drawn from the main workload's feature frequencies, drifted by γ. */
+  driftedThresholds: [
+    DatasetRef & {
+      readonly k: number;
+      readonly r: number;
+      readonly size: number;
+      readonly drift: number;
       readonly seed: number;
       readonly weight: number;
     },

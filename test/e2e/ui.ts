@@ -157,6 +157,11 @@ export async function prepareRun(page: Page, s: RunSetup): Promise<void> {
       await page.getByTestId('cap-set').click();
     }
   }
+  await waitForRunEnabled(page);
+}
+
+/** Waits until the Privacy step's Run button is enabled, with no reason shown against it. */
+export async function waitForRunEnabled(page: Page): Promise<void> {
   await waitFor(
     'the Run button to be enabled',
     async () =>

@@ -13,11 +13,18 @@
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
+import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
-import { BACKENDS, ENGINE_MODES } from '../../core/input/choices.ts';
+import {
+  BACKENDS,
+  ENGINE_MODES,
+  ENGINE_SELECTION,
+  IMPORTANCE,
+  RELAXATIONS,
+  SELECTIONS,
+} from '../../core/input/choices.ts';
 import {
   parseChoice,
   parseCount,
@@ -29,6 +36,7 @@ import {
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import { type DataSource, type ReleaseSpec, releaseStraightThrough } from '../../core/release/release.ts';
+import { weightByHistory } from '../../core/workload/importance.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
 export interface SynthFlags {
@@ -52,6 +60,10 @@ export interface SynthFlags {
   seed?: string;
   insecureSeed?: boolean;
   backend?: string;
+  selection?: string;
+  relaxation?: string;
+  importance?: string;
+  history?: string;
   threads?: string;
   budgetEpsilon?: string;
   budgetDelta?: string;
@@ -91,7 +103,25 @@ export async function synthSpec(
     threads: count('--threads', flags.threads),
     maxSteps: count('--max-steps', flags.maxSteps),
     tolerance: flags.tolerance === undefined ? undefined : parseNonNegative('--tolerance', flags.tolerance),
+    selection:
+      flags.selection === undefined
+        ? undefined
+        : ENGINE_SELECTION[parseChoice('--selection', flags.selection, SELECTIONS)],
+    relaxation:
+      flags.relaxation === undefined ? undefined : parseChoice('--relaxation', flags.relaxation, RELAXATIONS),
   };
+  if (overrides.selection !== undefined && (overrides.mode ?? DEFAULT_MODE) !== 'query') {
+    throw new InputError(
+      `--selection ${flags.selection} chooses how query mode selects queries; add --mode query (table mode, the default, selects whole tables)`,
+    );
+  }
+  const importance =
+    flags.importance === undefined ? 'none' : parseChoice('--importance', flags.importance, IMPORTANCE);
+  if (flags.history !== undefined && importance !== 'history') {
+    throw new InputError(
+      '--history <file> gives the historical workload for --importance history; add --importance history',
+    );
+  }
   const noise = parseNoise(flags);
   if (flags.budgetDelta !== undefined && flags.budgetEpsilon === undefined) {
     throw new InputError('--budget-delta goes with --budget-epsilon <cap>');
@@ -105,7 +135,16 @@ export async function synthSpec(
             flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
         };
   const source: DataSource = { path: flags.data, schema: await schemaFromOptions(flags) };
-  const workload = await readWorkloadFile(flags.workload, source.schema);
+  const given = await readWorkloadFile(flags.workload, source.schema);
+  // Importance from history (public inputs only, weights ≤ 1: no privacy cost, docs/privacy.md).
+  const workload =
+    importance === 'history'
+      ? weightByHistory(
+          given,
+          flags.history === undefined ? given : await readWorkloadFile(flags.history, source.schema),
+          source.schema.columns.length,
+        )
+      : given;
   const evalWorkload =
     flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, source.schema);
   return {
@@ -203,7 +242,10 @@ export function register(program: Command): void {
     .option('--schema <file>', 'declared schema file (rap-studio-schema JSON)')
     .option('--domain <file>', 'benchmark domain file {"column": size, …} (integer-coded CSV)')
     .requiredOption('--workload <file>', 'workload file (thresholds)')
-    .option('--eval-workload <file>', 'a second workload to report the future error on')
+    .option(
+      '--eval-workload <file>',
+      'an evaluation (future) workload: the report gives its error per threshold beside the present error, with the All-0 and GM baselines (see `workload random --drift`)',
+    )
     .requiredOption('--epsilon <ε>', 'privacy budget ε of this run (> 0)')
     .option('--delta <δ>', 'δ of this run (0 < δ < 1); default 1/n²')
     .option('--rows <n>', "synthetic (relaxed) rows n'; default 1000")
@@ -229,6 +271,22 @@ export function register(program: Command): void {
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
     )
     .option('--backend <name>', `${BACKENDS.join(' | ')}; default: the best available`)
+    .option(
+      '--selection <how>',
+      `query mode: ${SELECTIONS.join(' | ')} (one-shot Gumbel top-K, OSAS; or adaptive peeling, AS; same privacy cost); default one-shot`,
+    )
+    .option(
+      '--relaxation <how>',
+      `${RELAXATIONS.join(' | ')}: how the relaxed data stays on the simplex (RAP's sparsemax or GEM's softmax); default sparsemax`,
+    )
+    .option(
+      '--importance <how>',
+      `${IMPORTANCE.join(' | ')}: history multiplies each threshold's weight by how often its features appear in the historical workload (max weight 1: no privacy cost); default none`,
+    )
+    .option(
+      '--history <file>',
+      'the historical workload for --importance history; default the --workload itself',
+    )
     .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')

@@ -10,13 +10,8 @@ import { readSchemaFile } from '../../core/data/schema-file.ts';
 import { InputError } from '../../core/errors.ts';
 import { readTextFile } from '../../core/input/files.ts';
 import { integerAtLeast } from '../../core/input/numbers.ts';
-import {
-  driftDistribution,
-  type FeatureDistribution,
-  featureDistribution,
-  featureFrequencies,
-  randomWorkload,
-} from '../../core/workload/random.ts';
+import { futureWorkload } from '../../core/workload/future.ts';
+import { type FeatureDistribution, randomWorkload } from '../../core/workload/random.ts';
 import { workloadStats } from '../../core/workload/stats.ts';
 import type { Workload } from '../../core/workload/types.ts';
 import {
@@ -55,15 +50,6 @@ export async function readWorkloadFile(file: string, schema: Schema): Promise<Wo
   return parseWorkloadJson(await readTextFile(file, 'workload file'), schema, file);
 }
 
-/**
- * The drift keys get their own seed, derived from --seed, so that γ = 0 (no drift) reproduces
- * exactly the workload drawn without --drift.
- */
-function driftSeed(seed: number): number {
-  const high = Math.floor(seed / 2 ** 32);
-  return high * 2 ** 32 + ((seed ^ 0x68e31da4) >>> 0);
-}
-
 interface RandomOptions {
   schema?: string;
   domain?: string;
@@ -84,23 +70,25 @@ async function randomCommand(opts: RandomOptions): Promise<void> {
   if (opts.from !== undefined && opts.drift === undefined) {
     throw new InputError('--from gives the historical workload for --drift; add --drift <γ> (0 = no drift)');
   }
-  let featureProbabilities: number[] | undefined;
-  if (opts.drift !== undefined) {
-    const historical =
-      opts.from !== undefined
-        ? featureFrequencies(await readWorkloadFile(opts.from, schema), d)
-        : featureDistribution(opts.dist, d);
-    featureProbabilities = driftDistribution(historical, opts.drift, driftSeed(opts.seed));
-  }
-  const w = randomWorkload({
+  const draw = {
     numFeatures: d,
     k: opts.k,
     r: opts.r,
     size: opts.size,
     seed: opts.seed,
     weight: opts.weight,
-    ...(featureProbabilities ? { featureProbabilities } : { dist: opts.dist }),
-  });
+  };
+  const w =
+    opts.drift === undefined
+      ? randomWorkload({ ...draw, dist: opts.dist })
+      : futureWorkload({
+          ...draw,
+          drift: opts.drift,
+          base:
+            opts.from !== undefined
+              ? { kind: 'workload', workload: await readWorkloadFile(opts.from, schema) }
+              : { kind: 'distribution', dist: opts.dist },
+        });
   validateWorkload(w, schema);
   await writeFileAtomic(opts.out, workloadToJson(w, schema));
   const stats = workloadStats(w, domainSizes(schema));

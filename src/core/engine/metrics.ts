@@ -57,6 +57,8 @@ class ErrorAccumulator {
 export interface WorkloadEvaluation {
   /** Max exact answer: the error of answering every query with 0 (the All-0 baseline). */
   readonly maxExact: number;
+  /** The same per threshold, in workload order. */
+  readonly maxExactPerThreshold: readonly number[];
   readonly bySource: readonly ErrorSummary[];
 }
 
@@ -72,16 +74,22 @@ export async function evaluateWorkload(
   control: RunControl,
 ): Promise<WorkloadEvaluation> {
   const acc = sources.map(() => new ErrorAccumulator(alpha));
-  let maxExact = 0;
+  const maxExactPerThreshold: number[] = [];
   for (const t of workload.thresholds) {
     await control.checkpoint();
     const exact = exactOf(t);
-    for (let y = 0; y < exact.length; y++) if (exact[y] > maxExact) maxExact = exact[y];
+    let tMax = 0;
+    for (let y = 0; y < exact.length; y++) if (exact[y] > tMax) tMax = exact[y];
+    maxExactPerThreshold.push(tMax);
     sources.forEach((answersOf, s) => {
       acc[s].add(exact, answersOf(t));
     });
   }
-  return { maxExact, bySource: acc.map((a) => a.summary()) };
+  return {
+    maxExact: maxExactPerThreshold.reduce((a, b) => Math.max(a, b), 0),
+    maxExactPerThreshold,
+    bySource: acc.map((a) => a.summary()),
+  };
 }
 
 /** Cells of answers one source keeps for a second evaluation pass: 2^24 (128 MiB of float64). */

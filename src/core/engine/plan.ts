@@ -9,6 +9,7 @@ import { normalizeWeights } from '../privacy/mechanisms.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { defaultRoundsAndK, defaultTablePlan } from './defaults.ts';
+import { ITERATIVE_MAX_CANDIDATES } from './query-mode/select-queries.ts';
 import type { RapInput, RapOptions } from './types.ts';
 
 interface PlanBase {
@@ -107,6 +108,27 @@ export function planRun(input: RapInput): RunPlan {
   const N = workload.thresholds.length;
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
   const base = { rho, layout, numQueries: m, offsets, weights };
+  if (o.relaxation === 'softmax' && o.backend === 'webgpu') {
+    bad(
+      'relaxation',
+      'softmax',
+      'the webgpu backend has no softmax relaxation yet: use another backend, or sparsemax',
+    );
+  }
+  if (o.mode === 'table' && o.selection === 'iterative') {
+    bad(
+      'selection',
+      'adaptive',
+      'adaptive selection (AS) is a query-mode option; table mode selects whole tables',
+    );
+  }
+  if (o.mode === 'query' && o.selection === 'iterative' && m > ITERATIVE_MAX_CANDIDATES) {
+    bad(
+      'selection',
+      'adaptive',
+      `adaptive selection (AS) keeps every score in memory and allows at most ${ITERATIVE_MAX_CANDIDATES} queries; this workload has ${m}: use one-shot selection`,
+    );
+  }
   if (o.mode === 'table') {
     // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
     // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/budget.ts): the run

@@ -9,17 +9,24 @@
  * scores and the measured values, never anything else that leaves this function except the
  * curator-only error report.
  */
-import type { EncodedDataset } from '../data/schema.ts';
+import { domainSizes, type EncodedDataset } from '../data/schema.ts';
 import { gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
+import { totalQueryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { ExactAnswers } from './exact-answers.ts';
 import { gaussianBaselineError } from './gaussian-baseline.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
 import { measure, measurementSigma } from './measure.ts';
-import { evaluateWorkload, PROFILE_ZETAS, reusingAnswers, sharedThresholds } from './metrics.ts';
+import {
+  evaluateWorkload,
+  PROFILE_ZETAS,
+  reusingAnswers,
+  sharedThresholds,
+  type WorkloadEvaluation,
+} from './metrics.ts';
 import { plannedRounds, planRun, type QueryPlan } from './plan.ts';
 import { project } from './projection.ts';
 import { type ScoringContext, selectQueries } from './query-mode/select-queries.ts';
@@ -30,6 +37,7 @@ import { PhaseTimer, RunControl } from './run-control.ts';
 import { type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
 import { type EngineTimings, timedSession } from './timings.ts';
 import type { RapInput, RapReport, RapResult, TableModeTrace } from './types.ts';
+import { errorTable, gmBaseline } from './workload-errors.ts';
 
 export async function runRap(input: RapInput): Promise<RapResult> {
   const control = new RunControl(input.signal, input.onProgress);
@@ -37,6 +45,7 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const publicPlan = planRun(input);
   const kernels = await loadKernels(input.options.backend, {
     ...(input.options.threads !== undefined ? { threads: input.options.threads } : {}),
+    ...(input.options.relaxation !== undefined ? { relaxation: input.options.relaxation } : {}),
   });
   const exact = new ExactAnswers(input.data);
   const plan: StartedPlan =
@@ -46,7 +55,7 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   // Table mode starts from its one-way measurement; query mode from uniform noise.
   const initial = plan.kind === 'table' ? plan.start.initial : uniformRelaxed(shape, input.noise);
-  const session = timedSession(kernels.open(shape, initial), control.timers);
+  const session = timedSession(kernels.open(shape, initial, input.options.relaxation), control.timers);
   try {
     session.project();
     const run = new RapRun(input, plan, session, control, exact);
@@ -206,11 +215,12 @@ class RapRun {
       exactAnswers: this.exact.seconds,
       noise: timers.seconds('noise'),
     };
-    const { data, workload, options: o, evalWorkload } = this.input;
+    const { data, workload, options: o } = this.input;
+    const evalWorkloads = evaluationWorkloads(this.input);
     const relaxed = this.session.read();
     const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
     const synthetic: EncodedDataset = { schema: data.schema, n: shape.rows * o.oversample, codes };
-    const shared = sharedThresholds(workload, evalWorkload);
+    const shared = sharedThresholds(workload, { thresholds: evalWorkloads.flatMap((w) => w.thresholds) });
     const sources = [
       reusingAnswers(shared, (t) => this.session.thresholdAnswers(t)),
       reusingAnswers(shared, (t) => exactThresholdAnswers(synthetic, t)),
@@ -219,8 +229,17 @@ class RapRun {
       evaluateWorkload(w, (t) => this.exact.of(t), sources, 1 / shape.rows, this.control);
     const present = await evaluate(workload);
     const [relaxedErrors, rounded] = present.bySource;
-    const future = evalWorkload ? await evaluate(evalWorkload) : undefined;
+    const futures: WorkloadEvaluation[] = [];
+    for (const w of evalWorkloads) futures.push(await evaluate(w));
+    const future = futures[0];
     const { rho, numQueries: m } = this.plan;
+    const sizes = domainSizes(data.schema);
+    const table = (w: Workload, e: WorkloadEvaluation) =>
+      errorTable(e, gmBaseline(w, sizes, rho, data.n), Number(totalQueryCount(w, sizes)));
+    const errorTables = {
+      present: table(workload, present),
+      future: futures.map((e, i) => table(evalWorkloads[i], e)),
+    };
     const report: RapReport = {
       mode: o.mode,
       presentError: relaxedErrors.max,
@@ -249,6 +268,8 @@ class RapRun {
       })),
       perThresholdError: rounded.perThreshold,
       ...(future ? { futureError: future.bySource[0].max, roundedFutureError: future.bySource[1].max } : {}),
+      errorTables,
+      relaxation: o.relaxation ?? 'sparsemax',
       adaptive: this.plan.kind !== 'non-adaptive',
       selection: o.selection,
       projectionSteps: this.steps,
@@ -261,6 +282,11 @@ class RapRun {
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }
+}
+
+/** The evaluation workloads of a run: `evalWorkload` first, then `evalWorkloads`. */
+function evaluationWorkloads(input: RapInput): Workload[] {
+  return [...(input.evalWorkload ? [input.evalWorkload] : []), ...(input.evalWorkloads ?? [])];
 }
 
 /** Share of nonzero entries of D': the work of the all-query tables grows with it. */

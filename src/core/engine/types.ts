@@ -5,7 +5,14 @@
 import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
+import type { ErrorTables } from './error-tables.ts';
 import type { ProgressEvent } from './progress.ts';
+
+/**
+ * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
+ * (GEM, Liu et al. 2021) lets Adam move free logits and reads D' as their softmax per block.
+ */
+export type Relaxation = 'sparsemax' | 'softmax';
 
 /** Which implementation of the engine's kernels runs. */
 export type BackendName = 'node-gpu' | 'webgpu' | 'node' | 'wasm' | 'cpu';
@@ -32,6 +39,8 @@ export interface RapOptions {
   readonly tolerance: number;
   readonly batchSize: number;
   readonly backend?: BackendName;
+  /** How D' stays on the simplex: 'sparsemax' (RAP; the default) or 'softmax' (GEM). */
+  readonly relaxation?: Relaxation;
   /** CPU kernel threads; default every core (os.availableParallelism). Results do not depend on it. */
   readonly threads?: number;
 }
@@ -70,9 +79,16 @@ export interface RapReport {
   readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];
   /** Max error per threshold (rounded data), for the results screen. */
   readonly perThresholdError: readonly number[];
+  /** Max error on the (first) evaluation workload for the relaxed data. */
   readonly futureError?: number;
   /** Max error on the evaluation workload for the rounded data (with futureError). */
   readonly roundedFutureError?: number;
+  /**
+   * Present (the workload) and future (each evaluation workload) max error, overall and per
+   * threshold, for the relaxed and the released data with the All-0 and GM baselines.
+   */
+  readonly errorTables?: ErrorTables;
+  readonly relaxation?: Relaxation;
   /** False for a non-adaptive run (T = 1, K = m: every query measured at once). */
   readonly adaptive?: boolean;
   readonly selection?: RapOptions['selection'];
@@ -144,7 +160,10 @@ export interface RapInput {
   readonly workload: Workload;
   readonly options: RapOptions;
   readonly noise: NoiseSource;
+  /** A workload to report the future error on (partial knowledge); evaluated first. */
   readonly evalWorkload?: Workload;
+  /** Further evaluation workloads (e.g. several drifted draws), evaluated after evalWorkload. */
+  readonly evalWorkloads?: readonly Workload[];
   readonly signal?: AbortSignal;
   readonly onProgress?: (e: ProgressEvent) => void;
 }

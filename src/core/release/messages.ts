@@ -136,7 +136,7 @@ export function outputNotWritten(
 
 export const NON_PRIVATE_NOTE =
   'The error metrics (presentError, roundedPresentError, meanError, roundedMeanError, all0Error, ' +
-  'relativeErrorProfile, perThresholdError, futureError) compare against the EXACT answers on the ' +
+  'relativeErrorProfile, perThresholdError, futureError, roundedFutureError, errorTables) compare against the EXACT answers on the ' +
   'private data: they are non-private diagnostics for the curator only. Do not publish them with ' +
   'the synthetic data; the release is the synthetic CSV alone.';
 

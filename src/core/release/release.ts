@@ -64,7 +64,17 @@ export interface DataSource {
 export type EngineOverrides = Partial<
   Pick<
     RapOptions,
-    'rows' | 'rounds' | 'perRound' | 'oversample' | 'mode' | 'backend' | 'threads' | 'maxSteps' | 'tolerance'
+    | 'rows'
+    | 'rounds'
+    | 'perRound'
+    | 'oversample'
+    | 'mode'
+    | 'backend'
+    | 'threads'
+    | 'maxSteps'
+    | 'tolerance'
+    | 'selection'
+    | 'relaxation'
   >
 >;
 
@@ -164,6 +174,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       kind: plan.kind,
       numQueries: plan.numQueries,
       selection: options.selection,
+      relaxation: options.relaxation ?? 'sparsemax',
       learningRate: options.learningRate,
       maxSteps: options.maxSteps,
       tolerance: options.tolerance,

@@ -49,6 +49,33 @@ const USAGE_ERRORS: [string, string, string, string][] = [
     'w-zip.json',
     'w-zip.json: thresholds[0].features[1]: unknown feature "zip"; valid features include "a", "b", "c", "d"',
   ],
+  ['--selection best', '--selection', 'best', '--selection must be one of one-shot, adaptive, got "best"'],
+  [
+    '--selection in table mode',
+    '--selection',
+    'adaptive',
+    '--selection adaptive chooses how query mode selects queries; add --mode query (table mode, the default, selects whole tables)',
+  ],
+  ['--relaxation relu', '--relaxation', 'relu', '--relaxation must be one of sparsemax, softmax, got "relu"'],
+  ['--importance often', '--importance', 'often', '--importance must be one of none, history, got "often"'],
+  [
+    '--history without --importance history',
+    '--history',
+    'w.json',
+    '--history <file> gives the historical workload for --importance history; add --importance history',
+  ],
+  [
+    '--eval-workload that does not exist',
+    '--eval-workload',
+    'future.json',
+    'future.json: cannot read the workload file (no such file).',
+  ],
+  [
+    '--eval-workload naming a missing feature',
+    '--eval-workload',
+    'w-zip.json',
+    'w-zip.json: thresholds[0].features[1]: unknown feature "zip"; valid features include "a", "b", "c", "d"',
+  ],
   [
     '--seed without --insecure-seed',
     '--seed',
@@ -59,7 +86,7 @@ const USAGE_ERRORS: [string, string, string, string][] = [
 ];
 
 /** Cases also run as a separate process (the rest run through the same main() in-process, to save time). */
-const SPAWNED = new Set(['ε = 0', 'a workload naming a missing feature']);
+const SPAWNED = new Set(['ε = 0', 'a workload naming a missing feature', '--relaxation relu']);
 
 /** The CLI's main() in this process, cwd = the fixture, stderr captured. */
 async function runInProcess(args: string[]): Promise<{ code: number; stderr: string }> {

@@ -163,6 +163,25 @@ describe('workloads', () => {
   });
 });
 
+describe('drifted evaluation workloads', () => {
+  it('draws from the main workload’s feature frequencies, γ = 0 staying on its features', async () => {
+    const { ds } = await ready();
+    const o = { datasetId: ds.id, k: 2, r: 1, size: 1, seed: 3, weight: 1 };
+    const kept = await h!.call('driftedThresholds', { ...o, drift: 0 });
+    expect(kept).toEqual([{ features: ['color', 'size'], r: 1, weight: 1 }]);
+    const moved = await h!.call('driftedThresholds', { ...o, drift: 1 });
+    expect(moved).toHaveLength(1);
+    for (const t of moved) expect(t.features).toContain('age');
+    await expect(h!.call('driftedThresholds', { ...o, drift: 1.5 })).rejects.toMatchObject({
+      message: expect.stringContaining('Invalid argument for driftedThresholds at "drift"'),
+    });
+    await h!.call('setWorkload', { datasetId: ds.id, role: 'main', thresholds: [] });
+    await expect(h!.call('driftedThresholds', { ...o, drift: 0.5 })).rejects.toMatchObject({
+      message: 'The workload has no thresholds yet: a drifted evaluation workload starts from it.',
+    });
+  });
+});
+
 describe('runs', () => {
   it('refuses without a cap: nothing reserved', async () => {
     const { ds } = await ready();

@@ -49,12 +49,45 @@ describe('parseSettings', () => {
       [{ epsilon: '1', rows: '0' }, 'rows', `n' must be an integer >= 1, got "0"`],
       [{ epsilon: '1', rounds: '2.5' }, 'rounds', 'T must be an integer >= 1, got "2.5"'],
       [{ epsilon: '1', insecureSeed: 'x' }, 'insecureSeed', 'the seed must be an integer >= 0, got "x"'],
+      [
+        { epsilon: '1', selection: 'best' },
+        'selection',
+        'selection must be one of one-shot, adaptive, got "best"',
+      ],
+      [
+        { epsilon: '1', selection: 'adaptive', mode: 'table' },
+        'selection',
+        'adaptive selection is a query-mode option: choose mode query, or one-shot selection',
+      ],
+      [
+        { epsilon: '1', relaxation: 'relu' },
+        'relaxation',
+        'relaxation must be one of sparsemax, softmax, got "relu"',
+      ],
+      [
+        { epsilon: '1', importance: 'often' },
+        'importance',
+        'importance must be one of none, history, got "often"',
+      ],
     ];
     for (const [input, field, message] of cases) {
       const { parsed, problems } = parseSettings(input as never);
       expect(parsed).toBeUndefined();
       expect(problems).toEqual([{ field, message }]);
     }
+  });
+
+  it('passes selection (query mode), relaxation and importance through to the run', () => {
+    const { parsed } = parseSettings({
+      epsilon: '1',
+      mode: 'query',
+      selection: 'adaptive',
+      relaxation: 'softmax',
+      importance: 'history',
+    });
+    expect(parsed?.overrides).toMatchObject({ mode: 'query', selection: 'iterative', relaxation: 'softmax' });
+    expect(parsed?.importance).toBe('history');
+    expect(parseSettings({ epsilon: '1' }).parsed?.importance).toBe('none');
   });
 
   it('reports every bad field at once and parses good ones', () => {
@@ -74,6 +107,7 @@ describe('parseSettings', () => {
       delta: undefined,
       overrides: { rows: 500, rounds: 3, backend: 'cpu' },
       noise: { mode: 'insecure-seed', seed: 7 },
+      importance: 'none',
     });
   });
 });

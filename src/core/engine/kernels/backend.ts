@@ -6,7 +6,7 @@
  * may fail; webgpu (Dawn) is used unasked only on a hardware adapter that passes a self-check.
  */
 import { InputError } from '../../errors.ts';
-import type { BackendName } from '../types.ts';
+import type { BackendName, Relaxation } from '../types.ts';
 import type { EngineKernels } from './session.ts';
 import { threadedKernels } from './threaded.ts';
 import { type WebgpuOutcome, webgpuKernels } from './webgpu.ts';
@@ -60,6 +60,8 @@ function cachedWebgpu(allowSoftware: boolean): Promise<WebgpuOutcome> {
 /** How kernels are loaded: CPU threads (default every core). */
 export interface KernelOptions {
   readonly threads?: number;
+  /** The softmax relaxation: the webgpu kernels do not have it, so the chain skips them. */
+  readonly relaxation?: Relaxation;
 }
 
 async function cpuKernels(threads: number | undefined, why?: string): Promise<EngineKernels> {
@@ -100,7 +102,10 @@ export async function loadKernels(
   } catch {
     // Not installed or no device: try the next one.
   }
-  const gpu = await cachedWebgpu(false);
+  const gpu: WebgpuOutcome =
+    options.relaxation === 'softmax'
+      ? { reason: 'the webgpu kernels have no softmax relaxation' }
+      : await cachedWebgpu(false);
   if (!('reason' in gpu)) return gpu;
   try {
     return await tfjsKernels('node');

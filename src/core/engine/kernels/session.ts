@@ -8,7 +8,10 @@
  */
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
-import type { BackendName } from '../types.ts';
+import type { BackendName, Relaxation } from '../types.ts';
+
+export type { Relaxation };
+
 import type { AdamHyper } from './adam.ts';
 import type { TableGrouping } from './grouped-tables.ts';
 import type { LossResult, QueryGroup } from './query-gradient.ts';
@@ -40,7 +43,7 @@ export interface ProjectionBatch {
 
 export interface KernelSession {
   readonly backend: BackendName;
-  /** Sparsemax of every feature block of every row. */
+  /** Sparsemax of every feature block of every row (softmax relaxation: D' = softmax of the logits). */
   project(): void;
   /** A column-major copy of D'. */
   read(): Float64Array;
@@ -62,6 +65,9 @@ export interface EngineKernels {
   readonly backend: BackendName;
   /** One line for the report: what runs and why (threads, why the GPU was not used). */
   readonly note?: string;
-  /** A session on D' = initial (column-major, not yet projected). */
-  open(shape: RelaxedShape, initial: Float64Array): KernelSession;
+  /**
+   * A session on D' = initial (column-major, not yet projected); with softmax the logits start
+   * at softmax.ts' logitsFrom(initial). Default relaxation: sparsemax.
+   */
+  open(shape: RelaxedShape, initial: Float64Array, relaxation?: Relaxation): KernelSession;
 }

@@ -45,6 +45,36 @@ describe.each(['cpu', 'wasm'])('tfjs kernels on the %s backend', (tfBackend) => 
     ours.dispose();
   });
 
+  it('agree with the typed kernels under the softmax relaxation: D′, gradient, two Adam steps', () => {
+    const initial = randomRelaxed(shape, 7, false);
+    const ours = createTfjsKernels(tf, 'wasm').open(shape, initial, 'softmax');
+    const typed = typedKernels.open(shape, initial, 'softmax');
+    ours.project();
+    typed.project();
+    expect(maxAbsDiff(ours.read(), typed.read())).toBeLessThan(1e-5);
+    const hyper = adamHyper(0.2, shape.rows);
+    for (let step = 0; step < 2; step++) {
+      const a = ours.lossAndGradient(batch);
+      const b = typed.lossAndGradient(batch);
+      expect(a.loss).toBeCloseTo(b.loss, 4);
+      ours.adamStep(hyper);
+      typed.adamStep(hyper);
+      ours.project();
+      typed.project();
+    }
+    const moved = maxAbsDiff(
+      typed.read(),
+      (() => {
+        const fresh = typedKernels.open(shape, initial, 'softmax');
+        fresh.project();
+        return fresh.read();
+      })(),
+    );
+    expect(moved).toBeGreaterThan(1e-3);
+    expect(maxAbsDiff(ours.read(), typed.read())).toBeLessThan(1e-4);
+    ours.dispose();
+  });
+
   it('keep the tensor count flat across steps', () => {
     const session = createTfjsKernels(tf, 'wasm').open(shape, randomRelaxed(shape, 6, false));
     session.project();

@@ -24,8 +24,10 @@ import type {
   LossResult,
   ProjectionBatch,
   QueryGroup,
+  Relaxation,
   TableTarget,
 } from './session.ts';
+import { logitsFrom } from './softmax.ts';
 
 type Tf = typeof TF;
 type Tensor = TF.Tensor;
@@ -35,7 +37,11 @@ type Tensor2D = TF.Tensor2D;
 const MAX_OUTER_ELEMENTS = 2 ** 25;
 
 export function createTfjsKernels(tf: Tf, backend: Exclude<BackendName, 'cpu'>): EngineKernels {
-  return { backend, open: (shape, initial) => new TfjsSession(tf, backend, shape, initial) };
+  return {
+    backend,
+    open: (shape, initial, relaxation = 'sparsemax') =>
+      new TfjsSession(tf, backend, shape, initial, relaxation),
+  };
 }
 
 /**
@@ -59,7 +65,8 @@ export function openAsyncTfjsSession(
   shape: RelaxedShape,
   initial: Float64Array,
 ): AsyncTfjsSession {
-  const s = new TfjsSession(tf, backend, shape, initial);
+  // The webgpu worker's session: sparsemax only (the engine skips webgpu for softmax).
+  const s = new TfjsSession(tf, backend, shape, initial, 'sparsemax');
   const values = async (t: Tensor) => Float64Array.from((await t.data()) as Float32Array);
   return {
     project: () => s.project(),
@@ -99,6 +106,8 @@ class TfjsSession implements KernelSession {
   private m: Tensor2D;
   private v: Tensor2D;
   private grad: Tensor2D;
+  /** Softmax relaxation only: the logits θ Adam moves (D' = softmax(θ) per block), else null. */
+  private theta: Tensor2D | null = null;
   private t = 0;
 
   constructor(
@@ -106,6 +115,7 @@ class TfjsSession implements KernelSession {
     readonly backend: Exclude<BackendName, 'cpu'>,
     private readonly shape: RelaxedShape,
     initial: Float64Array,
+    relaxation: Relaxation,
   ) {
     const { rows, layout } = shape;
     if (initial.length !== rows * layout.width) {
@@ -115,11 +125,22 @@ class TfjsSession implements KernelSession {
     this.m = tf.zeros([layout.width, rows]);
     this.v = tf.zeros([layout.width, rows]);
     this.grad = tf.zeros([layout.width, rows]);
+    if (relaxation === 'softmax')
+      this.theta = tf.tensor2d(Float32Array.from(logitsFrom(initial)), [layout.width, rows]);
   }
 
-  private replace(field: 'x' | 'm' | 'v' | 'grad', next: Tensor2D): void {
-    this[field].dispose();
+  private replace(field: 'x' | 'm' | 'v' | 'grad' | 'theta', next: Tensor2D): void {
+    this[field]?.dispose();
     this[field] = next;
+  }
+
+  /** Every feature block of a (d' × n') tensor through f (rows of the transposed block), re-joined. */
+  private perBlock(x: Tensor2D, f: (rows: Tensor2D, size: number) => Tensor): Tensor2D {
+    const tf = this.tf;
+    const blocks = this.shape.layout.sizes.map(
+      (size, j) => tf.transpose(f(tf.transpose(this.block(x, j)) as Tensor2D, size)) as Tensor2D,
+    );
+    return blocks.length === 1 ? blocks[0] : (tf.concat(blocks, 0) as Tensor2D);
   }
 
   private block(x: Tensor2D, feature: number): Tensor2D {
@@ -129,6 +150,14 @@ class TfjsSession implements KernelSession {
 
   project(): void {
     const tf = this.tf;
+    const theta = this.theta;
+    if (theta) {
+      this.replace(
+        'x',
+        tf.tidy(() => this.perBlock(theta, (z) => tf.softmax(z))),
+      );
+      return;
+    }
     const next = tf.tidy(() => {
       const blocks = this.shape.layout.sizes.map((size, j) =>
         size === 1
@@ -317,15 +346,28 @@ class TfjsSession implements KernelSession {
     const { beta1, beta2, epsilon, learningRate } = hyper;
     const c1 = 1 - beta1 ** this.t;
     const c2 = 1 - beta2 ** this.t;
+    const theta = this.theta;
     const [m, v, x] = tf.tidy(() => {
-      const m = tf.add(tf.mul(this.m, beta1), tf.mul(this.grad, 1 - beta1)) as Tensor2D;
-      const v = tf.add(tf.mul(this.v, beta2), tf.mul(tf.square(this.grad), 1 - beta2)) as Tensor2D;
+      // Softmax: ∂L/∂θ = p ⊙ (g − ⟨p, g⟩) per row of each block (softmax.ts).
+      const g = theta
+        ? this.tf.sub(
+            tf.mul(this.x, this.grad),
+            tf.mul(
+              this.x,
+              this.perBlock(tf.mul(this.x, this.grad) as Tensor2D, (r) =>
+                tf.broadcastTo(tf.sum(r, 1, true), r.shape),
+              ),
+            ),
+          )
+        : this.grad;
+      const m = tf.add(tf.mul(this.m, beta1), tf.mul(g, 1 - beta1)) as Tensor2D;
+      const v = tf.add(tf.mul(this.v, beta2), tf.mul(tf.square(g), 1 - beta2)) as Tensor2D;
       const step = tf.div(tf.mul(m, learningRate / c1), tf.add(tf.div(tf.sqrt(v), Math.sqrt(c2)), epsilon));
-      return [m, v, tf.sub(this.x, step) as Tensor2D];
+      return [m, v, tf.sub(theta ?? this.x, step) as Tensor2D];
     });
     this.replace('m', m);
     this.replace('v', v);
-    this.replace('x', x);
+    this.replace(theta ? 'theta' : 'x', x);
     this.replace('grad', tf.zerosLike(this.grad));
   }
 
@@ -338,7 +380,7 @@ class TfjsSession implements KernelSession {
   }
 
   dispose(): void {
-    for (const t of [this.x, this.m, this.v, this.grad]) t.dispose();
+    for (const t of [this.x, this.m, this.v, this.grad, this.theta]) t?.dispose();
   }
 }
 

@@ -39,7 +39,7 @@ import {
   type WorkerMessage,
 } from './shard.ts';
 import { touchedBlocks, touchedRanges } from './touched-columns.ts';
-import { tableResidual } from './typed.ts';
+import { tableResidual, typedKernels } from './typed.ts';
 
 /** Threads by default: every core the OS lets this process use. */
 export function defaultThreads(): number {
@@ -63,7 +63,11 @@ export async function threadedKernels(threads: number = defaultThreads()): Promi
     backend: 'cpu',
     threads: pool.threads,
     ...(pool.note ? { note: pool.note } : {}),
-    open: (shape, initial) => new ThreadedSession(shape, initial, pool),
+    // The softmax relaxation (softmax.ts) runs on the single-threaded typed session for now.
+    open: (shape, initial, relaxation) =>
+      relaxation === 'softmax'
+        ? typedKernels.open(shape, initial, 'softmax')
+        : new ThreadedSession(shape, initial, pool),
   };
 }
 

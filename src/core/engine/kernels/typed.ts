@@ -20,14 +20,15 @@ import {
 } from './grouped-tables.ts';
 import { backpropProductTable, marginalize, productTable, thresholdAnswers } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
+import type { EngineKernels, KernelSession, ProjectionBatch, Relaxation, TableTarget } from './session.ts';
+import { logitsFrom, softmaxGradient, softmaxRelaxed } from './softmax.ts';
 import { type SparseBlock, type SparseRows, sparseRows } from './sparse-rows.ts';
 import { projectRelaxed } from './sparsemax.ts';
 import { touchedBlocks, touchedRanges } from './touched-columns.ts';
 
 export const typedKernels: EngineKernels = {
   backend: 'cpu',
-  open: (shape, initial) => new TypedSession(shape, initial),
+  open: (shape, initial, relaxation = 'sparsemax') => new TypedSession(shape, initial, relaxation),
 };
 
 class TypedSession implements KernelSession {
@@ -41,10 +42,13 @@ class TypedSession implements KernelSession {
   /** Grouped blocks of the current sparse rows (see groupedBlock). */
   private groupedOf: SparseRows | undefined;
   private readonly groupedBlocks = new Map<CategoryGroups, SparseBlock>();
+  /** Softmax relaxation only: the free logits θ that Adam moves; D' = softmax(θ) per block. */
+  private readonly logits: Float64Array | undefined;
 
   constructor(
     private readonly shape: RelaxedShape,
     initial: Float64Array,
+    relaxation: Relaxation,
   ) {
     if (initial.length !== shape.rows * shape.layout.width) {
       throw new RangeError(
@@ -55,10 +59,13 @@ class TypedSession implements KernelSession {
     this.grad = new Float64Array(initial.length);
     this.adam = new AdamState(initial.length);
     this.touched = new Uint8Array(shape.layout.width);
+    this.logits = relaxation === 'softmax' ? logitsFrom(initial) : undefined;
   }
 
   project(): void {
-    projectRelaxed(this.values, this.shape, touchedBlocks(this.touched, this.shape));
+    const blocks = touchedBlocks(this.touched, this.shape);
+    if (this.logits) softmaxRelaxed(this.logits, this.values, this.shape, blocks);
+    else projectRelaxed(this.values, this.shape, blocks);
     this.sparse = undefined;
   }
 
@@ -168,7 +175,16 @@ class TypedSession implements KernelSession {
   }
 
   adamStep(hyper: AdamHyper): void {
-    adamStep(this.values, this.grad, this.adam, hyper, touchedRanges(this.touched, this.shape));
+    if (this.logits) {
+      // Through the softmax every category of a touched block gets a gradient.
+      const blocks = touchedBlocks(this.touched, this.shape);
+      const { offsets, sizes } = this.shape.layout;
+      for (const j of blocks) this.touched.fill(1, offsets[j], offsets[j] + sizes[j]);
+      softmaxGradient(this.values, this.grad, this.shape, blocks);
+      adamStep(this.logits, this.grad, this.adam, hyper, touchedRanges(this.touched, this.shape));
+    } else {
+      adamStep(this.values, this.grad, this.adam, hyper, touchedRanges(this.touched, this.shape));
+    }
     this.sparse = undefined;
   }
 

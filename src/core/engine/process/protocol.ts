@@ -28,6 +28,7 @@ export interface EngineRequest {
   readonly options: RapOptions;
   readonly noise: NoiseSpec;
   readonly evalWorkload?: Workload;
+  readonly evalWorkloads?: readonly Workload[];
 }
 
 export type HostMessage =
@@ -101,6 +102,7 @@ const options = z.object({
   tolerance: finite,
   batchSize: positiveInt,
   backend: backend.optional(),
+  relaxation: z.enum(['sparsemax', 'softmax']).optional(),
   threads: positiveInt.optional(),
 });
 
@@ -112,7 +114,14 @@ const noise = z.discriminatedUnion('mode', [
 const hostMessage = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('start'),
-    request: z.object({ data: dataset, workload, options, noise, evalWorkload: workload.optional() }),
+    request: z.object({
+      data: dataset,
+      workload,
+      options,
+      noise,
+      evalWorkload: workload.optional(),
+      evalWorkloads: z.array(workload).optional(),
+    }),
   }),
   z.object({ type: z.literal('cancel') }),
 ]);

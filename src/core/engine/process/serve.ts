@@ -70,6 +70,7 @@ export function serveEngine(port: ChildPort, deps: EngineDeps): void {
           workload: request.workload,
           options: request.options,
           evalWorkload: request.evalWorkload,
+          ...(request.evalWorkloads ? { evalWorkloads: request.evalWorkloads } : {}),
           noise: deps.makeNoise(request.noise),
           signal: controller.signal,
           onProgress: throttledProgress(port),

@@ -15,6 +15,9 @@ export interface SettingsForm {
   oversample: string;
   mode: 'query' | 'table';
   backend: string;
+  selection: 'one-shot' | 'adaptive';
+  relaxation: 'sparsemax' | 'softmax';
+  importance: 'none' | 'history';
   insecureSeed: string;
 }
 
@@ -41,6 +44,9 @@ export const usePrivacyStore = defineStore('privacy', () => {
     oversample: '',
     mode: 'table',
     backend: 'auto',
+    selection: 'one-shot',
+    relaxation: 'sparsemax',
+    importance: 'none',
     insecureSeed: '',
     ...savedForm(),
   });
@@ -52,7 +58,9 @@ export const usePrivacyStore = defineStore('privacy', () => {
   let seq = 0;
 
   function settings(): RunSettingsInput {
-    return { ...form };
+    // Selection is a query-mode choice; table mode selects whole tables.
+    const { selection, ...rest } = form;
+    return { ...rest, ...(form.mode === 'query' ? { selection } : {}) };
   }
 
   /** Asks the services for the plan; only the latest answer counts. */

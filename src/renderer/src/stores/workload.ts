@@ -28,6 +28,8 @@ export const useWorkloadStore = defineStore('workload', () => {
     size: 16,
     dist: 'uniform' as FeatureDistributionName,
     seed: 1,
+    /** Drift γ of an evaluation workload drawn from the main one (0 none, 0.5 random, 1 reversed). */
+    drift: 0.5,
   });
 
   function reset(): void {
@@ -119,6 +121,24 @@ export const useWorkloadStore = defineStore('workload', () => {
     if (list) await add(r, [...list]);
   }
 
+  /** Future thresholds drawn from the main workload's feature frequencies, drifted by γ. */
+  async function addDrifted(r: WorkloadRole): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) return;
+    const list = await app.guard(() =>
+      call('driftedThresholds', {
+        datasetId: ds.id,
+        k: builder.k,
+        r: builder.r,
+        size: builder.size,
+        drift: builder.drift,
+        seed: builder.seed,
+        weight: builder.weight,
+      }),
+    );
+    if (list) await add(r, [...list]);
+  }
+
   async function remove(r: WorkloadRole, index: number): Promise<void> {
     const list = current(r);
     list.splice(index, 1);
@@ -167,6 +187,7 @@ export const useWorkloadStore = defineStore('workload', () => {
     addOne,
     addSubsets,
     addRandom,
+    addDrifted,
     remove,
     setWeight,
     clear,
