@@ -47,7 +47,7 @@ export interface SchemaInput {
 }
 
 export interface SchemaView {
-  readonly origin: 'declared' | 'inferred';
+  readonly origin: 'declared' | 'inferred' | 'discovered';
   readonly confirmedFromInferred: boolean;
   /** One line saying where the schema came from and what that means. */
   readonly originText: string;
