@@ -82,7 +82,7 @@ export async function runRawCase(c: RawCase): Promise<RawResult> {
       ...(c.bins ? { bins: c.bins } : {}),
     });
     schema = found.schema;
-    const loaded = await loadCsv(c.file, { schema, outOfDomain: 'other' });
+    const loaded = await loadCsv(c.file, { schema, outOfDomain: 'other', raggedAsMissing: true });
     if (loaded.dataset.n !== found.records) {
       throw new Error(`engine n ${loaded.dataset.n} differs from the record count ${found.records}`);
     }

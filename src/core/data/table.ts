@@ -23,6 +23,12 @@ export interface TableOptions extends CsvReadOptions {
   readonly missingMarkers?: readonly string[];
   /** Names of a declared schema: with header 'auto', the first row is a header iff it holds them all. */
   readonly expectedNames?: readonly string[];
+  /**
+   * Keep a row of the wrong width as a row of missing values (the first missing marker in every
+   * column) instead of rejecting it: n stays the number of records. It is still counted, under a
+   * reason that says it was kept.
+   */
+  readonly raggedAsMissing?: boolean;
 }
 
 export interface TableShape {
@@ -58,6 +64,7 @@ export async function readTable(
   rejections: Rejections,
   opts: TableOptions = {},
 ): Promise<TableResult> {
+  const missingText = (opts.missingMarkers ?? DEFAULT_MISSING_MARKERS)[0] ?? '';
   const sample: Sampled[] = [];
   let shape: TableShape | undefined;
   let rowsRead = 0;
@@ -65,7 +72,10 @@ export async function readTable(
     const width = shape!.header.length;
     rowsRead++;
     if (fields.length === width) sink.row(fields, line);
-    else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
+    else if (opts.raggedAsMissing) {
+      rejections.add(`row has ${fields.length} fields, expected ${width} (kept, every value missing)`, line);
+      sink.row(new Array<string>(width).fill(missingText), line);
+    } else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
   };
   const settle = (): void => {
     shape = decideShape(file, sample, opts);

@@ -23,6 +23,11 @@ import { DiscoveryProfile } from './profile.ts';
 
 /** Share of a column's ρ spent on level 1 (type and bounds). */
 export const LEVEL1_SHARE = 0.25;
+/**
+ * Default share of a release's ρ spent on discovering the undeclared columns (chosen by the
+ * `raw-share` bench suite; see docs/privacy.md).
+ */
+export const DEFAULT_DISCOVERY_SHARE = 0.2;
 /** Default bins of a discovered numeric column (see docs/privacy.md for the measurement). */
 export const DEFAULT_DISCOVERED_BINS = 16;
 
@@ -91,18 +96,18 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       row: (values) => profile!.row(values),
     },
     rejections,
-    { ...opts, missingMarkers },
+    // Rows of the wrong width still count in n: they are missing in every column.
+    { ...opts, missingMarkers, raggedAsMissing: true },
   );
-  // Rows of the wrong width still count in n: they are missing in every column.
-  for (let i = 0; i < rejections.total; i++) profile!.unusable();
 
   const undeclared = profile!.columns.length;
   const rhoColumn = undeclared > 0 ? opts.rho / undeclared : 0;
   const deltaColumn = undeclared > 0 ? opts.delta / undeclared : 0;
   const bins = opts.bins ?? DEFAULT_DISCOVERED_BINS;
   const found = new Map<string, { column: Column; detail: Record<string, number | string> }>();
+  const n = table.rowsRead;
   for (const counts of profile!.columns) {
-    const l1 = measureLevel1(counts, LEVEL1_SHARE * rhoColumn, opts.noise);
+    const l1 = measureLevel1(counts, n, LEVEL1_SHARE * rhoColumn, opts.noise);
     const rest = (1 - LEVEL1_SHARE) * rhoColumn;
     if (looksNumeric(l1)) {
       const d = discoverNumeric(counts, l1, rest, opts.noise, { bins });

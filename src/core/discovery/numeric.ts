@@ -33,8 +33,8 @@ import type { ColumnCounts } from './profile.ts';
 const OCCUPIED_SIGMAS = 4;
 /** Next to (or between) occupied octaves the bar is lower: 2σ₁ (Q(2) = 2.3% per candidate). */
 const NEIGHBOUR_SIGMAS = 2;
-/** Level-2 buckets are sized so that each expects at least this many σ₂ records. */
-const BUCKET_SIGMAS = 4;
+/** Level-2 buckets (of non-integer octaves) expect at least this many σ₂ records each. */
+const BUCKET_SIGMAS = 2;
 /** A column is integer when at most this share of its numbers is fractional (they get rounded). */
 const FRACTIONAL_SHARE = 0.01;
 
@@ -49,12 +49,15 @@ export interface Level1 {
   readonly missing: number;
   readonly texts: number;
   readonly fractional: number;
-  /** Σ of the noisy octave counts. */
+  /**
+   * Numbers, as n − noisy missing − noisy texts (n is public): noise √2·σ₁, where the sum of the
+   * 163 noisy octaves would carry √163·σ₁.
+   */
   readonly numbers: number;
 }
 
 /** Level 1: ρ₁-zCDP, ℓ2 sensitivity √3 (see the file comment). */
-export function measureLevel1(counts: ColumnCounts, rho: number, noise: NoiseSource): Level1 {
+export function measureLevel1(counts: ColumnCounts, n: number, rho: number, noise: NoiseSource): Level1 {
   const mech = makeGaussianCounts(rho, LEVEL1_SENSITIVITY);
   const exact = new Float64Array(LEVEL1_BUCKETS + 3);
   exact.set(counts.octaves);
@@ -70,7 +73,7 @@ export function measureLevel1(counts: ColumnCounts, rho: number, noise: NoiseSou
     missing: noisy[LEVEL1_BUCKETS],
     texts: noisy[LEVEL1_BUCKETS + 1],
     fractional: noisy[LEVEL1_BUCKETS + 2],
-    numbers: octaves.reduce((a, b) => a + b, 0),
+    numbers: n - noisy[LEVEL1_BUCKETS] - noisy[LEVEL1_BUCKETS + 1],
   };
 }
 
@@ -94,6 +97,27 @@ function holdsIntegers(bucket: number): boolean {
 function integersIn(bucket: number): number {
   const { lo, hi } = octaveRange(bucket);
   return Math.ceil(hi) - Math.ceil(lo);
+}
+
+/**
+ * The least-squares projection of noisy counts onto {w ≥ 0, Σw = total}: w = max(c − λ, 0) with
+ * λ such that the sum is the total (the octave's level-1 count). Unlike clipping at 0 it does not
+ * turn the noise of empty buckets into mass, and an atom keeps its height. Post-processing.
+ */
+export function projectOntoSimplex(c: ArrayLike<number>, total: number): Float64Array {
+  const out = new Float64Array(c.length);
+  if (c.length === 0 || !(total > 0)) return out;
+  const sorted = Float64Array.from(c).sort().reverse();
+  let cumulative = 0;
+  let lambda = sorted[0] - total;
+  for (let k = 0; k < sorted.length; k++) {
+    cumulative += sorted[k];
+    const candidate = (cumulative - total) / (k + 1);
+    if (sorted[k] - candidate > 0) lambda = candidate;
+    else break;
+  }
+  for (let i = 0; i < c.length; i++) out[i] = Math.max(0, c[i] - lambda);
+  return out;
 }
 
 /**
@@ -152,9 +176,10 @@ export function discoverNumeric(
   const level2 = makeGaussianCounts(rho2, LEVEL2_SENSITIVITY);
   const splits = occupied.map((b) => {
     if (b === ZERO_BUCKET) return 0;
-    let s = Math.min(FINE, largestPowerOfTwoAtMost(l1.octaves[b] / (BUCKET_SIGMAS * level2.sigma)));
-    if (integer) s = Math.min(s, largestPowerOfTwoAtMost(integersIn(b)));
-    return s;
+    // An octave of at most FINE integers is measured integer by integer (its atoms show), else
+    // in buckets that expect BUCKET_SIGMAS·σ₂ records each.
+    if (integer && integersIn(b) <= FINE) return largestPowerOfTwoAtMost(integersIn(b));
+    return Math.min(FINE, largestPowerOfTwoAtMost(l1.octaves[b] / (BUCKET_SIGMAS * level2.sigma)));
   });
   const exact = new Float64Array(splits.reduce((a, b) => a + b, 0));
   let at = 0;
@@ -176,9 +201,8 @@ export function discoverNumeric(
       return;
     }
     const s = splits[i];
-    const shares = Array.from({ length: s }, (_, g) => Math.max(0, noisy[at + g]));
+    const shares = projectOntoSimplex(noisy.subarray(at, at + s), total);
     at += s;
-    const sum = shares.reduce((a, c) => a + c, 0);
     const { lo, hi } = octaveRange(b);
     const width = (hi - lo) / s;
     shares.forEach((share, g) => {
@@ -189,8 +213,7 @@ export function discoverNumeric(
         pHi = Math.ceil(pHi);
         if (pHi <= pLo) return;
       }
-      const weight = sum > 0 ? (total * share) / sum : total / s;
-      pieces.push({ lo: pLo, hi: pHi, weight });
+      if (share > 0) pieces.push({ lo: pLo, hi: pHi, weight: share });
     });
   });
   const column = binPieces(counts.name, pieces, integer, opts.bins);

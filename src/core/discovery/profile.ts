@@ -96,9 +96,4 @@ export class DiscoveryProfile {
       this.columns[j].add(v, this.missing.has(v));
     }
   }
-
-  /** A record that could not be split into the table's columns counts as missing everywhere. */
-  unusable(): void {
-    for (const c of this.columns) c.add('', true);
-  }
 }
