@@ -12,7 +12,7 @@ import {
   holdsNames,
   looksLikeHeader,
 } from './header.ts';
-import type { Rejections } from './rejections.ts';
+import { Rejections } from './rejections.ts';
 import { DEFAULT_MISSING_MARKERS } from './values.ts';
 
 export interface TableOptions extends CsvReadOptions {
@@ -160,4 +160,36 @@ function modalWidth(sample: readonly Sampled[]): number {
   let best = sample[0].fields.length;
   for (const [w, n] of counts) if (n > counts.get(best)!) best = w;
   return best;
+}
+
+/** Stops readTable once the shape is known. */
+class HeaderRead extends Error {
+  constructor(readonly shape: TableShape) {
+    super('header read');
+  }
+}
+
+/**
+ * The table's column names only (the header, the `columns` option, or col1…colN): public facts
+ * a workload can be drawn from before any domain is known. Reads at most the first 100 records
+ * (to decide whether the first row is a header) and no further.
+ */
+export async function readTableHeader(file: string, opts: TableOptions = {}): Promise<TableShape> {
+  try {
+    const t = await readTable(
+      file,
+      {
+        start(shape) {
+          throw new HeaderRead(shape);
+        },
+        row() {},
+      },
+      new Rejections(),
+      opts,
+    );
+    return { header: t.header, hasHeader: t.hasHeader, firstLine: t.firstLine };
+  } catch (err) {
+    if (err instanceof HeaderRead) return err.shape;
+    throw err;
+  }
 }

@@ -19,8 +19,8 @@ export const OCTAVES = J_MAX - J_MIN + 1;
 /** Level-1 buckets: negative octaves, zero, positive octaves. */
 export const LEVEL1_BUCKETS = 2 * OCTAVES + 1;
 export const ZERO_BUCKET = OCTAVES;
-/** Fine buckets per octave (1/64 octave: ≤ 1.6% relative width). */
-export const FINE = 64;
+/** Fine buckets per octave (1/1024 octave: ≤ 0.1% relative width). */
+export const FINE = 1024;
 
 function clampExponent(j: number): number {
   return j < J_MIN ? J_MIN : j > J_MAX ? J_MAX : j;

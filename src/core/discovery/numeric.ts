@@ -34,7 +34,9 @@ const OCCUPIED_SIGMAS = 4;
 /** Next to (or between) occupied octaves the bar is lower: 2σ₁ (Q(2) = 2.3% per candidate). */
 const NEIGHBOUR_SIGMAS = 2;
 /** Level-2 buckets (of non-integer octaves) expect at least this many σ₂ records each. */
-const BUCKET_SIGMAS = 2;
+const BUCKET_SIGMAS = 1;
+/** Integer octaves this small (j ≤ 6) are measured one bucket per integer. */
+const ATOM_INTEGERS = 64;
 /** A column is integer when at most this share of its numbers is fractional (they get rounded). */
 const FRACTIONAL_SHARE = 0.01;
 
@@ -176,10 +178,12 @@ export function discoverNumeric(
   const level2 = makeGaussianCounts(rho2, LEVEL2_SENSITIVITY);
   const splits = occupied.map((b) => {
     if (b === ZERO_BUCKET) return 0;
-    // An octave of at most FINE integers is measured integer by integer (its atoms show), else
-    // in buckets that expect BUCKET_SIGMAS·σ₂ records each.
-    if (integer && integersIn(b) <= FINE) return largestPowerOfTwoAtMost(integersIn(b));
-    return Math.min(FINE, largestPowerOfTwoAtMost(l1.octaves[b] / (BUCKET_SIGMAS * level2.sigma)));
+    // An octave of at most ATOM_INTEGERS integers is measured integer by integer (its atoms
+    // show: hours-per-week = 40), else in buckets that expect BUCKET_SIGMAS·σ₂ records each.
+    const byCount = Math.min(FINE, largestPowerOfTwoAtMost(l1.octaves[b] / (BUCKET_SIGMAS * level2.sigma)));
+    if (!integer) return byCount;
+    const integers = largestPowerOfTwoAtMost(integersIn(b));
+    return integers <= ATOM_INTEGERS ? integers : Math.min(integers, byCount);
   });
   const exact = new Float64Array(splits.reduce((a, b) => a + b, 0));
   let at = 0;
