@@ -95,7 +95,7 @@ export function tv(p: Map<string, number>, q: Map<string, number>): number {
 /** A real value as the release's domain would hold it. */
 function releasedValue(schema: Schema | undefined, c: number, v: string): string {
   const col = schema?.columns[c];
-  if (!col || col.kind !== 'categorical') return missingSet.has(v) ? MISSING : v;
+  if (col?.kind !== 'categorical') return missingSet.has(v) ? MISSING : v;
   if (missingSet.has(v) && !col.categories.includes(v)) return col.missing ? MISSING : OTHER;
   return col.categories.includes(v) ? v : col.categories.includes(OTHER) ? OTHER : v;
 }
@@ -112,7 +112,8 @@ function cellKey(v: string, cuts: Float64Array | undefined): string {
 /** Unique real deciles of a sorted column. */
 export function deciles(sorted: Float64Array): Float64Array {
   const cuts = new Set<number>();
-  for (let q = 1; q < 10; q++) cuts.add(sorted[Math.min(sorted.length - 1, Math.floor((q * sorted.length) / 10))]);
+  for (let q = 1; q < 10; q++)
+    cuts.add(sorted[Math.min(sorted.length - 1, Math.floor((q * sorted.length) / 10))]);
   return Float64Array.from([...cuts]).sort();
 }
 

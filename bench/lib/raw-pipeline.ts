@@ -54,7 +54,11 @@ export interface RawResult {
 export async function readRows(file: string): Promise<{ names: readonly string[]; rows: string[][] }> {
   const rows: string[][] = [];
   let names: readonly string[] = [];
-  await readTable(file, { start: (s) => (names = s.header), row: (v) => rows.push([...v]) }, new Rejections());
+  await readTable(
+    file,
+    { start: (s) => (names = s.header), row: (v) => rows.push([...v]) },
+    new Rejections(),
+  );
   return { names, rows };
 }
 

@@ -3,7 +3,7 @@
  * (raw-pipeline.ts); the table puts, per dataset and ε, every column's fidelity next to the
  * equal-width baseline (mean over seeds, worst seed in brackets).
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BenchArgs } from './args.ts';
 import { matchesFilter, seedList } from './cases.ts';
@@ -54,7 +54,9 @@ export function rawTable(results: readonly RawResult[]): string {
         `Seeds: ${ps.map((r) => r.case.seed).join(', ')} (baseline: ${base.map((r) => r.case.seed).join(', ') || 'not run'}); mean over seeds, worst seed in brackets. ` +
           `n = ${ps[0].n}, δ = 1/n² = ${ps[0].delta.toExponential(2)}, ρ = ${ps[0].rhoTotal.toExponential(3)} of which discovery ${ps[0].rhoDiscovery.toExponential(3)}.\n`,
       );
-      out.push('| column | kind | private: KS / TV on the released domain | private: TV on raw strings | equal-width: KS / TV |');
+      out.push(
+        '| column | kind | private: KS / TV on the released domain | private: TV on raw strings | equal-width: KS / TV |',
+      );
       out.push('| --- | --- | --- | --- | --- |');
       for (const [c, col] of ps[0].fidelity.columns.entries()) {
         const pick = (r: RawResult) => r.fidelity.columns[c];
@@ -67,7 +69,9 @@ export function rawTable(results: readonly RawResult[]): string {
       const line = (label: string, f: (r: RawResult) => number, baseToo = true) =>
         out.push(`| **${label}** | | ${spread(ps.map(f))} | | ${baseToo ? spread(base.map(f)) : ''} |`);
       line('mean KS (numeric columns)', (r) => r.fidelity.meanKs);
-      line('max KS', (r) => Math.max(...r.fidelity.columns.flatMap((c) => (c.ks === undefined ? [] : [c.ks]))));
+      line('max KS', (r) =>
+        Math.max(...r.fidelity.columns.flatMap((c) => (c.ks === undefined ? [] : [c.ks]))),
+      );
       line('max TV (released domain)', (r) =>
         Math.max(...r.fidelity.columns.flatMap((c) => (c.tvReleased === undefined ? [] : [c.tvReleased]))),
       );
@@ -87,7 +91,9 @@ export function rawTable(results: readonly RawResult[]): string {
 async function stored(dir: string): Promise<RawResult[]> {
   const runs = path.join(dir, 'runs');
   const names = (await readdir(runs)).filter((n) => n.endsWith('.json')).sort();
-  return Promise.all(names.map(async (n) => JSON.parse(await readFile(path.join(runs, n), 'utf8')) as RawResult));
+  return Promise.all(
+    names.map(async (n) => JSON.parse(await readFile(path.join(runs, n), 'utf8')) as RawResult),
+  );
 }
 
 export async function runRawSuite(
@@ -119,9 +125,14 @@ export async function runRawSuite(
       log(`[${i + 1}/${cases.length}] ${c.id}`);
       try {
         const r = await runRawCase(c);
-        await writeAtomically(path.join(outDir, 'runs', `${fileNameFor(c.id)}.json`), `${JSON.stringify(r)}\n`);
+        await writeAtomically(
+          path.join(outDir, 'runs', `${fileNameFor(c.id)}.json`),
+          `${JSON.stringify(r)}\n`,
+        );
         results.push(r);
-        log(`    done: mean KS ${formatNumber(r.fidelity.meanKs)}, 2-way ${formatNumber(r.fidelity.maxTwoWay)}, ${formatNumber(r.cpuSeconds)} CPU s`);
+        log(
+          `    done: mean KS ${formatNumber(r.fidelity.meanKs)}, 2-way ${formatNumber(r.fidelity.maxTwoWay)}, ${formatNumber(r.cpuSeconds)} CPU s`,
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         failures.push(`${c.id}: ${message}`);

@@ -65,7 +65,8 @@ export const raw: RawSuite = {
 export const rawShare: RawSuite = {
   kind: 'raw',
   name: 'raw-share',
-  description: 'The `raw` cases (private method only) at discovery shares 0.1, 0.2 and 0.3 of ρ: how the default was chosen.',
+  description:
+    'The `raw` cases (private method only) at discovery shares 0.1, 0.2 and 0.3 of ρ: how the default was chosen.',
   defaultSeeds: 1,
   budget: '≤ 2 min per run',
   cases: (seeds) => rawCases('raw-share', seeds, [0.1, 0.2, 0.3], ['private']),

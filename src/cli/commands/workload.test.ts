@@ -71,7 +71,7 @@ describe('rap-studio workload random', () => {
     expect(await readFile(join(dir, 'b.json'), 'utf8')).toBe(await readFile(join(dir, 'a.json'), 'utf8'));
   });
 
-  it('--data draws from the header\'s column names alone: the same workload as the domain gives', async () => {
+  it("--data draws from the header's column names alone: the same workload as the domain gives", async () => {
     const csv = join(dir, 'raw.csv');
     await writeFile(csv, `${Object.keys(domain).join(',')}\n39,State-gov,Bachelors,Male,White,<=50K,40\n`);
     const args = common('from-names.json');

@@ -98,7 +98,9 @@ interface RandomOptions {
  */
 async function randomFromHeader(opts: RandomOptions & { data: string }): Promise<void> {
   if (opts.schema !== undefined || opts.domain !== undefined) {
-    throw new InputError('give one of --data <csv>, --schema <schema.json> or --domain <domain.json>, not several');
+    throw new InputError(
+      'give one of --data <csv>, --schema <schema.json> or --domain <domain.json>, not several',
+    );
   }
   if (opts.drift !== undefined || opts.from !== undefined) {
     throw new InputError('--drift and --from need --schema or --domain');

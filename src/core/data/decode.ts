@@ -58,7 +58,12 @@ function binPieces(column: NumericColumn): NumericPiece[][] {
   return byBin;
 }
 
-function decodePiece(column: NumericColumn, bin: number, pieces: NumericPiece[], random: () => number): string {
+function decodePiece(
+  column: NumericColumn,
+  bin: number,
+  pieces: NumericPiece[],
+  random: () => number,
+): string {
   let total = 0;
   for (const p of pieces) total += p.weight;
   let u = random() * total;

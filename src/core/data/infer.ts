@@ -163,7 +163,9 @@ export async function inferSchema(
 /** Nothing can be inferred (or released) from zero usable rows. */
 export function noUsableRows(file: string, rowsRead: number, rejections: Rejections): InputError {
   const top = [...rejections.list()].sort((a, b) => b.count - a.count)[0];
-  const why = top ? `; most were rejected for: ${top.reason} (${top.count} rows, first at line ${top.firstLine})` : '';
+  const why = top
+    ? `; most were rejected for: ${top.reason} (${top.count} rows, first at line ${top.firstLine})`
+    : '';
   return new InputError(
     `${file}: none of the ${rowsRead} data rows could be loaded${why}.`,
     top ? { file, line: top.firstLine } : { file },

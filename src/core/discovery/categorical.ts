@@ -13,7 +13,11 @@ import { OTHER_CATEGORY } from '../data/encode.ts';
 import type { CategoricalColumn } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { makePartitionSelection, type PartitionSelection, selectPartitions } from '../privacy/partition-selection.ts';
+import {
+  makePartitionSelection,
+  type PartitionSelection,
+  selectPartitions,
+} from '../privacy/partition-selection.ts';
 import { type ColumnCounts, MAX_DISTINCT_TEXTS, MISSING_KEY } from './profile.ts';
 
 export interface CategoricalDiscovery {

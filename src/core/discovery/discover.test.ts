@@ -10,7 +10,14 @@ import { gaussianCountsRho } from '../privacy/counts.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { FINE, fineBucket, J_MAX, J_MIN, octaveBucket, octaveRange, ZERO_BUCKET } from './grid.ts';
-import { binPieces, discoverNumeric, LEVEL1_SENSITIVITY, LEVEL2_SENSITIVITY, measureLevel1, projectOntoSimplex } from './numeric.ts';
+import {
+  binPieces,
+  discoverNumeric,
+  LEVEL1_SENSITIVITY,
+  LEVEL2_SENSITIVITY,
+  measureLevel1,
+  projectOntoSimplex,
+} from './numeric.ts';
 import { ColumnCounts } from './profile.ts';
 
 const dir = tempDir('rap-discovery-');
@@ -34,17 +41,21 @@ function messyCsv(n: number): string {
 describe('the public grid', () => {
   it('puts every value in an octave that holds it, in value order (property)', () => {
     fc.assert(
-      fc.property(fc.double({ min: -(2 ** J_MAX), max: 2 ** J_MAX, noNaN: true }), fc.double({ min: -(2 ** J_MAX), max: 2 ** J_MAX, noNaN: true }), (x, y) => {
-        for (const v of [x, y]) {
-          if (v === 0 || Math.abs(v) < 2 ** J_MIN) continue;
-          const b = octaveBucket(v);
-          const { lo, hi } = octaveRange(b);
-          expect(v >= lo && v < hi).toBe(true);
-          const f = fineBucket(v, b);
-          expect(f >= 0 && f < FINE).toBe(true);
-        }
-        if (x < y) expect(octaveBucket(x)).toBeLessThanOrEqual(octaveBucket(y));
-      }),
+      fc.property(
+        fc.double({ min: -(2 ** J_MAX), max: 2 ** J_MAX, noNaN: true }),
+        fc.double({ min: -(2 ** J_MAX), max: 2 ** J_MAX, noNaN: true }),
+        (x, y) => {
+          for (const v of [x, y]) {
+            if (v === 0 || Math.abs(v) < 2 ** J_MIN) continue;
+            const b = octaveBucket(v);
+            const { lo, hi } = octaveRange(b);
+            expect(v >= lo && v < hi).toBe(true);
+            const f = fineBucket(v, b);
+            expect(f >= 0 && f < FINE).toBe(true);
+          }
+          if (x < y) expect(octaveBucket(x)).toBeLessThanOrEqual(octaveBucket(y));
+        },
+      ),
     );
   });
 
@@ -61,13 +72,17 @@ describe('noise scales equal the stated sensitivity and ρ (property)', () => {
     const counts = new ColumnCounts('x');
     for (const v of ['0', '3', '3.5', '-2', '100', 'text', '']) counts.add(v, v === '');
     fc.assert(
-      fc.property(fc.double({ min: 1e-6, max: 10, noNaN: true }), fc.double({ min: 1e-6, max: 10, noNaN: true }), (rho1, rho2) => {
-        const l1 = measureLevel1(counts, counts.total, rho1, seededNoise(1));
-        expect(LEVEL1_SENSITIVITY).toBe(Math.sqrt(3));
-        expect(gaussianCountsRho(l1.sigma, LEVEL1_SENSITIVITY) / rho1).toBeCloseTo(1, 10);
-        const d = discoverNumeric(counts, l1, rho2, seededNoise(2), { bins: 4 });
-        expect(gaussianCountsRho(d.level2Sigma, LEVEL2_SENSITIVITY) / rho2).toBeCloseTo(1, 10);
-      }),
+      fc.property(
+        fc.double({ min: 1e-6, max: 10, noNaN: true }),
+        fc.double({ min: 1e-6, max: 10, noNaN: true }),
+        (rho1, rho2) => {
+          const l1 = measureLevel1(counts, counts.total, rho1, seededNoise(1));
+          expect(LEVEL1_SENSITIVITY).toBe(Math.sqrt(3));
+          expect(gaussianCountsRho(l1.sigma, LEVEL1_SENSITIVITY) / rho1).toBeCloseTo(1, 10);
+          const d = discoverNumeric(counts, l1, rho2, seededNoise(2), { bins: 4 });
+          expect(gaussianCountsRho(d.level2Sigma, LEVEL2_SENSITIVITY) / rho2).toBeCloseTo(1, 10);
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -76,14 +91,18 @@ describe('noise scales equal the stated sensitivity and ρ (property)', () => {
 describe('projectOntoSimplex', () => {
   it('is the least-squares projection onto {w ≥ 0, Σw = total} (against brute force on λ)', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 1, maxLength: 12 }), fc.double({ min: 0.1, max: 500, noNaN: true }), (c, total) => {
-        const w = projectOntoSimplex(c, total);
-        expect(w.reduce((a, b) => a + b, 0)).toBeCloseTo(total, 6);
-        // KKT: one λ with w_i = max(c_i − λ, 0).
-        const positive = [...w.keys()].filter((i) => w[i] > 1e-9);
-        const lambda = c[positive[0]] - w[positive[0]];
-        for (let i = 0; i < c.length; i++) expect(w[i]).toBeCloseTo(Math.max(0, c[i] - lambda), 6);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 1, maxLength: 12 }),
+        fc.double({ min: 0.1, max: 500, noNaN: true }),
+        (c, total) => {
+          const w = projectOntoSimplex(c, total);
+          expect(w.reduce((a, b) => a + b, 0)).toBeCloseTo(total, 6);
+          // KKT: one λ with w_i = max(c_i − λ, 0).
+          const positive = [...w.keys()].filter((i) => w[i] > 1e-9);
+          const lambda = c[positive[0]] - w[positive[0]];
+          for (let i = 0; i < c.length; i++) expect(w[i]).toBeCloseTo(Math.max(0, c[i] - lambda), 6);
+        },
+      ),
     );
   });
 });
@@ -120,7 +139,8 @@ describe('discoverSchema on a messy CSV', () => {
     const found = await discoverSchema(file, opts);
     expect(found.records).toBe(n + 1);
     expect(found.schema.origin).toBe('discovered');
-    for (const c of found.columns) expect(c.provenance).toEqual({ source: 'discovered', rho: 10, delta: 2e-7 });
+    for (const c of found.columns)
+      expect(c.provenance).toEqual({ source: 'discovered', rho: 10, delta: 2e-7 });
     expect(found.rho).toBe(50);
     expect(LEVEL1_SHARE).toBeGreaterThan(0);
   });
@@ -149,7 +169,12 @@ describe('discoverSchema on a messy CSV', () => {
   });
 
   it('declared columns are used exactly and cost nothing', async () => {
-    const declared: CategoricalColumn = { name: 'city', kind: 'categorical', categories: ['A', 'B', 'C', 'Rare'], missing: false };
+    const declared: CategoricalColumn = {
+      name: 'city',
+      kind: 'categorical',
+      categories: ['A', 'B', 'C', 'Rare'],
+      missing: false,
+    };
     const found = await discoverSchema(file, { ...opts, declared: [declared] });
     expect(found.schema.columns[2]).toEqual({ ...declared, provenance: { source: 'declared' } });
     expect(found.columns.filter((c) => c.provenance.source === 'discovered')).toHaveLength(4);
@@ -161,11 +186,19 @@ describe('discoverSchema on a messy CSV', () => {
     const loaded = await loadCsv(file, { schema, outOfDomain: 'other', raggedAsMissing: true });
     expect(loaded.dataset.n).toBe(records);
     const noise = seededNoise('decode');
-    const rows = decodeRows(loaded.dataset.schema, loaded.dataset.codes, loaded.dataset.n, { random: () => noise.uniform() });
-    const real = messyCsv(n).trim().split('\n').slice(1, n + 1).map((l) => l.split(','));
+    const rows = decodeRows(loaded.dataset.schema, loaded.dataset.codes, loaded.dataset.n, {
+      random: () => noise.uniform(),
+    });
+    const real = messyCsv(n)
+      .trim()
+      .split('\n')
+      .slice(1, n + 1)
+      .map((l) => l.split(','));
     for (const c of [0, 1, 4]) {
       const a = real.map((r) => Number(r[c])).sort((x, y) => x - y);
-      const b = rows.flatMap((r) => (parseNumber(r[c]) === undefined ? [] : [Number(r[c])])).sort((x, y) => x - y);
+      const b = rows
+        .flatMap((r) => (parseNumber(r[c]) === undefined ? [] : [Number(r[c])]))
+        .sort((x, y) => x - y);
       expect(ksDistance(a, b)).toBeLessThan(0.05);
     }
     const gains = rows.map((r) => r[0]);

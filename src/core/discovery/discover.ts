@@ -67,8 +67,10 @@ function withProvenance(column: Column, provenance: ColumnProvenance): Column {
 }
 
 export async function discoverSchema(file: string, opts: DiscoverOptions): Promise<DiscoveredSchema> {
-  if (!(opts.rho > 0) || !Number.isFinite(opts.rho)) throw new RangeError(`discovery rho must be > 0, got ${opts.rho}`);
-  if (!(opts.delta > 0 && opts.delta < 1)) throw new RangeError(`discovery delta must be in (0, 1), got ${opts.delta}`);
+  if (!(opts.rho > 0) || !Number.isFinite(opts.rho))
+    throw new RangeError(`discovery rho must be > 0, got ${opts.rho}`);
+  if (!(opts.delta > 0 && opts.delta < 1))
+    throw new RangeError(`discovery delta must be in (0, 1), got ${opts.delta}`);
   const missingMarkers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
   const declared = new Map((opts.declared ?? []).map((c) => [c.name, c]));
   let profile: DiscoveryProfile | undefined;
@@ -81,10 +83,13 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
         header = shape.header;
         for (const name of declared.keys()) {
           if (!header.includes(name)) {
-            throw new InputError(`${file}: the declared column "${name}" is not in the table (it has: ${header.join(', ')}).`, {
-              file,
-              column: name,
-            });
+            throw new InputError(
+              `${file}: the declared column "${name}" is not in the table (it has: ${header.join(', ')}).`,
+              {
+                file,
+                column: name,
+              },
+            );
           }
         }
         profile = new DiscoveryProfile(
@@ -113,13 +118,23 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       const d = discoverNumeric(counts, l1, rest, opts.noise, { bins });
       found.set(counts.name, {
         column: d.column,
-        detail: { kind: 'numeric', level1Sigma: l1.sigma, level2Sigma: d.level2Sigma, level2Buckets: d.level2Buckets },
+        detail: {
+          kind: 'numeric',
+          level1Sigma: l1.sigma,
+          level2Sigma: d.level2Sigma,
+          level2Buckets: d.level2Buckets,
+        },
       });
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file);
       found.set(counts.name, {
         column: d.column,
-        detail: { kind: 'categorical', level1Sigma: l1.sigma, sigma: d.selection.sigma, threshold: d.selection.threshold },
+        detail: {
+          kind: 'categorical',
+          level1Sigma: l1.sigma,
+          sigma: d.selection.sigma,
+          threshold: d.selection.threshold,
+        },
       });
     }
   }

@@ -23,8 +23,7 @@
  * No step has a δ: every bucket is public.
  */
 import type { NumericColumn, NumericPiece } from '../data/schema.ts';
-import { makeGaussianCounts } from '../privacy/counts.ts';
-import { measureCounts } from '../privacy/counts.ts';
+import { makeGaussianCounts, measureCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { FINE, LEVEL1_BUCKETS, octaveOf, octaveRange, ZERO_BUCKET } from './grid.ts';
 import type { ColumnCounts } from './profile.ts';
@@ -228,7 +227,12 @@ export function discoverNumeric(
  * Greedy equal-mass bins over ascending pieces; a piece with ≥ 1/bins of the mass is a bin of
  * its own. Pieces keep their weights normalized to 1.
  */
-export function binPieces(name: string, raw: readonly NumericPiece[], integer: boolean, bins: number): NumericColumn {
+export function binPieces(
+  name: string,
+  raw: readonly NumericPiece[],
+  integer: boolean,
+  bins: number,
+): NumericColumn {
   const total = raw.reduce((a, p) => a + p.weight, 0);
   const pieces = raw.map((p) => ({ ...p, weight: total > 0 ? p.weight / total : 1 / raw.length }));
   const target = 1 / bins;

@@ -4,8 +4,9 @@
  * and each distinct text. These counts are private; discovery releases only noisy functions of
  * them (numeric.ts, categorical.ts).
  */
-import { InputError } from '../errors.ts';
+
 import { parseNumber } from '../data/values.ts';
+import { InputError } from '../errors.ts';
 import { FINE, fineBucket, LEVEL1_BUCKETS, octaveBucket, ZERO_BUCKET } from './grid.ts';
 
 /** The key under which missing values are counted among a column's texts. */

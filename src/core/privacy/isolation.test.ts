@@ -58,8 +58,7 @@ describe('privacy core isolation', () => {
         const target = match[1];
         const inside =
           target.startsWith('.') && !relative(privacyDir, join(file, '..', target)).startsWith('..');
-        if (target !== 'node:crypto' && !inside)
-          offending.push(`${relative(coreDir, file)}: ${target}`);
+        if (target !== 'node:crypto' && !inside) offending.push(`${relative(coreDir, file)}: ${target}`);
       }
     }
     expect(offending).toEqual([]);

@@ -62,7 +62,8 @@ export function selectPartitions(
   const keys = [...counts.keys()];
   const exact = Float64Array.from(keys, (k) => {
     const c = counts.get(k)!;
-    if (!Number.isSafeInteger(c) || c < 1) throw new RangeError(`count of a present key must be >= 1, got ${c}`);
+    if (!Number.isSafeInteger(c) || c < 1)
+      throw new RangeError(`count of a present key must be >= 1, got ${c}`);
     return c;
   });
   const noisy = gaussianMechanism(exact, sel.sigma, noise);
