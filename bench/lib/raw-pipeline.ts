@@ -12,11 +12,11 @@ import { loadCsv } from '../../src/core/data/load.ts';
 import { Rejections } from '../../src/core/data/rejections.ts';
 import type { Schema } from '../../src/core/data/schema.ts';
 import { readTable } from '../../src/core/data/table.ts';
+import { splitBudget } from '../../src/core/discovery/budget.ts';
 import { discoverSchema } from '../../src/core/discovery/discover.ts';
 import { defaultOptions } from '../../src/core/engine/defaults.ts';
 import { runRap } from '../../src/core/engine/rap.ts';
 import type { RapReport } from '../../src/core/engine/types.ts';
-import { epsilonFromRho, rhoFromEpsilon } from '../../src/core/privacy/accounting.ts';
 import { seededNoise } from '../../src/core/privacy/noise.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
 import { type Fidelity, fidelity } from './raw-metrics.ts';
@@ -68,38 +68,30 @@ export async function runRawCase(c: RawCase): Promise<RawResult> {
   const n = rows.length;
   const delta = 1 / (n * n);
   const noise = seededNoise(`raw/${c.seed}`);
-  // Partition selection's δ and the zCDP→(ε, δ) conversion's δ share δ equally.
-  const convDelta = delta / 2;
-  const rhoTotal = rhoFromEpsilon(c.epsilon, c.method === 'private' ? convDelta : delta);
-  let schema: Schema;
-  let rhoDiscovery = 0;
-  let engineEpsilon = c.epsilon;
-  let engineDelta = delta;
-  let loadedSchema: Schema;
+  const budget = splitBudget(c.epsilon, delta, c.share, c.method === 'private');
   let data: Awaited<ReturnType<typeof loadCsv>>['dataset'];
   if (c.method === 'private') {
-    rhoDiscovery = c.share * rhoTotal;
     const found = await discoverSchema(c.file, {
-      rho: rhoDiscovery,
-      delta: delta - convDelta,
+      rho: budget.rhoDiscovery,
+      delta: budget.deltaDiscovery,
       noise,
       ...(c.bins ? { bins: c.bins } : {}),
     });
-    schema = found.schema;
-    const loaded = await loadCsv(c.file, { schema, outOfDomain: 'other', raggedAsMissing: true });
+    const loaded = await loadCsv(c.file, {
+      schema: found.schema,
+      outOfDomain: 'other',
+      raggedAsMissing: true,
+    });
     if (loaded.dataset.n !== found.records) {
       throw new Error(`engine n ${loaded.dataset.n} differs from the record count ${found.records}`);
     }
     data = loaded.dataset;
-    loadedSchema = loaded.dataset.schema;
-    engineEpsilon = epsilonFromRho(rhoTotal - rhoDiscovery, convDelta);
-    engineDelta = convDelta;
   } else {
-    const loaded = await loadCsv(c.file);
-    data = loaded.dataset;
-    schema = loaded.dataset.schema;
-    loadedSchema = schema;
+    data = (await loadCsv(c.file)).dataset;
   }
+  const loadedSchema = data.schema;
+  const engineEpsilon = budget.engineEpsilon;
+  const engineDelta = budget.engineDelta;
   const workload = randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
   const result = await runRap({
     data,
@@ -115,8 +107,8 @@ export async function runRawCase(c: RawCase): Promise<RawResult> {
     case: c,
     n,
     delta,
-    rhoTotal,
-    rhoDiscovery,
+    rhoTotal: budget.rho,
+    rhoDiscovery: budget.rhoDiscovery,
     report: result.report,
     fidelity: fidelity(names, rows, synthetic, c.method === 'private' ? loadedSchema : undefined),
     schema: loadedSchema,

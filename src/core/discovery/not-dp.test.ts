@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { Schema } from '../data/schema.ts';
+import { notDpColumns, notDpRefusal } from './not-dp.ts';
+
+const base = { version: 1, columns: [] } as const;
+const cat = (name: string) => ({ name, kind: 'categorical', categories: ['a'], missing: false }) as const;
+
+describe('notDpColumns', () => {
+  it('an inferred schema, confirmed or not, is not DP; a declared or discovered one is', () => {
+    const inferred: Schema = { ...base, origin: 'inferred', columns: [cat('x'), cat('y')] };
+    expect(notDpColumns(inferred)).toEqual(['x', 'y']);
+    expect(notDpColumns({ ...inferred, origin: 'declared', confirmedFromInferred: true })).toEqual([
+      'x',
+      'y',
+    ]);
+    expect(notDpColumns({ ...inferred, origin: 'declared' })).toEqual([]);
+    const mixed: Schema = {
+      ...base,
+      origin: 'discovered',
+      columns: [
+        { ...cat('x'), provenance: { source: 'declared' } },
+        { ...cat('y'), provenance: { source: 'discovered', rho: 0.1, delta: 1e-9 } },
+        { ...cat('z'), provenance: { source: 'not-dp' } },
+      ],
+    };
+    expect(notDpColumns(mixed)).toEqual(['z']);
+  });
+
+  it('the refusal names the columns, both ways out and the override', () => {
+    const err = notDpRefusal('raw.csv', ['age', 'city'], '--allow-non-private-domain');
+    expect(err.message).toContain('columns "age", "city"');
+    expect(err.message).toContain('declare these columns');
+    expect(err.message).toContain('discover them privately');
+    expect(err.message).toContain('--allow-non-private-domain');
+  });
+});
