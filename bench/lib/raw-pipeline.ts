@@ -19,6 +19,7 @@ import { runRap } from '../../src/core/engine/rap.ts';
 import type { RapReport } from '../../src/core/engine/types.ts';
 import { seededNoise } from '../../src/core/privacy/noise.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
+import type { Threshold, Workload } from '../../src/core/workload/types.ts';
 import { type Fidelity, fidelity } from './raw-metrics.ts';
 
 export type RawMethod = 'private' | 'equal-width';
@@ -37,6 +38,8 @@ export interface RawCase {
   readonly seed: number;
   readonly workload: { readonly k: number; readonly r: number; readonly size: number };
   readonly rows: number;
+  /** Also fit every 2-way marginal at this weight (the curator's thresholds keep theirs). */
+  readonly pairWeight?: number;
 }
 
 export interface RawResult {
@@ -92,7 +95,8 @@ export async function runRawCase(c: RawCase): Promise<RawResult> {
   const loadedSchema = data.schema;
   const engineEpsilon = budget.engineEpsilon;
   const engineDelta = budget.engineDelta;
-  const workload = randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
+  const drawn = randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
+  const workload = c.pairWeight ? withAllPairs(drawn, names.length, c.pairWeight) : drawn;
   const result = await runRap({
     data,
     workload,
@@ -114,4 +118,13 @@ export async function runRawCase(c: RawCase): Promise<RawResult> {
     schema: loadedSchema,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
+}
+
+/** The workload plus every 2-way marginal not already in it, at `weight`. */
+export function withAllPairs(w: Workload, d: number, weight: number): Workload {
+  const have = new Set(w.thresholds.map((t) => t.features.join(',')));
+  const pairs: Threshold[] = [];
+  for (let a = 0; a < d; a++)
+    for (let b = a + 1; b < d; b++) if (!have.has(`${a},${b}`)) pairs.push({ features: [a, b], r: 2, weight });
+  return { thresholds: [...w.thresholds, ...pairs] };
 }

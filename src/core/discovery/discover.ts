@@ -4,8 +4,8 @@
  * differential privacy, at a stated ρ and δ). One pass over the file keeps exact counts only
  * (profile.ts); everything released is a noisy function of them.
  *
- * Budget: the discovery ρ is split equally over the undeclared columns; in each column a
- * quarter measures level 1 (type, bounds; numeric.ts) and the rest either level 2 (numeric) or
+ * Budget: the discovery ρ is split equally over the undeclared columns; in each column
+ * LEVEL1_SHARE of it measures level 1 (type, bounds; numeric.ts) and the rest either level 2 (numeric) or
  * partition selection (categorical; the column's δ share is δ / undeclared columns). Each column
  * therefore costs the same whatever the data says, and the whole discovery is δ-approximately
  * ρ-zCDP by composition (ρ's add, δ's add).
@@ -21,8 +21,12 @@ import { discoverCategorical } from './categorical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
 import { DiscoveryProfile } from './profile.ts';
 
-/** Share of a column's ρ spent on level 1 (type and bounds). */
-export const LEVEL1_SHARE = 0.25;
+/**
+ * Share of a column's ρ spent on level 1 (type and bounds). 0.4 rather than 0.25: at ε = 0.1 on
+ * adult.data, 0.25 left education-num's lowest octaves under the bar (KS 0.117), 0.4 found them
+ * (KS 0.061) without hurting the other columns (max KS 0.096).
+ */
+export const LEVEL1_SHARE = 0.4;
 /**
  * Default share of a release's ρ spent on discovering the undeclared columns (chosen by the
  * `raw-share` bench suite; see docs/privacy.md).
