@@ -13,6 +13,14 @@ import { SHARED_DATASETS } from '../lib/datasets.ts';
 import type { RawCase, RawMethod } from '../lib/raw-pipeline.ts';
 import type { RawSuite } from '../lib/raw-run.ts';
 
+/**
+ * The private path also fits every 2-way marginal at weight 1/4 (the drawn thresholds keep weight
+ * 1): 32 random 3-way marginals cover only about 60% of adult's 105 pairs, and a pair no threshold
+ * holds (relationship × sex) was off by 0.11–0.21 without them, 0.020 with them (adult, ε = 1,
+ * one seed, real values mapped into the released domain).
+ */
+const PAIR_WEIGHT = 0.25;
+
 const DATASETS = [
   { dataset: 'adult.data', file: path.join(SHARED_DATASETS, 'adult-raw/adult.data') },
   { dataset: 'california-housing', file: path.join(SHARED_DATASETS, 'california-housing/housing.csv') },
@@ -41,6 +49,7 @@ function rawCases(
               seed,
               workload: { k: 3, r: 3, size: 32 },
               rows: 1000,
+              ...(method === 'private' ? { pairWeight: PAIR_WEIGHT } : {}),
             });
           }
         }
@@ -54,7 +63,8 @@ export const raw: RawSuite = {
   kind: 'raw',
   name: 'raw',
   description:
-    'Raw CSV → release, no domain declared: private discovery (default share of ρ) + table mode, against the ' +
+    'Raw CSV → release, no domain declared: private discovery (default share of ρ) + table mode fitting the ' +
+    'workload plus every 2-way marginal at weight 1/4, against the ' +
     'equal-width, non-private baseline; adult.data and california-housing, ε ∈ {1, 0.1} in total, δ = 1/n², ' +
     "32 random 3-way marginals from the column names, n' = 1000, default settings.",
   defaultSeeds: 3,
