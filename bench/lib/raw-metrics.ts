@@ -10,6 +10,7 @@
  */
 import type { Schema } from '../../src/core/data/schema.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../../src/core/data/values.ts';
+import { ksTwoSample } from '../../src/core/privacy/testing/stats.ts';
 
 const OTHER = '(other)';
 const MISSING = '?';
@@ -60,20 +61,8 @@ function numbersOf(rows: readonly (readonly string[])[], c: number): Float64Arra
   return Float64Array.from(out).sort();
 }
 
-/** Two-sample Kolmogorov–Smirnov statistic. */
-export function ks(a: Float64Array, b: Float64Array): number {
-  if (a.length === 0 || b.length === 0) return 1;
-  let i = 0;
-  let j = 0;
-  let d = 0;
-  while (i < a.length && j < b.length) {
-    const x = Math.min(a[i], b[j]);
-    while (i < a.length && a[i] <= x) i++;
-    while (j < b.length && b[j] <= x) j++;
-    d = Math.max(d, Math.abs(i / a.length - j / b.length));
-  }
-  return d;
-}
+/** Two-sample Kolmogorov–Smirnov statistic of ascending samples. */
+export const ks = ksTwoSample;
 
 function distribution(values: Iterable<string>): Map<string, number> {
   const m = new Map<string, number>();

@@ -125,6 +125,7 @@ export function withAllPairs(w: Workload, d: number, weight: number): Workload {
   const have = new Set(w.thresholds.map((t) => t.features.join(',')));
   const pairs: Threshold[] = [];
   for (let a = 0; a < d; a++)
-    for (let b = a + 1; b < d; b++) if (!have.has(`${a},${b}`)) pairs.push({ features: [a, b], r: 2, weight });
+    for (let b = a + 1; b < d; b++)
+      if (!have.has(`${a},${b}`)) pairs.push({ features: [a, b], r: 2, weight });
   return { thresholds: [...w.thresholds, ...pairs] };
 }

@@ -8,6 +8,7 @@ import { tempDir } from '../data/testing.ts';
 import { binOf, parseNumber } from '../data/values.ts';
 import { gaussianCountsRho } from '../privacy/counts.ts';
 import { seededNoise } from '../privacy/noise.ts';
+import { ksTwoSample } from '../privacy/testing/stats.ts';
 import { discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { FINE, fineBucket, J_MAX, J_MIN, octaveBucket, octaveRange, ZERO_BUCKET } from './grid.ts';
 import {
@@ -199,7 +200,7 @@ describe('discoverSchema on a messy CSV', () => {
       const b = rows
         .flatMap((r) => (parseNumber(r[c]) === undefined ? [] : [Number(r[c])]))
         .sort((x, y) => x - y);
-      expect(ksDistance(a, b)).toBeLessThan(0.05);
+      expect(ksTwoSample(a, b)).toBeLessThan(0.05);
     }
     const gains = rows.map((r) => r[0]);
     expect(gains.filter((g) => g === '0').length / n).toBeCloseTo(0.9, 2);
@@ -210,17 +211,4 @@ describe('discoverSchema on a messy CSV', () => {
 function piecesOfBinHolding(col: NumericColumn, x: number) {
   const b = binOf(col.edges, x);
   return (col.pieces ?? []).filter((p) => binOf(col.edges, p.lo) === b);
-}
-
-function ksDistance(a: readonly number[], b: readonly number[]): number {
-  let i = 0;
-  let j = 0;
-  let d = 0;
-  while (i < a.length && j < b.length) {
-    const x = Math.min(a[i], b[j]);
-    while (i < a.length && a[i] <= x) i++;
-    while (j < b.length && b[j] <= x) j++;
-    d = Math.max(d, Math.abs(i / a.length - j / b.length));
-  }
-  return d;
 }
