@@ -23,7 +23,6 @@ export function resultsView(run: RunRecord): ResultsView {
   const { result } = finished(run);
   const r = result.report;
   const named = namedThresholds(run.workload, run.schema);
-  const extra = r as unknown as { roundedFutureError?: number };
   return {
     runId: run.id,
     presentError: r.presentError,
@@ -43,7 +42,7 @@ export function resultsView(run: RunRecord): ResultsView {
     relativeErrorProfile: r.relativeErrorProfile.map((p) => ({ ...p })),
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
-    roundedFutureError: typeof extra.roundedFutureError === 'number' ? extra.roundedFutureError : null,
+    roundedFutureError: r.roundedFutureError ?? null,
     features: run.schema.columns.map((c) => c.name),
     note: NON_PRIVATE_NOTE,
   };

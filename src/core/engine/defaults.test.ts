@@ -92,18 +92,18 @@ describe('defaultOptions', () => {
     expect(Math.sqrt(small) * n).toBeLessThan(TABLE_BATCH_SIGNAL);
     expect(Math.sqrt(large) * n).toBeGreaterThan(TABLE_BATCH_SIGNAL);
     expect(defaultTablePlan({ rho: small, n, thresholds: 1 })).toEqual({
-      rounds: TABLE_ROUNDS_MIN,
+      roundBound: TABLE_ROUNDS_MIN,
       perRound: 1,
     });
-    expect(defaultTablePlan({ rho: small, n, thresholds: 40 })).toEqual({ rounds: 20, perRound: 1 });
+    expect(defaultTablePlan({ rho: small, n, thresholds: 40 })).toEqual({ roundBound: 20, perRound: 1 });
     expect(defaultTablePlan({ rho: small, n, thresholds: 1000 })).toEqual({
-      rounds: TABLE_ROUNDS_MAX,
+      roundBound: TABLE_ROUNDS_MAX,
       perRound: 1,
     });
     // 96 measurements on ADULT at ε = 1: 12 rounds of 8.
-    expect(defaultTablePlan({ rho: large, n, thresholds: 64 })).toEqual({ rounds: 12, perRound: 8 });
+    expect(defaultTablePlan({ rho: large, n, thresholds: 64 })).toEqual({ roundBound: 12, perRound: 8 });
     expect(defaultTablePlan({ rho: large, n, thresholds: 64 })).toEqual({
-      rounds: Math.ceil((TABLE_BATCH_BOUND * TABLE_ROUNDS_MAX) / TABLES_PER_ROUND),
+      roundBound: Math.ceil((TABLE_BATCH_BOUND * TABLE_ROUNDS_MAX) / TABLES_PER_ROUND),
       perRound: TABLES_PER_ROUND,
     });
   });

@@ -78,8 +78,7 @@ export const MEASURED_PER_SQRT_RHO_N = 0.04;
 export const MAX_DEFAULT_ROUNDS = 20;
 
 /**
- * Table mode's T₀ and K (table-budget.ts, table-mode.ts): a round measures K tables before one
- * fit, and the first measurements each get 1/(T₀·K) of what the one-way start leaves (annealing
+ * Table mode's T₀ and K (table-mode/): a round measures K tables before one fit, and the first measurements each get 1/(T₀·K) of what the one-way start leaves (annealing
  * raises that as the model stops moving), so T₀ bounds the rounds. AIM uses T = 16·d
  * measurements with K = 1; RAP's fit is dearer than AIM's, so the bound grows with the workload
  * and stays within reach. Only public quantities enter: ρ, n and the number of thresholds N.
@@ -97,12 +96,12 @@ export const MAX_DEFAULT_ROUNDS = 20;
  * above it K = 8 and M three times that clamp (T₀ = M / K rounds, rounded up).
  */
 export function defaultTablePlan(p: { rho: number; n: number; thresholds: number }): {
-  rounds: number;
+  roundBound: number;
   perRound: number;
 } {
   const base = Math.min(TABLE_ROUNDS_MAX, Math.max(TABLE_ROUNDS_MIN, Math.round(p.thresholds / 2)));
-  if (Math.sqrt(p.rho) * p.n < TABLE_BATCH_SIGNAL) return { rounds: base, perRound: 1 };
-  return { rounds: Math.ceil((TABLE_BATCH_BOUND * base) / TABLES_PER_ROUND), perRound: TABLES_PER_ROUND };
+  if (Math.sqrt(p.rho) * p.n < TABLE_BATCH_SIGNAL) return { roundBound: base, perRound: 1 };
+  return { roundBound: Math.ceil((TABLE_BATCH_BOUND * base) / TABLES_PER_ROUND), perRound: TABLES_PER_ROUND };
 }
 
 export const TABLE_ROUNDS_MIN = 8;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { erfc } from '../privacy/erfc.ts';
 import { seededNoise } from '../privacy/noise.ts';
-import { erfc, expectedMaxAbsNormal, gaussianBaselineError } from './gaussian-baseline.ts';
+import { expectedMaxAbsNormal, gaussianBaselineError } from './gaussian-baseline.ts';
 
 describe('expected max of |N(0,1)|', () => {
   it('erfc matches known values', () => {

@@ -6,10 +6,7 @@
  * by numerical integration: deterministic, data-independent and O(1) for any m (drawing 10^8
  * normals would cost seconds and add nothing).
  */
-
-import { erfc } from '../privacy/normal-tail.ts';
-
-export { erfc };
+import { erfc } from '../privacy/erfc.ts';
 
 /** E[max of |Z_i|] over m independent standard normals. */
 export function expectedMaxAbsNormal(m: number): number {

@@ -11,21 +11,36 @@ import type { Workload } from '../workload/types.ts';
 import { defaultRoundsAndK, defaultTablePlan } from './defaults.ts';
 import type { RapInput, RapOptions } from './types.ts';
 
-export type RunKind = 'adaptive' | 'non-adaptive' | 'table';
-
-export interface RunPlan {
-  readonly kind: RunKind;
+interface PlanBase {
   readonly rho: number;
-  /** Rounds T (query mode) or the initial round bound T₀ (table mode). */
-  readonly rounds: number;
-  /** Queries per round (query mode); whole tables measured per round (table mode). */
-  readonly perRound: number;
   readonly layout: OneHotLayout;
   /** Workload queries m, and where each threshold's queries start in the global order. */
   readonly numQueries: number;
   readonly offsets: readonly number[];
   /** Normalized importance weight per threshold (max 1). */
   readonly weights: Float64Array;
+}
+
+/** Query mode: T rounds of K selected queries, or non-adaptive (T = 1, K = m: all at once). */
+export interface QueryPlan extends PlanBase {
+  readonly kind: 'adaptive' | 'non-adaptive';
+  readonly rounds: number;
+  readonly perRound: number;
+}
+
+/** Table mode: rounds of K measurements until ρ is spent; T₀ (`roundBound`) bounds the rounds. */
+export interface TablePlan extends PlanBase {
+  readonly kind: 'table';
+  readonly roundBound: number;
+  readonly perRound: number;
+}
+
+export type RunPlan = QueryPlan | TablePlan;
+export type RunKind = RunPlan['kind'];
+
+/** The plan's T as the ledger and the progress bar count it: T₀ in table mode. */
+export function plannedRounds(plan: RunPlan): number {
+  return plan.kind === 'table' ? plan.roundBound : plan.rounds;
 }
 
 function bad(field: string, value: unknown, what: string): never {
@@ -94,10 +109,15 @@ export function planRun(input: RapInput): RunPlan {
   const base = { rho, layout, numQueries: m, offsets, weights };
   if (o.mode === 'table') {
     // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
-    // rounds (T₀·K on measurements, which sets their first budget, table-budget.ts): the run
+    // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/budget.ts): the run
     // ends when the budget is spent.
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
-    return { ...base, kind: 'table', rounds: o.rounds ?? rule.rounds, perRound: o.perRound ?? rule.perRound };
+    return {
+      ...base,
+      kind: 'table',
+      roundBound: o.rounds ?? rule.roundBound,
+      perRound: o.perRound ?? rule.perRound,
+    };
   }
   const rule = defaultRoundsAndK({
     epsilon: o.epsilon,

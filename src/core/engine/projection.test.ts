@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededNoise } from '../privacy/noise.ts';
+import type { ProjectionBatch } from './kernels/session.ts';
 import { typedKernels } from './kernels/typed.ts';
-import type { ProjectionBatch } from './kernels/types.ts';
 import { project } from './projection.ts';
 import { RunControl } from './run-control.ts';
 import { randomRelaxed, smallShape } from './testing.ts';

@@ -19,7 +19,7 @@
  */
 import type { NoiseSource } from '../privacy/noise.ts';
 import { adamHyper } from './kernels/adam.ts';
-import type { KernelSession, LossResult, ProjectionBatch, QueryGroup } from './kernels/types.ts';
+import type { KernelSession, LossResult, ProjectionBatch, QueryGroup } from './kernels/session.ts';
 import type { RunControl } from './run-control.ts';
 
 export const EARLY_STOP_WINDOW = 10;

@@ -10,43 +10,44 @@
  * curator-only error report.
  */
 import type { EncodedDataset } from '../data/schema.ts';
-import { gaussianMechanism, gaussianSigma, gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
+import { gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
-import type { Threshold, Workload } from '../workload/types.ts';
+import type { Workload } from '../workload/types.ts';
 import { ExactAnswers } from './exact-answers.ts';
 import { gaussianBaselineError } from './gaussian-baseline.ts';
 import { loadKernels } from './kernels/backend.ts';
-import type { KernelSession, TableTarget } from './kernels/types.ts';
+import type { KernelSession, TableTarget } from './kernels/session.ts';
+import { measure, measurementSigma } from './measure.ts';
 import { evaluateWorkload, PROFILE_ZETAS, reusingAnswers, sharedThresholds } from './metrics.ts';
-import { planRun, type RunPlan } from './plan.ts';
-import { type ProjectionSettings, project } from './projection.ts';
+import { plannedRounds, planRun, type QueryPlan } from './plan.ts';
+import { project } from './projection.ts';
+import { type ScoringContext, selectQueries } from './query-mode/select-queries.ts';
+import { SelectedQueries } from './query-mode/selected-queries.ts';
 import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
 import { roundRelaxed } from './rounding.ts';
 import { PhaseTimer, RunControl } from './run-control.ts';
-import { SelectedQueries } from './selected-queries.ts';
-import { type ScoringContext, selectQueries } from './selection.ts';
-import { TableBudget } from './table-budget.ts';
-import { measureOneWays, type OneWayStart, TableMode, type TableModeTrace } from './table-mode.ts';
-import { type EngineTimings, TimedSession } from './timings.ts';
-import type { RapInput, RapReport, RapResult } from './types.ts';
+import { type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
+import { type EngineTimings, timedSession } from './timings.ts';
+import type { RapInput, RapReport, RapResult, TableModeTrace } from './types.ts';
 
 export async function runRap(input: RapInput): Promise<RapResult> {
   const control = new RunControl(input.signal, input.onProgress);
   control.throwIfAborted();
-  const plan = planRun(input);
+  const publicPlan = planRun(input);
   const kernels = await loadKernels(input.options.backend);
-  const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   const exact = new ExactAnswers(input.data);
+  const plan: StartedPlan =
+    publicPlan.kind === 'table'
+      ? startTablePlan(publicPlan, input.data, exact, input.options.rows, input.noise)
+      : publicPlan;
+  const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   // Table mode starts from its one-way measurement; query mode from uniform noise.
-  const table = plan.kind === 'table' ? tableStart(input, plan, exact) : undefined;
-  const session = new TimedSession(
-    kernels.open(shape, table?.start.initial ?? uniformRelaxed(shape, input.noise)),
-    control.timers,
-  );
+  const initial = plan.kind === 'table' ? plan.start.initial : uniformRelaxed(shape, input.noise);
+  const session = timedSession(kernels.open(shape, initial), control.timers);
   try {
     session.project();
-    const run = new RapRun(input, plan, session, control, exact, table);
+    const run = new RapRun(input, plan, session, control, exact);
     await run.fit();
     return await run.finish(shape);
   } finally {
@@ -54,74 +55,50 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   }
 }
 
-interface TableStart {
-  readonly budget: TableBudget;
-  readonly start: OneWayStart;
-}
-
-function tableStart(input: RapInput, plan: RunPlan, exact: ExactAnswers): TableStart {
-  // T₀ bounds the rounds; each measures perRound tables, so T₀·K bounds the measurements.
-  const budget = new TableBudget(plan.rho, input.data.n, plan.rounds * plan.perRound);
-  return { budget, start: measureOneWays(input.data, exact, input.options.rows, budget, input.noise) };
-}
+type StartedPlan = QueryPlan | StartedTablePlan;
 
 class RapRun {
   private tableTrace: TableModeTrace | undefined;
   private readonly selection = new PhaseTimer();
   private readonly projection = new PhaseTimer();
-  private readonly settings: Omit<ProjectionSettings, 'noiseFloor'>;
-  private readonly ctx: ScoringContext;
   private steps = 0;
 
   constructor(
     private readonly input: RapInput,
-    private readonly plan: RunPlan,
+    private readonly plan: StartedPlan,
     private readonly session: KernelSession,
     private readonly control: RunControl,
     private readonly exact: ExactAnswers,
-    private readonly table?: TableStart,
-  ) {
-    this.settings = input.options;
-    this.ctx = {
-      workload: input.workload,
-      weights: plan.weights,
-      offsets: plan.offsets,
-      exact: this.exact,
-      session,
-      control,
-    };
-  }
+  ) {}
 
   private get noise(): NoiseSource {
     return this.input.noise;
   }
 
   async fit(): Promise<void> {
-    if (this.plan.kind === 'adaptive') await this.fitAdaptive();
-    else if (this.plan.kind === 'non-adaptive') await this.fitNonAdaptive();
-    else await this.fitTables();
+    const plan = this.plan;
+    if (plan.kind === 'table') await this.fitTables(plan);
+    else if (plan.kind === 'adaptive') await this.fitAdaptive(plan);
+    else await this.fitNonAdaptive(plan);
   }
 
   /** Query mode: T rounds of select K → measure K → project on all measured so far. */
-  private async fitAdaptive(): Promise<void> {
-    const { rho, rounds: T, perRound: K, layout, weights } = this.plan;
+  private async fitAdaptive(plan: QueryPlan): Promise<void> {
+    const { rho, rounds: T, perRound: K, layout, weights, offsets } = plan;
+    const { exact, session, control } = this;
+    const ctx: ScoringContext = { workload: this.input.workload, weights, offsets, exact, session, control };
     const n = this.input.data.n;
     const budget = roundBudget(rho, T);
     const scale = gumbelScale(budget.select, K, n, 1);
-    const sigma = gaussianSigma(budget.measure, K, n);
+    const sigma = measurementSigma(budget.measure, { queries: K }, n);
     const selected = new SelectedQueries(this.input.workload, layout, weights);
     for (let round = 1; round <= T; round++) {
       this.selection.start();
-      const picks = await selectQueries(
-        this.ctx,
-        selected,
-        K,
-        scale,
-        this.input.options.selection,
-        this.noise,
+      const picks = await selectQueries(ctx, selected, K, scale, this.input.options.selection, this.noise);
+      const truth = Float64Array.from(picks, (q) =>
+        this.exact.query(this.input.workload.thresholds[q.threshold], q.local),
       );
-      const truth = Float64Array.from(picks, (q) => this.exact.query(this.threshold(q.threshold), q.local));
-      const measured = this.control.timers.time('noise', () => gaussianMechanism(truth, sigma, this.noise));
+      const measured = this.control.timers.time('noise', () => measure(truth, sigma, this.noise));
       picks.forEach((q, i) => {
         selected.add(q.threshold, q.local, clip01(measured[i]));
       });
@@ -131,17 +108,17 @@ class RapRun {
   }
 
   /** Query mode with T = 1, K = m: every query measured at the full ρ, one projection. */
-  private async fitNonAdaptive(): Promise<void> {
-    const { rho, numQueries: m } = this.plan;
-    const sigma = gaussianSigma(rho, m, this.input.data.n);
+  private async fitNonAdaptive(plan: QueryPlan): Promise<void> {
+    const { rho, numQueries: m } = plan;
+    const sigma = measurementSigma(rho, { queries: m }, this.input.data.n);
     this.selection.start();
     const tables: TableTarget[] = [];
     for (const [ti, t] of this.input.workload.thresholds.entries()) {
       await this.control.checkpoint();
       tables.push({
         threshold: t,
-        weight: this.plan.weights[ti],
-        measured: clipAll(gaussianMechanism(this.exact.of(t), sigma, this.noise)),
+        weight: plan.weights[ti],
+        measured: clipAll(measure(this.exact.of(t), sigma, this.noise)),
       });
     }
     this.selection.stop();
@@ -150,24 +127,19 @@ class RapRun {
     await this.projectRound(1, { groups: [], tables }, 0);
   }
 
-  /** Table mode (table-mode.ts): one-way start, then AIM-style rounds of whole tables. */
-  private async fitTables(): Promise<void> {
-    const table = this.table;
-    if (!table) throw new Error('table mode needs its one-way start');
-    const mode = new TableMode(
-      this.input.workload,
-      this.plan.weights,
-      this.plan.layout,
-      this.exact,
-      this.session,
-      table.budget,
-      table.start,
-      this.plan.rounds,
-      this.plan.perRound,
-      this.noise,
-      this.control,
-      this.selection,
-    );
+  /** Table mode (table-mode/): one-way start, then AIM-style rounds of whole tables. */
+  private async fitTables(plan: StartedTablePlan): Promise<void> {
+    const { exact, session, noise, control } = this;
+    const workload = this.input.workload;
+    const mode = new TableRounds({
+      plan,
+      workload,
+      exact,
+      session,
+      noise,
+      control,
+      selectionTimer: this.selection,
+    });
     await mode.run(async (problem, r) => {
       await this.projectRound(r.round, problem, 0, {
         selectedThresholds: r.thresholds,
@@ -178,10 +150,6 @@ class RapRun {
     this.tableTrace = mode.trace();
   }
 
-  private threshold(ti: number): Threshold {
-    return this.input.workload.thresholds[ti];
-  }
-
   private async projectRound(
     round: number,
     problem: Parameters<typeof project>[1],
@@ -189,10 +157,10 @@ class RapRun {
     noiseFloor: number,
     table?: { selectedThresholds: readonly number[]; rounds: number; sigma: number },
   ): Promise<void> {
-    const T = table?.rounds ?? this.plan.rounds;
+    const T = table?.rounds ?? plannedRounds(this.plan);
     this.projection.start();
     const event = (step: number, loss: number, maxSelectedError: number) => {
-      const done = (round - 1 + Math.min(1, step / this.settings.maxSteps)) / T;
+      const done = (round - 1 + Math.min(1, step / this.input.options.maxSteps)) / T;
       const elapsed = this.control.elapsedSeconds();
       return {
         round,
@@ -207,7 +175,7 @@ class RapRun {
     const outcome = await project(
       this.session,
       problem,
-      { ...this.settings, noiseFloor },
+      { ...this.input.options, noiseFloor },
       this.noise,
       this.control,
       (s) => this.control.progress(event(s.step, s.loss, s.maxError)),
@@ -215,18 +183,6 @@ class RapRun {
     this.steps += outcome.steps;
     this.projection.stop();
     this.control.progress(event(outcome.steps, outcome.loss, outcome.maxError), true);
-  }
-
-  /** The timing counters of the fit, before the evaluation adds its own table work to them. */
-  private fitTimings(): Omit<EngineTimings, 'evaluation'> {
-    const timers = this.control.timers;
-    return {
-      sparsemax: timers.seconds('sparsemax'),
-      lossGradient: timers.seconds('lossGradient'),
-      relaxedAnswers: timers.seconds('relaxedAnswers'),
-      exactAnswers: this.exact.seconds,
-      noise: timers.seconds('noise'),
-    };
   }
 
   /**
@@ -237,7 +193,15 @@ class RapRun {
    */
   async finish(shape: RelaxedShape): Promise<RapResult> {
     const evaluationStarted = performance.now();
-    const fitTimings = this.fitTimings();
+    // The fit's counters, before the evaluation adds its own table work to them.
+    const timers = this.control.timers;
+    const fitTimings: Omit<EngineTimings, 'evaluation'> = {
+      sparsemax: timers.seconds('sparsemax'),
+      lossGradient: timers.seconds('lossGradient'),
+      relaxedAnswers: timers.seconds('relaxedAnswers'),
+      exactAnswers: this.exact.seconds,
+      noise: timers.seconds('noise'),
+    };
     const { data, workload, options: o, evalWorkload } = this.input;
     const relaxed = this.session.read();
     const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
@@ -260,12 +224,12 @@ class RapRun {
       meanError: relaxedErrors.mean,
       roundedMeanError: rounded.mean,
       all0Error: present.maxExact,
-      gmError: gaussianBaselineError(gaussianSigma(rho, m, data.n), m),
+      gmError: gaussianBaselineError(measurementSigma(rho, { queries: m }, data.n), m),
       numQueries: m,
       rho,
       epsilon: o.epsilon,
       delta: o.delta,
-      rounds: this.plan.rounds,
+      rounds: plannedRounds(this.plan),
       perRound: this.plan.perRound,
       rows: shape.rows,
       oversample: o.oversample,
@@ -288,7 +252,7 @@ class RapRun {
       relaxedDensity: density(relaxed),
       timings: { ...fitTimings, evaluation: (performance.now() - evaluationStarted) / 1000 },
       ...(this.tableTrace
-        ? { tableMode: this.tableTrace, rounds: this.tableTrace.rounds.at(-1)?.round ?? 0 }
+        ? { tableMode: this.tableTrace, rounds: this.tableTrace.measurements.at(-1)?.round ?? 0 }
         : {}),
     };
     return { report, synthetic: { n: synthetic.n, codes } };

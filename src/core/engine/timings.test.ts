@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { seededNoise } from '../privacy/noise.ts';
 import { randomDataset } from '../workload/test-data.ts';
 import { defaultOptions } from './defaults.ts';
-import type { KernelSession } from './kernels/types.ts';
+import type { KernelSession } from './kernels/session.ts';
 import { runRap } from './rap.ts';
-import { EngineTimers, TimedSession } from './timings.ts';
+import { EngineTimers, timedSession } from './timings.ts';
 
 /** A session whose calls take a known time (busy wait) and record that they ran. */
 function slowSession(calls: string[]): KernelSession {
@@ -52,7 +52,7 @@ describe('engine timings', () => {
   it('time each kind of session call under its own counter and pass every call through', () => {
     const calls: string[] = [];
     const timers = new EngineTimers();
-    const session = new TimedSession(slowSession(calls), timers);
+    const session = timedSession(slowSession(calls), timers);
     session.project();
     session.thresholdAnswers({ features: [0], r: 1, weight: 1 });
     expect(session.lossAndGradient({ groups: [], tables: [] })).toEqual({ loss: 1, maxError: 0.5 });

@@ -7,8 +7,7 @@
  * host↔device transfers fall inside the call that makes them.
  */
 
-import type { Threshold } from '../workload/types.ts';
-import type { AdamHyper, KernelSession, LossResult, ProjectionBatch } from './kernels/types.ts';
+import type { KernelSession } from './kernels/session.ts';
 import type { RapReport } from './types.ts';
 
 export type EngineTimings = NonNullable<RapReport['timings']>;
@@ -39,45 +38,16 @@ export class EngineTimers {
 }
 
 /** The session with project (sparsemax), lossAndGradient and thresholdAnswers timed. */
-export class TimedSession implements KernelSession {
-  readonly backend: KernelSession['backend'];
-
-  constructor(
-    private readonly inner: KernelSession,
-    private readonly timers: EngineTimers,
-  ) {
-    this.backend = inner.backend;
-  }
-
-  project(): void {
-    this.timers.time('sparsemax', () => this.inner.project());
-  }
-
-  read(): Float64Array {
-    return this.inner.read();
-  }
-
-  readGradient(): Float64Array {
-    return this.inner.readGradient();
-  }
-
-  thresholdAnswers(t: Threshold): Float64Array {
-    return this.timers.time('relaxedAnswers', () => this.inner.thresholdAnswers(t));
-  }
-
-  lossAndGradient(batch: ProjectionBatch, scale?: number): LossResult {
-    return this.timers.time('lossGradient', () => this.inner.lossAndGradient(batch, scale));
-  }
-
-  adamStep(hyper: AdamHyper): void {
-    this.inner.adamStep(hyper);
-  }
-
-  resetOptimizer(): void {
-    this.inner.resetOptimizer();
-  }
-
-  dispose(): void {
-    this.inner.dispose();
-  }
+export function timedSession(inner: KernelSession, timers: EngineTimers): KernelSession {
+  return {
+    backend: inner.backend,
+    project: () => timers.time('sparsemax', () => inner.project()),
+    read: () => inner.read(),
+    readGradient: () => inner.readGradient(),
+    thresholdAnswers: (t) => timers.time('relaxedAnswers', () => inner.thresholdAnswers(t)),
+    lossAndGradient: (batch, scale) => timers.time('lossGradient', () => inner.lossAndGradient(batch, scale)),
+    adamStep: (hyper) => inner.adamStep(hyper),
+    resetOptimizer: () => inner.resetOptimizer(),
+    dispose: () => inner.dispose(),
+  };
 }

@@ -102,7 +102,48 @@ export interface RapReport {
     readonly noise: number;
     readonly evaluation: number;
   };
-  readonly [extra: string]: unknown;
+  /** Table mode: what was measured, with which noise (public: noisy outputs and their scales). */
+  readonly tableMode?: TableModeTrace;
+}
+
+export interface TableModeFallback {
+  readonly threshold: number;
+  readonly cells: number;
+  /** The sub-tables measured instead. */
+  readonly units: readonly (readonly number[])[];
+}
+
+/** One table-mode measurement (several share a round: one projection after them). */
+export interface TableMeasurementRecord {
+  readonly round: number;
+  /** 1-based measurement number (its budget share, table-mode/budget.ts). */
+  readonly measurement: number;
+  readonly features: readonly number[];
+  readonly thresholds: readonly number[];
+  readonly cells: number;
+  /** The grouped version of the table (small categories merged) was measured. */
+  readonly grouped: boolean;
+  readonly sigma: number;
+  readonly rhoSelect: number;
+  readonly rhoMeasure: number;
+  /** The round's fit moved its tables by less than the noise: the next measurements use σ / 2. */
+  readonly annealed: boolean;
+}
+
+export interface TableModeTrace {
+  readonly oneWay: { readonly rho: number; readonly sigma: number; readonly features: number };
+  /** Features whose small categories were merged for grouped tables: categories → groups. */
+  readonly compressed: readonly {
+    readonly feature: number;
+    readonly categories: number;
+    readonly groups: number;
+  }[];
+  /** T₀, the bound on rounds (T₀·K bounds the measurements and sets their first ρ). */
+  readonly roundBound: number;
+  readonly cellLimit: number;
+  readonly fallbacks: readonly TableModeFallback[];
+  readonly measurements: readonly TableMeasurementRecord[];
+  readonly rhoSpent: number;
 }
 
 export interface RapInput {

@@ -48,6 +48,9 @@ function randomnessUses(text: string): string[] {
 const NOT_PRIVACY_NOISE: Readonly<Record<string, readonly string[]>> = {
   // Random suffix of a temporary file name for atomic writes.
   'data/atomic-write.ts': ['random' + 'Bytes'],
+  // Decoding released synthetic rows (spreading a value within its bin) is post-processing of a
+  // DP output, which cannot weaken the guarantee.
+  'data/decode.ts': [MATH_RANDOM],
 };
 
 describe('privacy core isolation', () => {
@@ -56,8 +59,7 @@ describe('privacy core isolation', () => {
     for (const file of sourceFiles(privacyDir).filter((f) => !isTest(f))) {
       for (const match of code(file).matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)) {
         const target = match[1];
-        const inside =
-          target.startsWith('.') && !relative(privacyDir, join(file, '..', target)).startsWith('..');
+        const inside = target.startsWith('.') && isInPrivacy(join(file, '..', target));
         if (target !== 'node:crypto' && !inside) offending.push(`${relative(coreDir, file)}: ${target}`);
       }
     }

@@ -88,7 +88,7 @@ describe('synth runs', { timeout: CLI_TIMEOUT }, () => {
       expect(release).toMatchObject({ status: 'committed', outputSha256: report.output.sha256 });
       // The ledger holds the plan made before the run: in table mode T₀, the round bound (the
       // report's `rounds` counts the rounds the budget paid for).
-      const planned = report.mode === 'table' ? report.tableMode.initialRounds : report.rounds;
+      const planned = report.mode === 'table' ? report.tableMode.roundBound : report.rounds;
       expect(release?.params).toMatchObject({ rounds: planned, perRound: report.perRound, rows: 20 });
     });
 

@@ -6,8 +6,8 @@
  */
 import { InputError } from '../../errors.ts';
 import type { BackendName } from '../types.ts';
+import type { EngineKernels } from './session.ts';
 import { typedKernels } from './typed.ts';
-import type { EngineKernels } from './types.ts';
 
 type Tf = typeof import('@tensorflow/tfjs');
 

@@ -3,7 +3,7 @@
  * over several features summed into the cells of the groups (a linear map, so a grouped table
  * of D' is fitted, and back-propagated, through the ungrouped one).
  *
- * Table mode measures grouped tables of wide features (table-mode.ts): a 100-category feature
+ * Table mode measures grouped tables of wide features (table-mode/): a 100-category feature
  * whose mass sits in one category costs a 3-way table 100× the cells, and so 100× the noise ℓ1,
  * of the same table with the 99 small categories merged.
  */

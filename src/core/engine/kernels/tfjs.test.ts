@@ -10,9 +10,9 @@ import { runRap } from '../rap.ts';
 import { maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
 import { adamHyper } from './adam.ts';
 import { loadKernels } from './backend.ts';
+import type { ProjectionBatch, QueryGroup } from './session.ts';
 import { createTfjsKernels } from './tfjs.ts';
 import { typedKernels } from './typed.ts';
-import type { ProjectionBatch, QueryGroup } from './types.ts';
 
 const SIZES = [3, 2, 4, 1, 5];
 const shape = smallShape(SIZES, 12);

@@ -25,7 +25,7 @@ import type {
   ProjectionBatch,
   QueryGroup,
   TableTarget,
-} from './types.ts';
+} from './session.ts';
 
 type Tf = typeof TF;
 type Tensor = TF.Tensor;

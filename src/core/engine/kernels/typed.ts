@@ -20,9 +20,9 @@ import {
 } from './grouped-tables.ts';
 import { backpropProductTable, marginalize, productTable, thresholdAnswers } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
+import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
 import { type SparseBlock, type SparseRows, sparseRows } from './sparse-rows.ts';
 import { projectRelaxed } from './sparsemax.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './types.ts';
 
 export const typedKernels: EngineKernels = {
   backend: 'cpu',

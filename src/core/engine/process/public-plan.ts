@@ -6,7 +6,7 @@
 import type { EncodedDataset, Schema } from '../../data/schema.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import type { Workload } from '../../workload/types.ts';
-import { planRun, type RunKind } from '../plan.ts';
+import { plannedRounds, planRun, type RunKind } from '../plan.ts';
 import type { RapOptions } from '../types.ts';
 
 export interface PublicPlan {
@@ -40,7 +40,7 @@ export function publicPlan(options: RapOptions, schema: Schema, n: number, workl
   return {
     kind: plan.kind,
     rho: plan.rho,
-    rounds: plan.rounds,
+    rounds: plannedRounds(plan),
     perRound: plan.perRound,
     numQueries: plan.numQueries,
   };

@@ -1,6 +1,5 @@
 /** Goodness-of-fit statistics for the sampler tests (test support only). */
-
-import { erfc } from '../normal-tail.ts';
+import { erfc } from '../erfc.ts';
 
 export function normalCdf(x: number, sigma = 1): number {
   return 0.5 * erfc(-x / (sigma * Math.SQRT2));

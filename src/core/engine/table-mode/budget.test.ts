@@ -1,14 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededNoise } from '../privacy/noise.ts';
+import { seededNoise } from '../../privacy/noise.ts';
 import {
   expectedNoiseL1,
   MEASURE_SHARE,
   ONE_WAY_SHARE,
   SCORE_SENSITIVITY_CELLS,
-  TABLE_SENSITIVITY_CELLS,
   TableBudget,
-} from './table-budget.ts';
+} from './budget.ts';
 
 /** zCDP of the Gaussian mechanism: Δ₂² / (2σ²). */
 const gaussianCost = (l2: number, sigma: number) => (l2 * l2) / (2 * sigma * sigma);
@@ -18,7 +17,7 @@ const gumbelCost = (l1: number, beta: number) => ((2 * l1) / beta) ** 2 / 8;
 const budgets = fc.record({
   rho: fc.double({ min: 1e-6, max: 10, noNaN: true }),
   n: fc.integer({ min: 10, max: 10_000_000 }),
-  rounds: fc.integer({ min: 1, max: 200 }),
+  bound: fc.integer({ min: 1, max: 200 }),
   features: fc.integer({ min: 1, max: 100 }),
   anneals: fc.array(fc.boolean(), { maxLength: 400 }),
 });
@@ -26,8 +25,8 @@ const budgets = fc.record({
 describe('TableBudget (table mode noise scales)', () => {
   it('one-way σ matches the ℓ2 sensitivity √(2d)/n at its share of ρ', () => {
     fc.assert(
-      fc.property(budgets, ({ rho, n, rounds, features }) => {
-        const b = new TableBudget(rho, n, rounds);
+      fc.property(budgets, ({ rho, n, bound, features }) => {
+        const b = new TableBudget(rho, n, bound);
         const one = b.oneWay(features);
         expect(one.rho).toBeCloseTo(rho * ONE_WAY_SHARE, 12);
         const rel = gaussianCost(Math.sqrt(2 * features) / n, one.sigma) / one.rho;
@@ -36,50 +35,47 @@ describe('TableBudget (table mode noise scales)', () => {
     );
   });
 
-  it('each round: Gumbel scale from sensitivity 2/n, σ from √2/n, shares as stated; Σ ρ = ρ', () => {
+  it('each measurement: Gumbel scale from sensitivity 2/n, σ from √2/n, shares as stated; Σ ρ = ρ', () => {
     fc.assert(
-      fc.property(budgets, ({ rho, n, rounds, features, anneals }) => {
-        const b = new TableBudget(rho, n, rounds);
+      fc.property(budgets, ({ rho, n, bound, features, anneals }) => {
+        const b = new TableBudget(rho, n, bound);
         let spent = b.oneWay(features).rho;
         let i = 0;
-        const first = b.nextRound();
+        const first = b.nextMeasurement();
         const firstRho = first.rhoSelect + first.rhoMeasure;
         expect(firstRho).toBeCloseTo(
-          first.final ? rho * (1 - ONE_WAY_SHARE) : (rho * (1 - ONE_WAY_SHARE)) / rounds,
+          first.final ? rho * (1 - ONE_WAY_SHARE) : (rho * (1 - ONE_WAY_SHARE)) / bound,
           12,
         );
-        for (let s = first; ; s = b.nextRound()) {
-          const roundRho = s.rhoSelect + s.rhoMeasure;
-          expect(s.rhoMeasure / roundRho).toBeCloseTo(MEASURE_SHARE, 12);
-          expect(gaussianCost(Math.sqrt(TABLE_SENSITIVITY_CELLS) / n, s.sigma) / s.rhoMeasure).toBeCloseTo(
-            1,
-            9,
-          );
+        for (let s = first; ; s = b.nextMeasurement()) {
+          const rhoM = s.rhoSelect + s.rhoMeasure;
+          expect(s.rhoMeasure / rhoM).toBeCloseTo(MEASURE_SHARE, 12);
+          expect(gaussianCost(Math.SQRT2 / n, s.sigma) / s.rhoMeasure).toBeCloseTo(1, 9);
           expect(gumbelCost(SCORE_SENSITIVITY_CELLS / n, s.gumbel) / s.rhoSelect).toBeCloseTo(1, 9);
-          spent += roundRho;
+          spent += rhoM;
           if (s.final) break;
           if (anneals[i++ % Math.max(1, anneals.length)]) b.anneal();
         }
         expect(b.done).toBe(true);
         expect(spent / rho).toBeCloseTo(1, 12);
         expect(b.remaining).toBe(0);
-        expect(() => b.nextRound()).toThrow(/spent/);
+        expect(() => b.nextMeasurement()).toThrow(/spent/);
       }),
       { numRuns: 200 },
     );
   });
 
-  it('annealing quadruples the round budget (σ halves) and a short remainder is spent at once', () => {
+  it('annealing quadruples the measurement budget (σ halves) and a short remainder is spent at once', () => {
     const b = new TableBudget(1, 1000, 10);
     b.oneWay(3);
-    const a = b.nextRound();
+    const a = b.nextMeasurement();
     b.anneal();
-    const c = b.nextRound();
+    const c = b.nextMeasurement();
     expect(c.sigma / a.sigma).toBeCloseTo(0.5, 12);
     expect(c.gumbel / a.gumbel).toBeCloseTo(0.5, 12);
-    // rest/10 then 4·rest/10 spent: rest/2 left < 2 × 4·rest/10, so the next round takes it all.
+    // rest/10 then 4·rest/10 spent: rest/2 left < 2 × 4·rest/10, so the next measurement takes it all.
     const rest = 1 - ONE_WAY_SHARE;
-    const last = b.nextRound();
+    const last = b.nextMeasurement();
     expect(last.final).toBe(true);
     expect(last.rhoSelect + last.rhoMeasure).toBeCloseTo(rest / 2, 12);
   });
@@ -97,6 +93,6 @@ describe('TableBudget (table mode noise scales)', () => {
 
   it('refuses a bad budget', () => {
     expect(() => new TableBudget(0, 10, 1)).toThrow(/rho/);
-    expect(() => new TableBudget(1, 10, 0)).toThrow(/rounds/);
+    expect(() => new TableBudget(1, 10, 0)).toThrow(/bound/);
   });
 });

@@ -2,10 +2,10 @@
  * The queries selected so far with their measured (noisy) answers, kept per threshold as local
  * indices and per (k, r) as the flat column lists the kernels consume.
  */
-import type { OneHotLayout } from '../data/onehot.ts';
-import { localIndexToTarget, thresholdSizes } from '../workload/queries.ts';
-import type { Workload } from '../workload/types.ts';
-import type { QueryGroup } from './kernels/types.ts';
+import type { OneHotLayout } from '../../data/onehot.ts';
+import { localIndexToTarget, thresholdSizes } from '../../workload/queries.ts';
+import type { Workload } from '../../workload/types.ts';
+import type { QueryGroup } from '../kernels/session.ts';
 
 interface GroupBuilder {
   readonly k: number;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { layoutFromSizes } from '../data/onehot.ts';
-import { seededNoise } from '../privacy/noise.ts';
-import { randomDataset } from '../workload/test-data.ts';
-import type { Threshold } from '../workload/types.ts';
-import { ExactAnswers } from './exact-answers.ts';
-import type { KernelSession } from './kernels/types.ts';
-import { RunControl } from './run-control.ts';
+import { layoutFromSizes } from '../../data/onehot.ts';
+import { seededNoise } from '../../privacy/noise.ts';
+import { randomDataset } from '../../workload/test-data.ts';
+import type { Threshold } from '../../workload/types.ts';
+import { ExactAnswers } from '../exact-answers.ts';
+import type { KernelSession } from '../kernels/session.ts';
+import { RunControl } from '../run-control.ts';
+import { locate, type ScoringContext, selectQueries } from './select-queries.ts';
 import { SelectedQueries } from './selected-queries.ts';
-import { locate, type ScoringContext, selectQueries } from './selection.ts';
 
 const SIZES = [2, 3, 2];
 const data = randomDataset(SIZES, 100, 1);

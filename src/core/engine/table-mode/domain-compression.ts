@@ -10,7 +10,7 @@
  * noise that selection never picks it, while its 4-cell grouped version (0 / the rest × income)
  * measures the cell that carries the error almost exactly.
  */
-import type { CategoryGroups } from './kernels/grouped-tables.ts';
+import type { CategoryGroups } from '../kernels/grouped-tables.ts';
 
 /** A category's own group needs an estimated share of at least this many σ₀ (MST's rule). */
 export const KEEP_SIGMAS = 3;

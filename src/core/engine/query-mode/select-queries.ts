@@ -4,15 +4,15 @@
  * exist at a time.
  *
  * Query score: w̄_t · |exact − surrogate| (sensitivity w̄_max / n = 1/n, replace-one).
- * Table mode selects whole tables in table-mode.ts.
+ * Table mode selects whole tables in table-mode/rounds.ts.
  */
-import { InputError } from '../errors.ts';
-import { iterativeTopK, NoisyTopK } from '../privacy/mechanisms.ts';
-import type { NoiseSource } from '../privacy/noise.ts';
-import type { Workload } from '../workload/types.ts';
-import type { ExactAnswers } from './exact-answers.ts';
-import type { KernelSession } from './kernels/types.ts';
-import type { RunControl } from './run-control.ts';
+import { InputError } from '../../errors.ts';
+import { iterativeTopK, NoisyTopK } from '../../privacy/mechanisms.ts';
+import type { NoiseSource } from '../../privacy/noise.ts';
+import type { Workload } from '../../workload/types.ts';
+import type { ExactAnswers } from '../exact-answers.ts';
+import type { KernelSession } from '../kernels/session.ts';
+import type { RunControl } from '../run-control.ts';
 import type { SelectedQueries } from './selected-queries.ts';
 
 export interface QueryRef {
@@ -71,6 +71,19 @@ export function locate(offsets: readonly number[], global: number): QueryRef {
   return { threshold: lo, local: global - offsets[lo] };
 }
 
+/** Visits the runs [start, end) of unselected queries' scores, threshold by threshold. */
+async function scanUnselected(
+  ctx: ScoringContext,
+  selected: SelectedQueries,
+  visit: (scores: Float64Array, start: number, end: number, base: number) => void,
+): Promise<void> {
+  for (let ti = 0; ti < ctx.workload.thresholds.length; ti++) {
+    await ctx.control.checkpoint();
+    const scores = thresholdScores(ctx, ti);
+    unselectedRuns(scores.length, selected.localsOf(ti), (s, e) => visit(scores, s, e, ctx.offsets[ti]));
+  }
+}
+
 /** K not-yet-selected queries by one-shot Gumbel top-K (OSAS) or iterative peeling (AS). */
 export async function selectQueries(
   ctx: ScoringContext,
@@ -80,24 +93,15 @@ export async function selectQueries(
   method: 'oneshot' | 'iterative',
   noise: NoiseSource,
 ): Promise<QueryRef[]> {
-  const N = ctx.workload.thresholds.length;
   if (method === 'oneshot') {
     const top = new NoisyTopK(K, scale, noise);
-    const timers = ctx.control.timers;
-    for (let ti = 0; ti < N; ti++) {
-      await ctx.control.checkpoint();
-      const scores = thresholdScores(ctx, ti);
-      const base = ctx.offsets[ti];
-      // Each offered score draws its Gumbel noise: the top-K bookkeeping is timed with it.
-      timers.time('noise', () =>
-        unselectedRuns(scores.length, selected.localsOf(ti), (s, e) =>
-          top.offer(scores.subarray(s, e), base + s),
-        ),
-      );
-    }
+    // Each offered score draws its Gumbel noise: the top-K bookkeeping is timed with it.
+    await scanUnselected(ctx, selected, (scores, s, e, base) =>
+      ctx.control.timers.time('noise', () => top.offer(scores.subarray(s, e), base + s)),
+    );
     return top.result().map((g) => locate(ctx.offsets, g));
   }
-  const candidates = ctx.offsets[N] - selected.count;
+  const candidates = ctx.offsets[ctx.workload.thresholds.length] - selected.count;
   if (candidates > ITERATIVE_MAX_CANDIDATES) {
     throw new InputError(
       `iterative selection keeps every score in memory and allows at most ${ITERATIVE_MAX_CANDIDATES} queries; ` +
@@ -108,17 +112,12 @@ export async function selectQueries(
   const scores = new Float64Array(candidates);
   const ids = new Float64Array(candidates);
   let at = 0;
-  for (let ti = 0; ti < N; ti++) {
-    await ctx.control.checkpoint();
-    const s = thresholdScores(ctx, ti);
-    const base = ctx.offsets[ti];
-    unselectedRuns(s.length, selected.localsOf(ti), (start, end) => {
-      for (let y = start; y < end; y++) {
-        scores[at] = s[y];
-        ids[at++] = base + y;
-      }
-    });
-  }
+  await scanUnselected(ctx, selected, (s, start, end, base) => {
+    for (let y = start; y < end; y++) {
+      scores[at] = s[y];
+      ids[at++] = base + y;
+    }
+  });
   const picks = ctx.control.timers.time('noise', () => iterativeTopK(scores, K, scale, noise));
   return picks.map((p) => locate(ctx.offsets, ids[p]));
 }

@@ -1,0 +1,260 @@
+/**
+ * Table mode's round loop (AIM-style, McKenna et al. 2022). A *measurement* selects one unit
+ * (units.ts) by Gumbel-max on w·(‖exact − relaxed‖₁ − √(2/π)·σ·cells) and measures its table
+ * (measure.ts), averaged with the unit's earlier measurements by inverse variance; a *round*
+ * makes up to K measurements on the same D', then projects D' once onto every measured table
+ * (weights w/σ²); the *measurement bound* B = T₀·K sets the first measurements' ρ (budget.ts).
+ * If a round's fit moved its tables by less than their noise's expected ℓ1, σ halves from the
+ * next measurement (annealing). AIM fits after every measurement; a fit here is the run's main
+ * cost, so K tables share one (ADULT, 64 3-way marginals, ε = 1: K = 4 halved the CPU time of
+ * K = 1 at the same error). An r-of-k threshold's answers are linear in its k-way table, so one
+ * measured table serves every r on its features.
+ */
+import type { EncodedDataset } from '../../data/schema.ts';
+import type { NoiseSource } from '../../privacy/noise.ts';
+import { reportNoisyMax } from '../../privacy/selection.ts';
+import type { Workload } from '../../workload/types.ts';
+import type { ExactAnswers } from '../exact-answers.ts';
+import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/session.ts';
+import { measure } from '../measure.ts';
+import type { TablePlan } from '../plan.ts';
+import type { PhaseTimer, RunControl } from '../run-control.ts';
+import type { TableMeasurementRecord, TableModeFallback, TableModeTrace } from '../types.ts';
+import { expectedNoiseL1, type MeasurementScales, TableBudget } from './budget.ts';
+import { measureOneWays, type OneWayStart } from './one-way-start.ts';
+import {
+  asUnit,
+  type MeasurementUnit,
+  measurementUnits,
+  TABLE_CELL_LIMIT,
+  unitCellMap,
+  unitTable,
+  withGroupedVersions,
+} from './units.ts';
+
+export interface RoundStart {
+  readonly round: number;
+  /** Rounds expected at the current ρ per measurement (for progress). */
+  readonly roundsEstimate: number;
+  readonly thresholds: readonly number[];
+  readonly sigma: number;
+}
+
+/** A table-mode plan with its budget and measured one-way start: the rounds need both. */
+export interface StartedTablePlan extends TablePlan {
+  readonly budget: TableBudget;
+  readonly start: OneWayStart;
+}
+
+/** Spends the one-way share: measures the one-way start of a table-mode plan. */
+export function startTablePlan(
+  plan: TablePlan,
+  data: EncodedDataset,
+  exact: ExactAnswers,
+  rows: number,
+  noise: NoiseSource,
+): StartedTablePlan {
+  // T₀ bounds the rounds; each makes K measurements, so T₀·K bounds the measurements.
+  const budget = new TableBudget(plan.rho, data.n, plan.roundBound * plan.perRound);
+  return { ...plan, budget, start: measureOneWays(data, exact, rows, budget, noise) };
+}
+
+export interface TableRoundsOptions {
+  readonly plan: StartedTablePlan;
+  readonly workload: Workload;
+  readonly exact: ExactAnswers;
+  readonly session: KernelSession;
+  readonly noise: NoiseSource;
+  readonly control: RunControl;
+  /** Counts selection and measurement as the report's selection seconds. */
+  readonly selectionTimer?: PhaseTimer;
+}
+
+interface Pick {
+  readonly unit: MeasurementUnit;
+  readonly scales: MeasurementScales;
+  /** The unit's table on D' before the round's fit (for the annealing rule). */
+  readonly before: Float64Array;
+}
+
+interface Measured {
+  readonly unit: MeasurementUnit;
+  /** Inverse-variance average of the unit's measurements so far, and its σ. */
+  values: Float64Array;
+  sigma: number;
+}
+
+export class TableRounds {
+  private readonly units: MeasurementUnit[];
+  private readonly fallbacks: TableModeFallback[];
+  /** By unit id, in order of first measurement. */
+  private readonly measured = new Map<string, Measured>();
+  private readonly records: TableMeasurementRecord[] = [];
+  private readonly featureSets: number;
+
+  private readonly sizes: readonly number[];
+
+  constructor(private readonly o: TableRoundsOptions) {
+    const { weights, layout, start } = o.plan;
+    this.sizes = layout.sizes;
+    const { units, fallbacks } = measurementUnits(o.workload, weights, this.sizes);
+    this.units = withGroupedVersions(units, start.groups, this.sizes);
+    this.featureSets = units.length;
+    this.fallbacks = fallbacks;
+  }
+
+  /**
+   * Rounds until the budget is spent: each makes up to K measurements, then `project` fits D'
+   * to every measurement so far.
+   */
+  async run(project: (problem: ProjectionBatch, round: RoundStart) => Promise<void>): Promise<void> {
+    const { control, selectionTimer } = this.o;
+    const { budget } = this.o.plan;
+    for (let round = 1; !budget.done; round++) {
+      await control.checkpoint();
+      selectionTimer?.start();
+      const picks = this.selectAndMeasure();
+      selectionTimer?.stop();
+      await project(this.problem(), {
+        round,
+        roundsEstimate: this.roundsEstimate(round),
+        thresholds: [...new Set(picks.flatMap((p) => p.unit.thresholds))].sort((a, b) => a - b),
+        sigma: Math.max(...picks.map((p) => p.scales.sigma)),
+      });
+      // AIM's rule: the fit barely moved the measured tables, so sharper measurements pay.
+      let moved = 0;
+      let expected = 0;
+      for (const p of picks) {
+        moved += l1(this.relaxedOf(p.unit), p.before);
+        expected += expectedNoiseL1(p.scales.sigma, p.unit.cells);
+      }
+      const annealed = !budget.done && moved <= expected;
+      if (annealed) budget.anneal();
+      for (const { unit, scales } of picks) {
+        this.records.push({
+          round,
+          measurement: scales.measurement,
+          features: unit.features,
+          thresholds: unit.thresholds,
+          cells: unit.cells,
+          grouped: unit.grouping !== undefined,
+          sigma: scales.sigma,
+          rhoSelect: scales.rhoSelect,
+          rhoMeasure: scales.rhoMeasure,
+          annealed,
+        });
+      }
+    }
+  }
+
+  trace(): TableModeTrace {
+    const { start, budget, roundBound } = this.o.plan;
+    return {
+      oneWay: { rho: start.rho, sigma: start.sigma, features: this.sizes.length },
+      compressed: start.groups.flatMap((g, feature) =>
+        g ? [{ feature, categories: this.sizes[feature], groups: g.count }] : [],
+      ),
+      roundBound,
+      cellLimit: TABLE_CELL_LIMIT,
+      fallbacks: this.fallbacks,
+      measurements: this.records,
+      rhoSpent: budget.rho - budget.remaining,
+    };
+  }
+
+  private roundsEstimate(round: number): number {
+    const { budget, perRound } = this.o.plan;
+    const left = budget.remaining / budget.measurementRho;
+    return budget.done ? round : round + Math.max(1, Math.round(left / perRound));
+  }
+
+  /** ‖exact − relaxed‖₁ of every unit on the current D' (a feature set's full tables once for both versions). */
+  private gaps(): Float64Array {
+    const { exact, session } = this.o;
+    const sizes = this.sizes;
+    const gaps = new Float64Array(this.units.length);
+    let full: { featureSet: string; exact: Float64Array; relaxed: Float64Array } | undefined;
+    this.units.forEach((u, i) => {
+      if (full?.featureSet !== u.featureSet) {
+        const table = unitTable(u.features);
+        full = { featureSet: u.featureSet, exact: exact.of(table), relaxed: session.thresholdAnswers(table) };
+      }
+      const cells = unitCellMap(u, sizes);
+      gaps[i] = l1(asUnit(u, full.exact, sizes, cells), asUnit(u, full.relaxed, sizes, cells));
+    });
+    return gaps;
+  }
+
+  /**
+   * Up to K measurements, each selecting its unit by its own Gumbel-max on w·(gap − expected
+   * noise ℓ1) with its measurement's σ (measured units stay candidates: re-measuring sharpens
+   * them). They are all scored on the same D' (no fit in between), so a feature set measured
+   * this round is not a candidate again until the next one.
+   */
+  private selectAndMeasure(): Pick[] {
+    const { noise } = this.o;
+    const { budget, perRound } = this.o.plan;
+    const gaps = this.gaps();
+    const taken = new Set<string>();
+    const picks: Pick[] = [];
+    while (picks.length < perRound && taken.size < this.featureSets && !budget.done) {
+      const scales = budget.nextMeasurement();
+      const open = this.units.flatMap((u, i) => (taken.has(u.featureSet) ? [] : [i]));
+      const scores = Float64Array.from(open, (i) => {
+        const u = this.units[i];
+        return u.weight * (gaps[i] - expectedNoiseL1(scales.sigma, u.cells));
+      });
+      const unit = this.units[open[reportNoisyMax(scores, scales.gumbel, noise)]];
+      taken.add(unit.featureSet);
+      picks.push({ unit, scales, before: this.relaxedOf(unit) });
+      this.measureUnit(unit, scales.sigma);
+    }
+    return picks;
+  }
+
+  /** The unit's table on D'. */
+  private relaxedOf(unit: MeasurementUnit): Float64Array {
+    return asUnit(unit, this.o.session.thresholdAnswers(unitTable(unit.features)), this.sizes);
+  }
+
+  /** Measures the unit's (private) table and merges it with the unit's earlier measurements. */
+  private measureUnit(unit: MeasurementUnit, sigma: number): void {
+    const exact = asUnit(unit, this.o.exact.of(unitTable(unit.features)), this.sizes);
+    const fresh = measure(exact, sigma, this.o.noise);
+    const old = this.measured.get(unit.id);
+    if (!old) {
+      this.measured.set(unit.id, { unit, values: fresh, sigma });
+      return;
+    }
+    // Inverse-variance average of the two measurements (both unclipped).
+    const a = 1 / old.sigma ** 2;
+    const b = 1 / sigma ** 2;
+    for (let i = 0; i < fresh.length; i++) old.values[i] = (a * old.values[i] + b * fresh[i]) / (a + b);
+    old.sigma = 1 / Math.sqrt(a + b);
+  }
+
+  /** Every measured table (and the one-ways), weighted by w·(σ_min/σ)². */
+  private problem(): ProjectionBatch {
+    const { start } = this.o.plan;
+    const all = [...this.measured.values()];
+    let sigmaMin = start.sigma;
+    for (const m of all) sigmaMin = Math.min(sigmaMin, m.sigma);
+    const oneWayWeight = (sigmaMin / start.sigma) ** 2;
+    const tables: TableTarget[] = start.targets.map((t) => ({ ...t, weight: oneWayWeight }));
+    for (const m of all) {
+      tables.push({
+        threshold: unitTable(m.unit.features),
+        measured: m.values,
+        weight: m.unit.weight * (sigmaMin / m.sigma) ** 2,
+        ...(m.unit.grouping ? { grouping: m.unit.grouping } : {}),
+      });
+    }
+    return { groups: [], tables };
+  }
+}
+
+function l1(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.abs(a[i] - b[i]);
+  return s;
+}
