@@ -9,6 +9,7 @@ import { binOf, parseNumber } from '../data/values.ts';
 import { gaussianCountsRho } from '../privacy/counts.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { ksTwoSample } from '../privacy/testing/stats.ts';
+import { discoverCategorical } from './categorical.ts';
 import { discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { FINE, fineBucket, J_MAX, J_MIN, octaveBucket, octaveRange, ZERO_BUCKET } from './grid.ts';
 import {
@@ -105,6 +106,32 @@ describe('projectOntoSimplex', () => {
         },
       ),
     );
+  });
+});
+
+describe('discoverCategorical', () => {
+  /*
+   * Through discovery's own bookkeeping: a column given δ_c releases a category held by one record
+   * with probability ≤ δ_c/2 (one of the two keys a replacement can create). δ_c = 0.04, N = 20,000
+   * trials: under the bound releases ~ Binomial(N, ≤ 0.02), mean ≤ 400, sd ≤ 19.8; we fail above
+   * mean + 4 sd (false alarm ≤ 3·10⁻⁵). A true rate 1.5× the bound (mean 600) fails with
+   * probability > 0.999.
+   */
+  it('releases a category held by one record no more often than the stated bound', () => {
+    const counts = new ColumnCounts('c');
+    counts.add('rare', false);
+    for (let i = 0; i < 5000; i++) counts.add('common', false);
+    const noise = seededNoise('rare-category');
+    const N = 20_000;
+    let released = 0;
+    for (let t = 0; t < N; t++) {
+      const d = discoverCategorical(counts, 0.5, 0.04, noise, 'c.csv');
+      if (d.column.categories.includes('rare')) released++;
+      expect(d.column.categories).toContain('common');
+    }
+    const bound = N * 0.02;
+    expect(released).toBeLessThanOrEqual(bound + 4 * Math.sqrt(bound * 0.98));
+    expect(released).toBeGreaterThan(bound / 2); // the test can see releases at all
   });
 });
 
