@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../data/schema.ts';
-import { notDpColumns, notDpRefusal } from './not-dp.ts';
+import { NOT_DP_TEXT, notDpColumns, notDpRefusal, provenanceEntries } from './not-dp.ts';
 
 const base = { version: 1, columns: [] } as const;
 const cat = (name: string) => ({ name, kind: 'categorical', categories: ['a'], missing: false }) as const;
@@ -24,6 +24,11 @@ describe('notDpColumns', () => {
       ],
     };
     expect(notDpColumns(mixed)).toEqual(['z']);
+    expect(provenanceEntries(mixed)).toEqual([
+      { name: 'x', domain: 'declared' },
+      { name: 'y', domain: 'discovered privately', rho: 0.1, delta: 1e-9 },
+      { name: 'z', domain: NOT_DP_TEXT },
+    ]);
   });
 
   it('the refusal names the columns, both ways out and the override', () => {

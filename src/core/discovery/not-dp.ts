@@ -35,3 +35,22 @@ export function notDpRefusal(file: string, columns: readonly string[], overrideN
     { file },
   );
 }
+
+/** One column's line in a ledger event or a public manifest. */
+export interface ColumnProvenanceEntry {
+  readonly name: string;
+  readonly domain: 'declared' | 'discovered privately' | typeof NOT_DP_TEXT;
+  /** zCDP cost and δ of discovering it (discovered columns only). */
+  readonly rho?: number;
+  readonly delta?: number;
+}
+
+/** Every column's provenance in the words the ledger and the manifest use. */
+export function provenanceEntries(schema: Schema): ColumnProvenanceEntry[] {
+  return schema.columns.map((c) => {
+    const p = provenanceOf(schema, c);
+    if (p.source === 'discovered')
+      return { name: c.name, domain: 'discovered privately', rho: p.rho, delta: p.delta };
+    return { name: c.name, domain: p.source === 'declared' ? 'declared' : NOT_DP_TEXT };
+  });
+}
