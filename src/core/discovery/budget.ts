@@ -45,6 +45,12 @@ export function splitBudget(
   const rho = rhoFromEpsilon(epsilon, half);
   const rhoDiscovery = share * rho;
   const rhoSynthesis = rho - rhoDiscovery;
+  // The engine turns its ε back into ρ at δ/2; a hair below ρ_synth keeps that round trip from
+  // ever exceeding what was reserved.
+  const engineEpsilon = epsilonFromRho(rhoSynthesis * (1 - 1e-12), half);
+  if (!(engineEpsilon > 0)) {
+    throw new RangeError(`the budget (ε = ${epsilon}, δ = ${delta}) is too small to split for discovery`);
+  }
   return {
     epsilon,
     delta,
@@ -52,7 +58,7 @@ export function splitBudget(
     rhoDiscovery,
     rhoSynthesis,
     deltaDiscovery: delta - half,
-    engineEpsilon: epsilonFromRho(rhoSynthesis, half),
+    engineEpsilon,
     engineDelta: half,
   };
 }
