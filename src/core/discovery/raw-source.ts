@@ -55,9 +55,6 @@ export async function planRawSource(
     }
   }
   const undeclared = header.filter((h) => !byName.has(h));
-  const columns: Column[] = header.map(
-    (h) => byName.get(h) ?? { name: h, kind: 'categorical', categories: ['a', 'b'], missing: false },
-  );
   return {
     path,
     header,
@@ -65,8 +62,17 @@ export async function planRawSource(
     undeclared,
     share: budget.share,
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
-    provisional: { version: SCHEMA_VERSION, origin: 'discovered', columns },
+    provisional: provisionalSchema(header, declared),
   };
+}
+
+/** The header's columns: declared ones as declared, the others two-category placeholders. */
+export function provisionalSchema(header: readonly string[], declared: readonly Column[]): Schema {
+  const byName = new Map(declared.map((c) => [c.name, c]));
+  const columns: Column[] = header.map(
+    (h) => byName.get(h) ?? { name: h, kind: 'categorical', categories: ['a', 'b'], missing: false },
+  );
+  return { version: SCHEMA_VERSION, origin: 'discovered', columns };
 }
 
 /**
