@@ -79,7 +79,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     expect(Number(await page.getByTestId('data-preview').getAttribute('data-rows'))).toBe(200);
     expect(await page.getByTestId('data-preview').locator('th').allTextContents()).toContain('education');
     await expect(page.getByTestId('inferred-notice').textContent()).resolves.toContain(
-      'leaks information about the data until you confirm or edit it',
+      "it is never released over. At release each column's domain is discovered privately",
     );
     await shot(page, '1-data');
   });
@@ -174,10 +174,13 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     expect(rounded).toBeLessThan(all0);
     expect(number(await stat(page, 'res-gm'))).toBeGreaterThan(0);
     expect(await chartPoints(page, 'chart-threshold-errors')).toBe(16);
+    // The release's domain was discovered privately: sex is Female, Male and "(other)"; race keeps
+    // the categories held by enough records (White, Black, Asian-Pac-Islander at ε = 1) and "(other)".
     await page.getByTestId('marginal-first').selectOption('sex');
-    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(2);
+    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(3);
     await page.getByTestId('marginal-second').selectOption('race');
-    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(10);
+    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBeGreaterThanOrEqual(6);
+    expect(await chartPoints(page, 'chart-marginal')).toBeLessThanOrEqual(18);
     await shot(page, '6-results');
   });
 
