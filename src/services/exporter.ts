@@ -9,13 +9,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { describeSchemaOrigin } from '../core/data/schema.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
+import { manifestPathFor, releaseManifest } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
-import type { WrittenCsv } from '../core/release/output.ts';
-import { type Finished, writeAndCommit } from '../core/release/release.ts';
-import { APP_VERSION } from '../core/version.ts';
+import { writeAndCommit } from '../core/release/release.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import { type RunRecord, runView } from './runs.ts';
@@ -33,30 +31,6 @@ function safeFileName(name: string): string {
 
 export function defaultExportName(run: RunRecord): string {
   return `${run.dataset.fileName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
-}
-
-function manifest(run: RunRecord, f: Finished, csv: WrittenCsv) {
-  const { request, plan, options } = f;
-  return {
-    format: MANIFEST_FORMAT,
-    version: 1,
-    releaseId: run.releaseId,
-    createdAt: new Date().toISOString(),
-    appVersion: APP_VERSION,
-    mechanism: request.mechanism,
-    privacy: { epsilon: options.epsilon, delta: options.delta, rho: plan.rho, accounting: 'zCDP' },
-    parameters: { ...request.params, mode: options.mode },
-    seedMode: f.spec.noise.mode,
-    backend: f.result.report.backend,
-    dataset: { name: run.dataset.fileName, sha256: f.facts.fingerprint, rows: f.facts.rows },
-    schema: {
-      sha256: request.schema.hash,
-      origin: request.schema.origin,
-      note: describeSchemaOrigin(f.spec.source.schema),
-    },
-    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
-    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
-  };
 }
 
 async function destination(
@@ -99,17 +73,19 @@ export async function exportRun(
   }
   const path = await destination(ctx, run, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
-  const manifestPath = `${path.replace(/\.csv$/i, '')}.manifest.json`;
+  const manifestPath = manifestPathFor(path);
   const { finished } = state;
   const { csv } = await writeAndCommit(ledger, finished, {
     voice: 'app',
     csvPath: path,
-    sidecar: {
-      what: 'release manifest',
-      path: manifestPath,
-      removeCsvIfUnwritten: true,
-      content: (written) => manifest(run, finished, written),
-    },
+    sidecars: [
+      {
+        what: 'release manifest',
+        path: manifestPath,
+        removeCsvIfUnwritten: true,
+        content: (written) => releaseManifest(finished, written, run.dataset.fileName),
+      },
+    ],
   });
   const view: ExportView = {
     releaseId: run.releaseId,

@@ -30,8 +30,12 @@ import type { ColumnCounts } from './profile.ts';
 
 /** Occupied octave: noisy count above this many σ₁ (see the file comment). */
 const OCCUPIED_SIGMAS = 4;
-/** Next to (or between) occupied octaves the bar is lower: 2σ₁ (Q(2) = 2.3% per candidate). */
-const NEIGHBOUR_SIGMAS = 2;
+/**
+ * Next to (or between) occupied octaves the bar is lower: 1.5σ₁ (Q(1.5) = 6.7% per candidate, a
+ * handful of candidates per column). At 2σ₁, hours-per-week's [16, 32) octave (10% of adult at
+ * ε = 0.1) was missed in some seeds.
+ */
+const NEIGHBOUR_SIGMAS = 1.5;
 /** Level-2 buckets (of non-integer octaves) expect at least this many σ₂ records each. */
 const BUCKET_SIGMAS = 1;
 /** Integer octaves this small (j ≤ 6) are measured one bucket per integer. */

@@ -4,7 +4,7 @@
  */
 
 export type ReleaseStatus = 'reserved' | 'committed' | 'aborted';
-export type SchemaOrigin = 'declared' | 'inferred' | 'discovered';
+export type SchemaOrigin = 'declared' | 'inferred';
 export type LedgerSeedMode = 'secure' | 'insecure-seed';
 
 /** A curator's cap: stated as (ε, δ), enforced as ρ = rhoFromEpsilon(ε, δ). */

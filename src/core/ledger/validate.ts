@@ -89,9 +89,9 @@ export function reservePayload(id: string, req: ReserveRequest): ReservedPayload
   if (typeof req.workload.json !== 'string')
     throw new InputError('workload.json must be the workload as JSON text');
   assertText(req.schema?.hash, 'schema.hash');
-  if (req.schema.origin !== 'declared' && req.schema.origin !== 'inferred' && req.schema.origin !== 'discovered') {
+  if (req.schema.origin !== 'declared' && req.schema.origin !== 'inferred') {
     throw new InputError(
-      `schema.origin must be 'declared', 'inferred' or 'discovered', got ${JSON.stringify(req.schema.origin)}`,
+      `schema.origin must be 'declared' or 'inferred', got ${JSON.stringify(req.schema.origin)}`,
     );
   }
   if (req.seedMode !== 'secure' && req.seedMode !== 'insecure-seed') {

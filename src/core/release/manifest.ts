@@ -1,0 +1,63 @@
+/**
+ * The public release manifest, written beside the synthetic CSV by the CLI and the app alike.
+ * Every field is public: the parameters, ρ/ε/δ and how discovery and synthesis share them, the
+ * ledger's release id, each column's provenance (declared / discovered privately / domain not
+ * differentially private), the output's own hash. Nothing computed from the private file goes
+ * in: no hash of the input (the ledger keeps that fingerprint for itself) and no error metric
+ * (those go to the curator's private report).
+ */
+import { basename } from 'node:path';
+import { describeSchemaOrigin } from '../data/schema.ts';
+import { APP_VERSION } from '../version.ts';
+import type { WrittenCsv } from './output.ts';
+import type { Finished } from './release.ts';
+
+export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
+
+export const INSECURE_SEED_MARK =
+  'insecure-seed: the noise came from a seed, so anyone who knows it can remove it: this output is NOT a ' +
+  'differentially private release (tests and benchmarks only)';
+
+/** `<csv without .csv>.manifest.json`: where the manifest goes. */
+export function manifestPathFor(csvPath: string): string {
+  return `${csvPath.replace(/\.csv$/i, '')}.manifest.json`;
+}
+
+export function releaseManifest(f: Finished, csv: WrittenCsv, datasetName: string) {
+  const { request, plan, options } = f;
+  const discovery = request.params.discovery as
+    | { share: number; rho: number; delta: number; synthesisRho: number; deltaTotal: number }
+    | undefined;
+  const insecure = f.spec.noise.mode === 'insecure-seed';
+  return {
+    format: MANIFEST_FORMAT,
+    version: 2,
+    ...(insecure ? { notARelease: INSECURE_SEED_MARK } : {}),
+    releaseId: f.release.id,
+    createdAt: new Date().toISOString(),
+    appVersion: APP_VERSION,
+    mechanism: request.mechanism,
+    privacy: {
+      epsilon: request.epsilon,
+      delta: discovery ? discovery.deltaTotal : request.delta,
+      rho: request.rho,
+      accounting: discovery
+        ? 'approximate zCDP: ρ-zCDP outside an event of probability δ_discovery (partition selection), then (ε, δ − δ_discovery)-DP by the zCDP conversion'
+        : 'zCDP, then (ε, δ)-DP by the zCDP conversion',
+      discovery: discovery ? { rho: discovery.rho, delta: discovery.delta, share: discovery.share } : null,
+      synthesis: { rho: discovery ? discovery.synthesisRho : plan.rho },
+    },
+    parameters: { ...request.params, mode: options.mode },
+    seedMode: f.spec.noise.mode,
+    backend: f.result.report.backend,
+    dataset: { name: datasetName, rows: f.facts.rows },
+    schema: {
+      sha256: request.schema.hash,
+      origin: discovery ? 'discovered' : request.schema.origin,
+      note: describeSchemaOrigin(f.loaded.dataset.schema),
+      columns: request.params.columns,
+    },
+    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
+  };
+}
