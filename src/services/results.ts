@@ -19,10 +19,12 @@ function finished(run: RunRecord) {
 }
 
 export function resultsView(run: RunRecord): ResultsView {
-  const { result } = finished(run);
+  const { result, loaded } = finished(run);
   const r = result.report;
-  const { workload, source } = run.prepared.spec;
-  const named = namedThresholds(workload, source.schema);
+  const { workload } = run.prepared.spec;
+  // The schema the engine ran on: declared, or discovered privately after the reservation.
+  const schema = loaded.dataset.schema;
+  const named = namedThresholds(workload, schema);
   return {
     runId: run.id,
     presentError: r.presentError,
@@ -43,7 +45,7 @@ export function resultsView(run: RunRecord): ResultsView {
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
     roundedFutureError: r.roundedFutureError ?? null,
-    features: source.schema.columns.map((c) => c.name),
+    features: schema.columns.map((c) => c.name),
     note: NON_PRIVATE_NOTE,
   };
 }

@@ -7,10 +7,26 @@
  * (those go to the curator's private report).
  */
 import { basename } from 'node:path';
-import { describeSchemaOrigin } from '../data/schema.ts';
+import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
+import type { ReserveRequest } from '../ledger/types.ts';
+import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { WrittenCsv } from './output.ts';
-import type { Finished } from './release.ts';
+
+/** What the manifest reads of a finished release (release.ts's Finished has all of it). */
+export interface ManifestInput {
+  readonly release: { readonly id: string };
+  readonly request: ReserveRequest;
+  readonly plan: { readonly rho: number };
+  readonly options: { readonly mode: string };
+  readonly spec: {
+    readonly noise: { readonly mode: SeedMode };
+    readonly workload: { readonly thresholds: readonly unknown[] };
+  };
+  readonly result: { readonly report: { readonly backend: string } };
+  readonly facts: { readonly rows: number };
+  readonly loaded: { readonly dataset: { readonly schema: Schema } };
+}
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
 
@@ -23,7 +39,7 @@ export function manifestPathFor(csvPath: string): string {
   return `${csvPath.replace(/\.csv$/i, '')}.manifest.json`;
 }
 
-export function releaseManifest(f: Finished, csv: WrittenCsv, datasetName: string) {
+export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: string) {
   const { request, plan, options } = f;
   const discovery = request.params.discovery as
     | { share: number; rho: number; delta: number; synthesisRho: number; deltaTotal: number }

@@ -193,10 +193,16 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     delta: engineBudget?.engineDelta ?? delta,
     ...spec.overrides,
   });
-  if (raw && requested.mode !== 'table') {
+  // Query mode's default T and K depend on the domain sizes, known only after discovery: with
+  // discovery it needs both given (the engine still refuses T·K above the discovered query count).
+  if (
+    raw &&
+    requested.mode !== 'table' &&
+    (spec.overrides?.rounds === undefined || spec.overrides?.perRound === undefined)
+  ) {
     throw new InputError(
-      'query mode needs every column declared (its T and K depend on the domain sizes); use table mode ' +
-        '(the default), or declare every column',
+      'query mode with private discovery needs the rounds T and the queries per round K given (its default ' +
+        'rule depends on the domain sizes); give both, use table mode (the default), or declare every column',
       { field: 'mode' },
     );
   }
