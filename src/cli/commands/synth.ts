@@ -60,6 +60,7 @@ export interface SynthFlags {
   confirmCap?: boolean;
   name?: string;
   discoveryShare?: string;
+  discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
 }
 
@@ -140,7 +141,8 @@ export async function synthSpec(
 
 /**
  * No --schema and no --domain: a raw CSV, every column discovered privately (the default).
- * --schema: its columns are declared, every other column of the table discovered privately.
+ * --schema: its columns are declared and are the release's columns (with --discover-undeclared,
+ * the table's other columns are discovered privately and released too).
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
@@ -149,6 +151,13 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
     const schema = await schemaFromOptions(flags);
     if (flags.domain !== undefined) {
       if (share !== undefined) throw new InputError('--discovery-share needs a raw CSV (no --domain)');
+      return { path: flags.data, schema };
+    }
+    // The schema's columns are the release's, declared; --discover-undeclared adds the table's
+    // other columns, discovered privately.
+    if (!flags.discoverUndeclared) {
+      if (share !== undefined)
+        throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
       return { path: flags.data, schema };
     }
     return { path: flags.data, schema, discover: share === undefined ? {} : { share } };
@@ -253,7 +262,11 @@ export function register(program: Command): void {
     .requiredOption('--data <file>', 'the private CSV')
     .option(
       '--schema <file>',
-      'declared schema file (rap-studio-schema JSON); columns it leaves out are discovered privately',
+      'declared schema file (rap-studio-schema JSON); without it, every column is discovered privately',
+    )
+    .option(
+      '--discover-undeclared',
+      "with --schema: also release the table's other columns, discovered privately",
     )
     .option('--domain <file>', 'benchmark domain file {"column": size, …} (integer-coded CSV)')
     .option(

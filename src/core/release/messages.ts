@@ -163,6 +163,7 @@ export function fileChangedWhileRead(file: string): InputError {
  */
 export function recordsDoNotFit(
   loaded: {
+    readonly dataset: { readonly n: number };
     readonly summary: {
       readonly file: string;
       readonly rejected: readonly { reason: string; count: number; firstLine: number }[];
@@ -172,12 +173,12 @@ export function recordsDoNotFit(
 ): InputError {
   const { file, rejected } = loaded.summary;
   const first = [...rejected].sort((a, b) => a.firstLine - b.firstLine)[0];
-  const total = rejected.reduce((s, r) => s + r.count, 0);
   const where = first ? `, line ${first.firstLine}: ${first.reason}` : '';
   return new InputError(
-    `${file}${where}; ${total} of the ${records} records do not fit the declared domain. n is public and fixed, ` +
-      'so no record may be dropped: add the values to the declared domain (a missing category, "(other)", wider ' +
-      'bounds), or leave the columns undeclared so that RAP Studio discovers them privately.',
+    `${file}${where}; ${records - loaded.dataset.n} of the ${records} records do not fit the declared domain. ` +
+      'n is public and fixed, so no record may be dropped: fix those rows, or add the values to the declared ' +
+      'domain (a missing category, "(other)", wider bounds), or leave the columns undeclared so that RAP Studio ' +
+      'discovers them privately.',
     first ? { file, line: first.firstLine } : { file },
   );
 }
