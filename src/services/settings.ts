@@ -6,6 +6,8 @@
  */
 
 import type { Schema } from '../core/data/schema.ts';
+import { splitBudget } from '../core/discovery/budget.ts';
+import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -106,6 +108,7 @@ const EMPTY_PLAN = {
   kind: null,
   numQueries: null,
   remainingAfterEpsilon: null,
+  discovery: null,
 } as const;
 
 function fmt3(x: number): string {
@@ -142,11 +145,18 @@ export function planView(p: PlanInputs): RunPlanView {
   const warnings: string[] = [];
   const dw = deltaWarning(delta, p.n);
   if (dw) warnings.push(dw);
-  if (p.schema.origin === 'inferred') {
-    warnings.push(
-      'The schema is inferred: it leaks information about the data until you confirm or edit it.',
-    );
-  }
+  // A schema read off the data is never released over: its columns are discovered privately.
+  const fromData = p.schema.origin === 'inferred' || p.schema.confirmedFromInferred === true;
+  const split = fromData ? splitBudget(parsed.epsilon, delta, DEFAULT_DISCOVERY_SHARE, true) : null;
+  const discovery = split
+    ? {
+        share: DEFAULT_DISCOVERY_SHARE,
+        columns: p.schema.columns.length,
+        rhoDiscovery: split.rhoDiscovery,
+        rhoSynthesis: split.rhoSynthesis,
+        deltaDiscovery: split.deltaDiscovery,
+      }
+    : null;
   if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
   let plan: ReturnType<typeof publicPlan>;
   let defaults: ReturnType<typeof publicPlan> | undefined;
@@ -177,6 +187,7 @@ export function planView(p: PlanInputs): RunPlanView {
     oversample: options.oversample,
     kind: plan.kind,
     numQueries: plan.numQueries,
+    discovery,
   };
   const b = p.budget;
   const remainingAfterEpsilon =

@@ -202,6 +202,17 @@ export interface RunPlanView {
   readonly blocker: 'settings' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
   readonly warnings: readonly string[];
   readonly seedMode: 'secure' | 'insecure-seed';
+  /**
+   * How the run's budget splits when its schema was read off the data (its columns are then
+   * discovered privately after the reservation); null when every column is declared.
+   */
+  readonly discovery: {
+    readonly share: number;
+    readonly columns: number;
+    readonly rhoDiscovery: number;
+    readonly rhoSynthesis: number;
+    readonly deltaDiscovery: number;
+  } | null;
 }
 
 // ---- runs ------------------------------------------------------------------------------------
