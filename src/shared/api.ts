@@ -282,6 +282,16 @@ export interface MarginalView {
   /** Fractions of rows, row-major over the features' categories. */
   readonly real: readonly number[];
   readonly synthetic: readonly number[];
+  /**
+   * One numeric feature: its distribution, not only its bins — the real and the synthetic
+   * cumulative distribution at `x` (the real values' 1st…99th percentiles), synthetic values as
+   * decoded (inside each bin by the discovered shape).
+   */
+  readonly distribution?: {
+    readonly x: readonly number[];
+    readonly real: readonly number[];
+    readonly synthetic: readonly number[];
+  };
 }
 
 export interface ExportView {
