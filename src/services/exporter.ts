@@ -29,8 +29,18 @@ function safeFileName(name: string): string {
   return /\.csv$/i.test(clean) ? clean : `${clean}.csv`;
 }
 
+/**
+ * An insecure-seed run is never exported as a release: its file says so in its name (whatever
+ * name is asked for), and its manifest carries `notARelease`.
+ */
 export function defaultExportName(run: RunRecord): string {
   return `${run.dataset.fileName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
+}
+
+function exportName(run: RunRecord, asked: string | undefined): string {
+  const name = safeFileName(asked ?? defaultExportName(run));
+  if (run.prepared.spec.noise.mode !== 'insecure-seed') return name;
+  return name.replace(/\.csv$/i, '-insecure-seed-NOT-A-RELEASE.csv');
 }
 
 async function destination(
@@ -38,7 +48,7 @@ async function destination(
   run: RunRecord,
   fileName: string | undefined,
 ): Promise<string | null> {
-  const name = safeFileName(fileName ?? defaultExportName(run));
+  const name = exportName(run, fileName);
   if (ctx.mode === 'web') {
     const dir = join(ctx.workDir, 'exports', run.id);
     try {
