@@ -93,7 +93,9 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await expect(page.getByTestId('schema-release-domain').textContent()).resolves.toContain(
       'At release: private discovery',
     );
-    await expect(page.getByTestId('schema-release-age').textContent()).resolves.toContain('private discovery');
+    await expect(page.getByTestId('schema-release-age').textContent()).resolves.toContain(
+      'private discovery',
+    );
     await shot(page, '2-schema');
   });
 
