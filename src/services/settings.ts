@@ -174,11 +174,13 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
+  const runRho = split?.rho ?? plan.rho;
   const planned = {
     delta,
     deltaWarning: dw,
     epsilon: parsed.epsilon,
-    rho: plan.rho,
+    // With discovery the reservation is ρ(ε, δ/2): δ/2 goes to partition selection.
+    rho: runRho,
     rounds: plan.rounds,
     perRound: plan.perRound,
     defaultRounds: defaults?.rounds ?? null,
@@ -192,7 +194,7 @@ export function planView(p: PlanInputs): RunPlanView {
   const b = p.budget;
   const remainingAfterEpsilon =
     b.capRho !== null && b.capDelta !== null && b.remainingRho !== null
-      ? epsilonFromRho(Math.max(0, b.remainingRho - plan.rho), b.capDelta)
+      ? epsilonFromRho(Math.max(0, b.remainingRho - runRho), b.capDelta)
       : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
   const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
@@ -207,9 +209,9 @@ export function planView(p: PlanInputs): RunPlanView {
       'No privacy budget cap is set for this dataset: set one before the first run.',
       'no-cap',
     );
-  if (!admits(b.capRho, b.spentRho, plan.rho)) {
+  if (!admits(b.capRho, b.spentRho, runRho)) {
     const reason =
-      `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(plan.rho)}), but only ` +
+      `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(runRho)}), but only ` +
       `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +
       'Lower ε, or raise the cap if your oversight policy allows.';
     return answer(false, reason, 'over-budget');
