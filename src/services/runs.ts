@@ -76,7 +76,7 @@ export function runView(r: RunRecord): RunView {
     endedAt: r.endedAt,
     epsilon: o.epsilon,
     delta: o.delta,
-    rho: r.prepared.plan.rho,
+    rho: r.prepared.request.rho,
     rounds: r.prepared.plan.rounds,
     perRound: r.prepared.plan.perRound,
     rows: o.rows,

@@ -174,12 +174,12 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
-  const runRho = split?.rho ?? plan.rho;
+  // The reservation is ρ(ε, δ) also with discovery (which uses ρ(ε, δ/2) of it).
+  const runRho = plan.rho;
   const planned = {
     delta,
     deltaWarning: dw,
     epsilon: parsed.epsilon,
-    // With discovery the reservation is ρ(ε, δ/2): δ/2 goes to partition selection.
     rho: runRho,
     rounds: plan.rounds,
     perRound: plan.perRound,

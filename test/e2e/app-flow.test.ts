@@ -220,11 +220,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     const row = page.getByTestId('ledger-release-row');
     await expect.poll(() => row.count()).toBe(1);
     expect(await row.getAttribute('data-status')).toBe('committed');
-    // The run spent ρ(ε = 1, δ/2): δ/2 went to partition selection, so at the cap's δ the ledger
-    // shows a little less than ε = 1 spent.
-    const spent = number(await stat(page, 'ledger-spent'));
-    expect(spent).toBeGreaterThan(0.95);
-    expect(spent).toBeLessThanOrEqual(1);
+    expect(await stat(page, 'ledger-spent')).toBe('1');
     expect(number(await stat(page, 'ledger-remaining'))).toBeLessThan(3);
     expect(await chartPoints(page, 'chart-cumulative')).toBe(1);
     await page.getByTestId('ledger-verify').click();

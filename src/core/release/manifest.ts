@@ -42,7 +42,7 @@ export function manifestPathFor(csvPath: string): string {
 export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: string) {
   const { request, plan, options } = f;
   const discovery = request.params.discovery as
-    | { share: number; rho: number; delta: number; synthesisRho: number; deltaTotal: number }
+    | { share: number; rho: number; delta: number; synthesisRho: number; usedRho: number; deltaTotal: number }
     | undefined;
   const insecure = f.spec.noise.mode === 'insecure-seed';
   return {
@@ -55,8 +55,10 @@ export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: 
     mechanism: request.mechanism,
     privacy: {
       epsilon: request.epsilon,
-      delta: discovery ? discovery.deltaTotal : request.delta,
+      delta: request.delta,
+      /** Reserved in the ledger: ρ(ε, δ). With discovery the run used ρ(ε, δ/2) (usedRho). */
       rho: request.rho,
+      ...(discovery ? { usedRho: discovery.usedRho } : {}),
       accounting: discovery
         ? 'approximate zCDP: ρ-zCDP outside an event of probability δ_discovery (partition selection), then (ε, δ − δ_discovery)-DP by the zCDP conversion'
         : 'zCDP, then (ε, δ)-DP by the zCDP conversion',

@@ -45,7 +45,7 @@ import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { ReleaseRecord, ReserveRequest } from '../ledger/types.ts';
-import { defaultDelta, deltaWarning } from '../privacy/accounting.ts';
+import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
@@ -214,11 +214,12 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
     mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
-    // With discovery: the whole run's ρ at the conversion's δ (δ/2); partition selection's δ/2
-    // is in params.discovery and the manifest.
+    // With discovery the run uses ρ(ε, δ/2) (δ/2 goes to partition selection, params.discovery)
+    // but reserves ρ(ε, δ), what (ε, δ) costs everywhere else in the ledger: a little more than
+    // it uses, never less, and a run at the cap's ε spends the whole cap.
     epsilon: spec.epsilon,
-    delta: engineBudget?.engineDelta ?? delta,
-    rho: engineBudget?.rho ?? plan.rho,
+    delta,
+    rho: engineBudget ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
     params: {
       rounds: plan.rounds,
       perRound: plan.perRound,
@@ -240,6 +241,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
               rho: engineBudget.rhoDiscovery,
               delta: engineBudget.deltaDiscovery,
               synthesisRho: engineBudget.rhoSynthesis,
+              usedRho: engineBudget.rho,
               deltaTotal: delta,
             },
           }
