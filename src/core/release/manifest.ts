@@ -39,7 +39,8 @@ export function manifestPathFor(csvPath: string): string {
   return `${csvPath.replace(/\.csv$/i, '')}.manifest.json`;
 }
 
-export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: string) {
+/** The manifest's public fields fixed when the run finishes (no output yet, no time). */
+export function manifestFields(f: ManifestInput, datasetName: string) {
   const { request, plan, options } = f;
   const discovery = request.params.discovery as
     | { share: number; rho: number; delta: number; synthesisRho: number; usedRho: number; deltaTotal: number }
@@ -50,7 +51,6 @@ export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: 
     version: 2,
     ...(insecure ? { notARelease: INSECURE_SEED_MARK } : {}),
     releaseId: f.release.id,
-    createdAt: new Date().toISOString(),
     appVersion: APP_VERSION,
     mechanism: request.mechanism,
     privacy: {
@@ -68,6 +68,7 @@ export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: 
     parameters: { ...request.params, mode: options.mode },
     seedMode: f.spec.noise.mode,
     backend: f.result.report.backend,
+    // No hash of the input: the ledger keeps the fingerprint for itself.
     dataset: { name: datasetName, rows: f.facts.rows },
     schema: {
       sha256: request.schema.hash,
@@ -76,6 +77,13 @@ export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: 
       columns: request.params.columns,
     },
     workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+  };
+}
+
+export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: string) {
+  return {
+    ...manifestFields(f, datasetName),
+    createdAt: new Date().toISOString(),
     output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
   };
 }
