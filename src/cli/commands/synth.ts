@@ -55,6 +55,7 @@ export interface SynthFlags {
   seed?: string;
   insecureSeed?: boolean;
   backend?: string;
+  threads?: string;
   budgetEpsilon?: string;
   budgetDelta?: string;
   confirmCap?: boolean;
@@ -94,6 +95,7 @@ export async function synthSpec(
     oversample: count('--oversample', flags.oversample),
     mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, ENGINE_MODES),
     backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
+    threads: count('--threads', flags.threads),
     maxSteps: count('--max-steps', flags.maxSteps),
     tolerance: flags.tolerance === undefined ? undefined : parseNonNegative('--tolerance', flags.tolerance),
   };
@@ -304,6 +306,7 @@ export function register(program: Command): void {
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
     )
     .option('--backend <name>', `${BACKENDS.join(' | ')}; default: the best available`)
+    .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .option(
       '--report <file>',
