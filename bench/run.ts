@@ -21,17 +21,20 @@ import {
   writeAtomically,
   writeRunJson,
 } from './lib/output.ts';
+import { type RawSuite, runRawSuite } from './lib/raw-run.ts';
 import { runCase } from './lib/run-case.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
-import { SUITES } from './suites/index.ts';
+import { RAW_SUITES, SUITES } from './suites/index.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-function pickSuite(name: string): Suite {
-  const suite = SUITES.get(name);
+function pickSuite(name: string): Suite | RawSuite {
+  const suite = SUITES.get(name) ?? RAW_SUITES.get(name);
   if (!suite)
-    throw new BenchArgsError(`unknown suite '${name}'; choose one of ${[...SUITES.keys()].join(', ')}`);
+    throw new BenchArgsError(
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys()].join(', ')}`,
+    );
   return suite;
 }
 
@@ -107,7 +110,12 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const suite = pickSuite(args.suite);
+  const picked = pickSuite(args.suite);
+  if ('kind' in picked) {
+    const outDir = path.resolve(args.out ?? defaultOutDir(picked.name));
+    return runRawSuite(picked, args, outDir, latestTablePath(picked.name), commandLine());
+  }
+  const suite = picked;
   const cases = selectCases(suite, args);
   if (args.list) {
     process.stdout.write(`${cases.map((c) => c.id).join('\n')}\n`);

@@ -1,11 +1,16 @@
 /** The suites `npm run bench -- --suite NAME` knows. Add a suite: a file exporting a Suite, and a line here. */
+import type { RawSuite } from '../lib/raw-run.ts';
 import type { Suite } from '../lib/types.ts';
 import { future } from './future.ts';
 import { paper } from './paper.ts';
 import { quick } from './quick.ts';
+import { raw, rawShare } from './raw.ts';
 import { scale } from './scale.ts';
 import { sota } from './sota.ts';
 
 export const SUITES: ReadonlyMap<string, Suite> = new Map(
   [quick, paper, scale, sota, future].map((s) => [s.name, s]),
 );
+
+/** Whole raw-CSV release pipelines (discovery, engine, decoding) measured against the raw file. */
+export const RAW_SUITES: ReadonlyMap<string, RawSuite> = new Map([raw, rawShare].map((s) => [s.name, s]));

@@ -18,11 +18,10 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, mkdir, open, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { describeSchemaOrigin } from '../core/data/schema.ts';
 import { InputError } from '../core/errors.ts';
+import { manifestFields as coreManifestFields, manifestPathFor } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
-import { APP_VERSION } from '../core/version.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import type { ResultStore, StoredRelease } from './result-store.ts';
@@ -42,30 +41,22 @@ export function defaultExportName(datasetName: string): string {
   return `${datasetName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
 }
 
-/** The manifest's fields fixed when the run finishes (stored with the release). */
+/** The manifest's fields fixed when the run finishes (stored with the release): see core/release/manifest.ts. */
 export function manifestFields(
   run: { readonly releaseId: string; readonly datasetName: string },
   f: Finished,
 ): Record<string, unknown> {
-  const { request, plan, options } = f;
-  return {
-    format: MANIFEST_FORMAT,
-    version: 1,
-    releaseId: run.releaseId,
-    appVersion: APP_VERSION,
-    mechanism: request.mechanism,
-    privacy: { epsilon: options.epsilon, delta: options.delta, rho: plan.rho, accounting: 'zCDP' },
-    parameters: { ...request.params, mode: options.mode },
-    seedMode: f.spec.noise.mode,
-    backend: f.result.report.backend,
-    dataset: { name: run.datasetName, sha256: f.facts.fingerprint, rows: f.facts.rows },
-    schema: {
-      sha256: request.schema.hash,
-      origin: request.schema.origin,
-      note: describeSchemaOrigin(f.spec.source.schema),
-    },
-    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
-  };
+  return { ...coreManifestFields(f, run.datasetName), releaseId: run.releaseId };
+}
+
+/**
+ * An insecure-seed run is never exported as a release: its file says so in its name (whatever
+ * name is asked for), and its manifest carries `notARelease`.
+ */
+function exportName(stored: StoredRelease, asked: string | undefined): string {
+  const name = safeFileName(asked ?? defaultExportName(stored.run.datasetName));
+  if (stored.manifest.seedMode !== 'insecure-seed') return name;
+  return name.replace(/\.csv$/i, '-insecure-seed-NOT-A-RELEASE.csv');
 }
 
 async function destination(
@@ -73,7 +64,7 @@ async function destination(
   stored: StoredRelease,
   fileName: string | undefined,
 ): Promise<string | null> {
-  const name = safeFileName(fileName ?? defaultExportName(stored.run.datasetName));
+  const name = exportName(stored, fileName);
   if (ctx.mode === 'web') {
     const dir = join(ctx.workDir, 'exports', stored.run.runId);
     try {
@@ -164,7 +155,7 @@ async function exportOnce(
   if (stored.exported) return { written: true, ...stored.exported };
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
-  const manifestPath = `${path.replace(/\.csv$/i, '')}.manifest.json`;
+  const manifestPath = manifestPathFor(path);
   const { releaseId, csv } = stored;
   await writeOnce('synthetic data', path, releaseId, (temp) =>
     copyFile(store.csvPath(releaseId), temp, constants.COPYFILE_EXCL),

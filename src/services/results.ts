@@ -3,7 +3,11 @@
  * exact private answers: non-private diagnostics for the curator's own screen, never part of a
  * release (the manifest leaves them out).
  */
+import { decodedRows } from '../core/data/decode.ts';
+import { Rejections } from '../core/data/rejections.ts';
 import type { EncodedDataset } from '../core/data/schema.ts';
+import { readTable } from '../core/data/table.ts';
+import { parseNumber } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
 import { NON_PRIVATE_NOTE } from '../core/release/messages.ts';
 import { contingencyTable } from '../core/workload/exact.ts';
@@ -19,10 +23,12 @@ function finished(run: RunRecord) {
 }
 
 export function resultsView(run: RunRecord): ResultsView {
-  const { result } = finished(run);
+  const { result, loaded } = finished(run);
   const r = result.report;
-  const { workload, evalWorkload, source } = run.prepared.spec;
-  const named = namedThresholds(workload, source.schema);
+  const { workload, evalWorkload } = run.prepared.spec;
+  // The schema the engine ran on: declared, or discovered privately after the reservation.
+  const schema = loaded.dataset.schema;
+  const named = namedThresholds(workload, schema);
   const tables = r.errorTables;
   return {
     runId: run.id,
@@ -45,8 +51,8 @@ export function resultsView(run: RunRecord): ResultsView {
     futureError: r.futureError ?? null,
     roundedFutureError: r.roundedFutureError ?? null,
     errors: tables ? { present: tables.present, future: tables.future[0] ?? null } : null,
-    futureThresholds: evalWorkload ? namedThresholds(evalWorkload, source.schema) : [],
-    features: source.schema.columns.map((c) => c.name),
+    futureThresholds: evalWorkload ? namedThresholds(evalWorkload, schema) : [],
+    features: schema.columns.map((c) => c.name),
     note: NON_PRIVATE_NOTE,
   };
 }
@@ -59,7 +65,67 @@ function fractions(data: EncodedDataset, features: readonly number[]): number[] 
 /** Largest 2-way table the comparison draws (a heatmap past this is unreadable anyway). */
 const MAX_CELLS = 10_000;
 
-export function marginalView(run: RunRecord, features: readonly string[]): MarginalView {
+/** Sorted numbers of one column of the private file (the curator's screen only). */
+async function realNumbers(file: string, column: string, header: boolean): Promise<Float64Array> {
+  const out: number[] = [];
+  let at = -1;
+  await readTable(
+    file,
+    {
+      start: (shape) => {
+        at = shape.header.indexOf(column);
+      },
+      row: (values) => {
+        const x = at >= 0 ? parseNumber(values[at]) : undefined;
+        if (x !== undefined) out.push(x);
+      },
+    },
+    new Rejections(),
+    { header },
+  );
+  return Float64Array.from(out).sort();
+}
+
+/** Fraction of the sorted values ≤ x. */
+function cdfAt(sorted: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted.length > 0 ? lo / sorted.length : 0;
+}
+
+async function numericDistribution(run: RunRecord, feature: string): Promise<MarginalView['distribution']> {
+  const { result, loaded } = finished(run);
+  const schema = loaded.dataset.schema;
+  const j = columnIndex(schema, feature);
+  if (schema.columns[j].kind !== 'numeric') return undefined;
+  const real = await realNumbers(run.dataset.path, feature, loaded.summary.hasHeader);
+  if (real.length === 0) return undefined;
+  const column = { ...schema, columns: [schema.columns[j]] };
+  const synthetic = Float64Array.from(
+    [...decodedRows(column, [result.synthetic.codes[j]], result.synthetic.n)].flatMap((r) => {
+      const x = parseNumber(r[0]);
+      return x === undefined ? [] : [x];
+    }),
+  ).sort();
+  const x = [
+    ...new Set(Array.from({ length: 50 }, (_, i) => real[Math.floor(((i + 1) / 51) * real.length)])),
+  ];
+  return { x, real: x.map((v) => cdfAt(real, v)), synthetic: x.map((v) => cdfAt(synthetic, v)) };
+}
+
+export async function marginalView(run: RunRecord, features: readonly string[]): Promise<MarginalView> {
+  const view = marginalBins(run, features);
+  if (features.length !== 1) return view;
+  const distribution = await numericDistribution(run, features[0]);
+  return distribution ? { ...view, distribution } : view;
+}
+
+function marginalBins(run: RunRecord, features: readonly string[]): MarginalView {
   const { result, loaded } = finished(run);
   if (features.length < 1 || features.length > 2 || new Set(features).size !== features.length) {
     throw new InputError('Choose one feature, or two different features, to compare.');

@@ -89,7 +89,7 @@ export function runView(r: RunRecord): RunView {
     endedAt: r.endedAt,
     epsilon: o.epsilon,
     delta: o.delta,
-    rho: r.prepared.plan.rho,
+    rho: r.prepared.request.rho,
     rounds: r.prepared.plan.rounds,
     perRound: r.prepared.plan.perRound,
     rows: o.rows,
@@ -180,8 +180,20 @@ export class RunManager {
     const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
+    // A schema read off the data (inferred, confirmed or not) is never released over: its
+    // columns are discovered privately instead (the default), after the reservation.
+    const fromData = schema.origin === 'inferred' || schema.confirmedFromInferred === true;
+    const header = ds.loaded.summary.hasHeader;
+    const source: release.DataSource = fromData
+      ? {
+          path: ds.path,
+          schema: { ...schema, origin: 'declared', confirmedFromInferred: undefined, columns: [] },
+          header,
+          discover: {},
+        }
+      : { path: ds.path, schema, header };
     const spec = {
-      source: { kind: 'csv', path: ds.path, schema, header: ds.loaded.summary.hasHeader },
+      source,
       datasetName: ds.fileName,
       workload,
       evalWorkload,

@@ -6,6 +6,8 @@
  */
 
 import type { Schema } from '../core/data/schema.ts';
+import { splitBudget } from '../core/discovery/budget.ts';
+import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -136,6 +138,7 @@ const EMPTY_PLAN = {
   kind: null,
   numQueries: null,
   remainingAfterEpsilon: null,
+  discovery: null,
 } as const;
 
 function fmt3(x: number): string {
@@ -172,11 +175,18 @@ export function planView(p: PlanInputs): RunPlanView {
   const warnings: string[] = [];
   const dw = deltaWarning(delta, p.n);
   if (dw) warnings.push(dw);
-  if (p.schema.origin === 'inferred') {
-    warnings.push(
-      'The schema is inferred: it leaks information about the data until you confirm or edit it.',
-    );
-  }
+  // A schema read off the data is never released over: its columns are discovered privately.
+  const fromData = p.schema.origin === 'inferred' || p.schema.confirmedFromInferred === true;
+  const split = fromData ? splitBudget(parsed.epsilon, delta, DEFAULT_DISCOVERY_SHARE, true) : null;
+  const discovery = split
+    ? {
+        share: DEFAULT_DISCOVERY_SHARE,
+        columns: p.schema.columns.length,
+        rhoDiscovery: split.rhoDiscovery,
+        rhoSynthesis: split.rhoSynthesis,
+        deltaDiscovery: split.deltaDiscovery,
+      }
+    : null;
   if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
   let plan: ReturnType<typeof publicPlan>;
   let defaults: ReturnType<typeof publicPlan> | undefined;
@@ -194,11 +204,13 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
+  // The reservation is ρ(ε, δ) also with discovery (which uses ρ(ε, δ/2) of it).
+  const runRho = plan.rho;
   const planned = {
     delta,
     deltaWarning: dw,
     epsilon: parsed.epsilon,
-    rho: plan.rho,
+    rho: runRho,
     rounds: plan.rounds,
     perRound: plan.perRound,
     defaultRounds: defaults?.rounds ?? null,
@@ -207,11 +219,12 @@ export function planView(p: PlanInputs): RunPlanView {
     oversample: options.oversample,
     kind: plan.kind,
     numQueries: plan.numQueries,
+    discovery,
   };
   const b = p.budget;
   const remainingAfterEpsilon =
     b.capRho !== null && b.capDelta !== null && b.remainingRho !== null
-      ? epsilonFromRho(Math.max(0, b.remainingRho - plan.rho), b.capDelta)
+      ? epsilonFromRho(Math.max(0, b.remainingRho - runRho), b.capDelta)
       : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
   const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
@@ -226,9 +239,9 @@ export function planView(p: PlanInputs): RunPlanView {
       'No privacy budget cap is set for this dataset: set one before the first run.',
       'no-cap',
     );
-  if (!admits(b.capRho, b.spentRho, plan.rho)) {
+  if (!admits(b.capRho, b.spentRho, runRho)) {
     const reason =
-      `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(plan.rho)}), but only ` +
+      `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(runRho)}), but only ` +
       `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +
       'Lower ε, or raise the cap if your oversight policy allows.';
     return answer(false, reason, 'over-budget');

@@ -51,7 +51,7 @@ export interface SchemaInput {
 }
 
 export interface SchemaView {
-  readonly origin: 'declared' | 'inferred';
+  readonly origin: 'declared' | 'inferred' | 'discovered';
   readonly confirmedFromInferred: boolean;
   /** One line saying where the schema came from and what that means. */
   readonly originText: string;
@@ -213,6 +213,17 @@ export interface RunPlanView {
   readonly blocker: 'settings' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
   readonly warnings: readonly string[];
   readonly seedMode: 'secure' | 'insecure-seed';
+  /**
+   * How the run's budget splits when its schema was read off the data (its columns are then
+   * discovered privately after the reservation); null when every column is declared.
+   */
+  readonly discovery: {
+    readonly share: number;
+    readonly columns: number;
+    readonly rhoDiscovery: number;
+    readonly rhoSynthesis: number;
+    readonly deltaDiscovery: number;
+  } | null;
 }
 
 // ---- runs ------------------------------------------------------------------------------------
@@ -291,6 +302,16 @@ export interface MarginalView {
   /** Fractions of rows, row-major over the features' categories. */
   readonly real: readonly number[];
   readonly synthetic: readonly number[];
+  /**
+   * One numeric feature: its distribution, not only its bins — the real and the synthetic
+   * cumulative distribution at `x` (the real values' 1st…99th percentiles), synthetic values as
+   * decoded (inside each bin by the discovered shape).
+   */
+  readonly distribution?: {
+    readonly x: readonly number[];
+    readonly real: readonly number[];
+    readonly synthetic: readonly number[];
+  };
 }
 
 export interface ExportView {

@@ -79,7 +79,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     expect(Number(await page.getByTestId('data-preview').getAttribute('data-rows'))).toBe(200);
     expect(await page.getByTestId('data-preview').locator('th').allTextContents()).toContain('education');
     await expect(page.getByTestId('inferred-notice').textContent()).resolves.toContain(
-      'leaks information about the data until you confirm or edit it',
+      "it is never released over. At release each column's domain is discovered privately",
     );
     await shot(page, '1-data');
   });
@@ -90,6 +90,12 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await page.getByTestId('schema-column-education').click();
     await expect.poll(() => chartPoints(page, 'histogram-chart')).toBe(16);
     await expect(page.getByTestId('histogram-chart').locator('canvas').count()).resolves.toBeGreaterThan(0);
+    await expect(page.getByTestId('schema-release-domain').textContent()).resolves.toContain(
+      'At release: private discovery',
+    );
+    await expect(page.getByTestId('schema-release-age').textContent()).resolves.toContain(
+      'private discovery',
+    );
     await shot(page, '2-schema');
   });
 
@@ -135,6 +141,11 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     expect(await stat(page, 'plan-cost')).toBe('1');
     expect(await stat(page, 'plan-cap')).toBe('3');
     expect(number(await stat(page, 'plan-remaining-after'))).toBeLessThan(3);
+    // The schema was read from the data: the run's ρ splits into private discovery and synthesis.
+    await page.getByTestId('plan-split').waitFor();
+    const discovery = number((await stat(page, 'plan-discovery')).replace('ρ =', ''));
+    const synthesis = number((await stat(page, 'plan-synthesis')).replace('ρ =', ''));
+    expect(discovery / (discovery + synthesis)).toBeCloseTo(0.2, 1);
     await shot(page, '4-privacy');
   });
 
@@ -174,11 +185,21 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     expect(rounded).toBeLessThan(all0);
     expect(number(await stat(page, 'res-gm'))).toBeGreaterThan(0);
     expect(await chartPoints(page, 'chart-threshold-errors')).toBe(16);
+    // The release's domain was discovered privately: sex is Female, Male and "(other)"; race keeps
+    // the categories held by enough records (White, Black, Asian-Pac-Islander at ε = 1) and "(other)".
     await page.getByTestId('marginal-first').selectOption('sex');
-    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(2);
+    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(3);
     await page.getByTestId('marginal-second').selectOption('race');
-    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(10);
+    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBeGreaterThanOrEqual(6);
+    expect(await chartPoints(page, 'chart-marginal')).toBeLessThanOrEqual(18);
     await shot(page, '6-results');
+    // A numeric column: its distribution, real against synthetic, not only its bins.
+    await page.getByTestId('marginal-second').selectOption('');
+    await page.getByTestId('marginal-first').selectOption('capital-gain');
+    await expect.poll(() => chartPoints(page, 'chart-distribution'), { timeout: 30_000 }).toBeGreaterThan(1);
+    await page.getByTestId('marginal-first').selectOption('age');
+    await expect.poll(() => chartPoints(page, 'chart-distribution'), { timeout: 30_000 }).toBeGreaterThan(10);
+    await shot(page, '6-results-distribution');
   });
 
   it('exports a CSV whose header equals the input header, and commits the release', async () => {

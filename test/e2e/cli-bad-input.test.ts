@@ -60,12 +60,12 @@ describe('synth on data files that cannot be loaded: exit 2, the exact message, 
     [
       'every row ragged',
       'all-ragged.csv',
-      'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: row has 2 fields, expected 4 (2 rows, first at line 2).',
+      'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: row has 2 fields, expected 4 (kept, every value missing) (2 rows, first at line 2).',
     ],
   ];
   it('an empty file: refused before the ledger is touched', async () => {
     const ledger = inDir('ledger-empty.sqlite');
-    const r = await runCli(synthOn('empty.csv', ledger, ['--budget-epsilon', '3']), fx.dir);
+    const r = await runCli(synthOn('empty.csv', ledger, ['--budget-epsilon', '3', '--confirm-cap']), fx.dir);
     expect(r.stderr).toBe('rap-studio: empty.csv: the data file has no data rows.\n');
     expect(r.code).toBe(2);
     expect(ledgerCounts(ledger)).toMatchObject({ events: 0, datasets: 0, releases: 0 });
@@ -75,7 +75,7 @@ describe('synth on data files that cannot be loaded: exit 2, the exact message, 
   it.each(CASES)('%s', async (_name, data, message) => {
     const ledger = inDir(`ledger-${data}.sqlite`);
     const r = await runCli(
-      synthOn(data, ledger, ['--budget-epsilon', '3', '--out', `${data}.out.csv`]),
+      synthOn(data, ledger, ['--budget-epsilon', '3', '--confirm-cap', '--out', `${data}.out.csv`]),
       fx.dir,
     );
     expect(r.code).toBe(2);
@@ -85,18 +85,18 @@ describe('synth on data files that cannot be loaded: exit 2, the exact message, 
   });
 });
 
-describe('synth with some ragged rows: they are rejected and counted, the rest is released', () => {
-  it('warns with the count and commits the release', async () => {
+describe('synth with some ragged rows: refused before any reservation, since n is fixed', () => {
+  it('names the first ragged line and says what to do; nothing is reserved', async () => {
     const ledger = inDir('ledger-ragged.sqlite');
     const r = await runCli(
-      synthOn('ragged.csv', ledger, ['--budget-epsilon', '3', '--out', 'ragged.out.csv']),
+      synthOn('ragged.csv', ledger, ['--budget-epsilon', '3', '--confirm-cap', '--out', 'ragged.out.csv']),
       fx.dir,
     );
-    expect(r.code).toBe(0);
-    expect(r.stderr.split('\n')).toContain(
-      'warning: 1 of 5 rows of ragged.csv were rejected (see `rap-studio schema check`); the release covers the accepted rows only',
+    expect(r.code).toBe(2);
+    expect(lastLine(r)).toContain(
+      'ragged.csv, line 3: row has 2 fields, expected 4 (kept, every value missing); 1 of the 5 records do not fit the declared domain.',
     );
-    expect(Object.keys(ledgerCounts(ledger).byStatus)).toEqual(['committed']);
+    expect(ledgerCounts(ledger).releases).toBe(0);
   });
 });
 
@@ -132,6 +132,7 @@ describe('synth output faults: exit 1, NOT written, the release stays reserved',
         synthOn('data.csv', ledger, [
           '--budget-epsilon',
           '3',
+          '--confirm-cap',
           '--out',
           'ro/out.csv',
           '--report',
@@ -164,6 +165,7 @@ describe('synth output faults: exit 1, NOT written, the release stays reserved',
         synthOn('data.csv', ledger, [
           '--budget-epsilon',
           '3',
+          '--confirm-cap',
           '--rows',
           '1000',
           '--out',

@@ -60,7 +60,11 @@ describe('the CLI and the app release through one pipeline', { timeout: CLI_TIME
     writeFileSync(upload, dataCsv());
     const opened = await call('openDataset', { path: upload });
     // One schema text and one workload text for both: the app imports them, the CLI reads them.
-    const schemaText = (await call('exportSchema', { datasetId: opened.id })).text;
+    // Declared on purpose (a schema read off the data would be refused, or discovered privately).
+    const schemaText = (await call('exportSchema', { datasetId: opened.id })).text.replace(
+      '"origin": "inferred"',
+      '"origin": "declared"',
+    );
     const ds = await call('importSchema', { datasetId: opened.id, text: schemaText });
     await call('setWorkload', {
       datasetId: ds.id,
@@ -122,6 +126,7 @@ describe('the CLI and the app release through one pipeline', { timeout: CLI_TIME
         '--insecure-seed',
         '--budget-epsilon',
         '5',
+        '--confirm-cap',
         '--out',
         'out.csv',
         '--report',

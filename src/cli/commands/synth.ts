@@ -13,6 +13,9 @@
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
+import { readTableHeader } from '../../core/data/table.ts';
+import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
@@ -55,7 +58,7 @@ export interface SynthFlags {
   maxSteps?: string;
   tolerance?: string;
   out: string;
-  report: string;
+  report?: string;
   ledger?: string;
   seed?: string;
   insecureSeed?: boolean;
@@ -67,7 +70,11 @@ export interface SynthFlags {
   threads?: string;
   budgetEpsilon?: string;
   budgetDelta?: string;
+  confirmCap?: boolean;
   name?: string;
+  discoveryShare?: string;
+  discoverUndeclared?: boolean;
+  allowNonPrivateDomain?: boolean;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -126,6 +133,13 @@ export async function synthSpec(
   if (flags.budgetDelta !== undefined && flags.budgetEpsilon === undefined) {
     throw new InputError('--budget-delta goes with --budget-epsilon <cap>');
   }
+  // A cap is set on purpose: `rap-studio ledger set-cap`, or --budget-epsilon with --confirm-cap.
+  if (flags.budgetEpsilon !== undefined && !flags.confirmCap) {
+    throw new InputError(
+      "--budget-epsilon would set the dataset's budget cap in passing; set it on purpose with " +
+        '`rap-studio ledger set-cap --dataset <csv> --epsilon <cap>`, or add --confirm-cap',
+    );
+  }
   const budgetCap =
     flags.budgetEpsilon === undefined
       ? undefined
@@ -134,19 +148,22 @@ export async function synthSpec(
           delta:
             flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
         };
-  const source: DataSource = { path: flags.data, schema: await schemaFromOptions(flags) };
-  const given = await readWorkloadFile(flags.workload, source.schema);
+  const source = await sourceFromFlags(flags);
+  // Workload features are column names: resolved against the declared schema, or, with
+  // discovery, against the header (placeholder domains until discovery, after the reservation).
+  const names = await workloadSchema(source);
+  const given = await readWorkloadFile(flags.workload, names);
   // Importance from history (public inputs only, weights ≤ 1: no privacy cost, docs/privacy.md).
   const workload =
     importance === 'history'
       ? weightByHistory(
           given,
-          flags.history === undefined ? given : await readWorkloadFile(flags.history, source.schema),
-          source.schema.columns.length,
+          flags.history === undefined ? given : await readWorkloadFile(flags.history, names),
+          names.columns.length,
         )
       : given;
   const evalWorkload =
-    flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, source.schema);
+    flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, names);
   return {
     source,
     datasetName: flags.name,
@@ -157,9 +174,54 @@ export async function synthSpec(
     overrides: Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
     noise,
     outPath: flags.out,
-    reportPath: flags.report,
+    reportPath: flags.report ?? `${flags.out.replace(/\.csv$/i, '')}.REPORT.private.json`,
     budgetCap,
+    allowNonPrivateDomain: flags.allowNonPrivateDomain === true,
   };
+}
+
+/**
+ * No --schema and no --domain: a raw CSV, every column discovered privately (the default).
+ * --schema: its columns are declared and are the release's columns (with --discover-undeclared,
+ * the table's other columns are discovered privately and released too).
+ * --domain: the papers' integer-coded data, every column declared.
+ */
+async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
+  const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
+  if (flags.domain !== undefined || flags.schema !== undefined) {
+    const schema = await schemaFromOptions(flags);
+    if (flags.domain !== undefined) {
+      if (share !== undefined) throw new InputError('--discovery-share needs a raw CSV (no --domain)');
+      return { path: flags.data, schema };
+    }
+    // The schema's columns are the release's, declared; --discover-undeclared adds the table's
+    // other columns, discovered privately.
+    if (!flags.discoverUndeclared) {
+      if (share !== undefined)
+        throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
+      return { path: flags.data, schema };
+    }
+    return { path: flags.data, schema, discover: share === undefined ? {} : { share } };
+  }
+  const empty: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
+  return { path: flags.data, schema: empty, discover: share === undefined ? {} : { share } };
+}
+
+async function workloadSchema(source: DataSource): Promise<Schema> {
+  if (!source.discover) return source.schema;
+  const { header } = await readTableHeader(
+    source.path,
+    source.header === undefined ? {} : { header: source.header },
+  );
+  return provisionalSchema(header, source.schema.columns);
+}
+
+function parseShare(text: string): number {
+  const x = Number(text);
+  if (text.trim() === '' || !(x > 0 && x < 1)) {
+    throw new InputError(`--discovery-share must be a number with 0 < share < 1, got "${text}"`);
+  }
+  return x;
 }
 
 // ---- progress on stderr: round, step, loss, noisy max error, ETA; never a private value ------
@@ -222,7 +284,7 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
     bar.stop();
     process.stdout.write(
       `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
-        `(sha256 ${report.output.sha256}); report → ${flags.report}\n`,
+        `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
     );
   } finally {
     bar.stop();
@@ -239,8 +301,23 @@ export function register(program: Command): void {
       'release differentially private synthetic data (RAP); reserves the budget in the ledger first',
     )
     .requiredOption('--data <file>', 'the private CSV')
-    .option('--schema <file>', 'declared schema file (rap-studio-schema JSON)')
+    .option(
+      '--schema <file>',
+      'declared schema file (rap-studio-schema JSON); without it, every column is discovered privately',
+    )
+    .option(
+      '--discover-undeclared',
+      "with --schema: also release the table's other columns, discovered privately",
+    )
     .option('--domain <file>', 'benchmark domain file {"column": size, …} (integer-coded CSV)')
+    .option(
+      '--discovery-share <s>',
+      'share of the budget for discovering undeclared columns privately (0 < s < 1); default 0.2',
+    )
+    .option(
+      '--allow-non-private-domain',
+      'release over a domain read off the data without differential privacy (an inferred schema): it LEAKS',
+    )
     .requiredOption('--workload <file>', 'workload file (thresholds)')
     .option(
       '--eval-workload <file>',
@@ -289,12 +366,16 @@ export function register(program: Command): void {
     )
     .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
     .requiredOption('--out <file>', 'synthetic CSV to write')
-    .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
+    .option(
+      '--report <file>',
+      'the PRIVATE report (error metrics against the exact answers: for the curator only); default <out>.REPORT.private.json',
+    )
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)
     .option('--name <name>', 'dataset name for the ledger; default the data file name')
     .option('--seed <integer>', 'reproducible randomness (needs --insecure-seed)')
     .option('--insecure-seed', 'allow --seed: tests and benchmarks only, NOT private-grade randomness')
-    .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet")
+    .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet (needs --confirm-cap)")
+    .option('--confirm-cap', 'confirm that --budget-epsilon sets the budget cap on purpose')
     .option('--budget-delta <δ>', "δ of the cap; default this run's δ")
     .action((flags: SynthFlags) => synthCommand(flags));
 }

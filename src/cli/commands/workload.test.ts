@@ -71,6 +71,19 @@ describe('rap-studio workload random', () => {
     expect(await readFile(join(dir, 'b.json'), 'utf8')).toBe(await readFile(join(dir, 'a.json'), 'utf8'));
   });
 
+  it("--data draws from the header's column names alone: the same workload as the domain gives", async () => {
+    const csv = join(dir, 'raw.csv');
+    await writeFile(csv, `${Object.keys(domain).join(',')}\n39,State-gov,Bachelors,Male,White,<=50K,40\n`);
+    const args = common('from-names.json');
+    args.splice(2, 2, '--data', csv);
+    await run(...args);
+    await run(...common('from-domain.json'));
+    expect(await readFile(join(dir, 'from-names.json'), 'utf8')).toBe(
+      await readFile(join(dir, 'from-domain.json'), 'utf8'),
+    );
+    await expect(run(...args, '--domain', join(dir, 'domain.json'))).rejects.toThrow(/not several/);
+  });
+
   it('--drift 0 reproduces the undrifted workload; --drift 1 changes it', async () => {
     await run(...common('plain.json', '--dist', 'geometric'));
     await run(...common('d0.json', '--dist', 'geometric', '--drift', '0'));

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
 import { domainSizes, type Schema } from '../../core/data/schema.ts';
 import { readSchemaFile } from '../../core/data/schema-file.ts';
+import { readTableHeader } from '../../core/data/table.ts';
 import { InputError } from '../../core/errors.ts';
 import { readTextFile } from '../../core/input/files.ts';
 import { integerAtLeast } from '../../core/input/numbers.ts';
@@ -53,6 +54,7 @@ export async function readWorkloadFile(file: string, schema: Schema): Promise<Wo
 interface RandomOptions {
   schema?: string;
   domain?: string;
+  data?: string;
   k: number;
   r: number;
   size: number;
@@ -64,7 +66,38 @@ interface RandomOptions {
   out: string;
 }
 
+/**
+ * A random workload from the column names of the data file alone (public: no value is read
+ * beyond what deciding the header needs), so a raw CSV needs no domain file.
+ */
+async function randomFromHeader(opts: RandomOptions & { data: string }): Promise<void> {
+  if (opts.schema !== undefined || opts.domain !== undefined) {
+    throw new InputError(
+      'give one of --data <csv>, --schema <schema.json> or --domain <domain.json>, not several',
+    );
+  }
+  if (opts.drift !== undefined || opts.from !== undefined) {
+    throw new InputError('--drift and --from need --schema or --domain');
+  }
+  const { header } = await readTableHeader(opts.data);
+  const w = randomWorkload({
+    numFeatures: header.length,
+    k: opts.k,
+    r: opts.r,
+    size: opts.size,
+    seed: opts.seed,
+    weight: opts.weight,
+    dist: opts.dist,
+  });
+  await writeFileAtomic(opts.out, workloadToJson(w, header));
+  process.stderr.write(
+    `rap-studio: wrote ${opts.out}: ${w.thresholds.length} thresholds over the columns of ${opts.data} ` +
+      '(drawn from the column names only; the number of queries depends on the domain, fixed at release)\n',
+  );
+}
+
 async function randomCommand(opts: RandomOptions): Promise<void> {
+  if (opts.data !== undefined) return randomFromHeader({ ...opts, data: opts.data });
   const schema = await schemaFromOptions(opts);
   const d = schema.columns.length;
   if (opts.from !== undefined && opts.drift === undefined) {
@@ -120,6 +153,7 @@ export function register(program: Command): void {
     .description('draw N distinct random thresholds of k features (optionally with the paper’s drift)')
     .option('--schema <file>', 'schema file (rap-studio-schema JSON)')
     .option('--domain <file>', 'benchmark domain file {"column": size, …}')
+    .option('--data <csv>', 'the data file: draw from its column names only (no domain needed)')
     .requiredOption('--k <k>', 'features per threshold', parseIntegerOption(1))
     .requiredOption(
       '--r <r>',

@@ -188,6 +188,15 @@ describe('readCsvRecords', () => {
     );
   });
 
+  it('reports an unclosed quote in a short file as such, with its line', async () => {
+    const path = dir.file('short-quote.csv', 'a,b,c\n1,"x,3\n4,5,6\n');
+    const err = await failure(records(path));
+    expect(err.message).toBe(
+      `${path}, line 2: a quote (") opened on this line is never closed, so the rest of the file ` +
+        'would be one field; close the quote, or remove it (a quote inside a field is written "").',
+    );
+  });
+
   it('names a missing file', async () => {
     const path = `${dir.path}/nope.csv`;
     const err = await failure(records(path));

@@ -151,6 +151,7 @@ export async function readCsvRecords(
         try {
           const fields = results.data;
           const line = lines.advance(fields, results.meta.cursor, results.meta.linebreak);
+          if (results.errors.some((e) => e.code === 'MissingQuotes')) throw unclosedQuote(file, line);
           if (isBlank(fields)) {
             blankLines++;
             return;
@@ -180,6 +181,14 @@ export async function readCsvRecords(
       error: (err) => fail(err),
     });
   });
+}
+
+function unclosedQuote(file: string, line: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: a quote (") opened on this line is never closed, so the rest of the file ` +
+      'would be one field; close the quote, or remove it (a quote inside a field is written "").',
+    { file, line },
+  );
 }
 
 function tooWide(file: string, line: number, fields: number): InputError {

@@ -3,11 +3,13 @@
  * bins to a value inside the bin (uniform draw or midpoint; integer columns give integers), the
  * missing category to the first missing marker.
  *
- * The uniform draw is not privacy noise (the synthetic codes are already private; this only
- * spreads values inside a public bin), so any [0, 1) source will do; inject one for
- * reproducible output.
+ * The draw inside a bin is post-processing of the private codes, but it comes from the secure
+ * source all the same (node:crypto via src/core/privacy) unless a caller injects one for
+ * reproducible output. A column with discovered `pieces` is decoded by their noisy shape: a piece
+ * of the bin by weight, then a value inside the piece.
  */
-import type { Column, NumericColumn, Schema } from './schema.ts';
+import { secureNoise } from '../privacy/noise.ts';
+import type { Column, NumericColumn, NumericPiece, Schema } from './schema.ts';
 import { domainSize } from './schema.ts';
 import { binOf, DEFAULT_MISSING_MARKERS, integerRange } from './values.ts';
 
@@ -16,7 +18,7 @@ export { writeCsv } from './csv-write.ts';
 export interface DecodeOptions {
   /** Value for a numeric bin: a uniform draw inside it (default) or its midpoint. */
   readonly numeric?: 'uniform' | 'midpoint';
-  /** Uniform [0, 1) source for 'uniform'; default Math.random. */
+  /** Uniform (0, 1) source for 'uniform'; default the secure source of src/core/privacy. */
   readonly random?: () => number;
   /** Text of the missing category; default the first default missing marker, '?'. */
   readonly missingMarker?: string;
@@ -31,10 +33,65 @@ function shortText(edges: readonly number[], bin: number, x: number): string {
   return String(x);
 }
 
+let secureUniform: (() => number) | undefined;
+function defaultRandom(): () => number {
+  if (!secureUniform) {
+    const noise = secureNoise();
+    secureUniform = () => noise.uniform();
+  }
+  return secureUniform;
+}
+
+const piecesByBin = new WeakMap<NumericColumn, NumericPiece[][]>();
+
+/** The column's pieces grouped by the bin holding them. */
+function binPieces(column: NumericColumn): NumericPiece[][] {
+  let byBin = piecesByBin.get(column);
+  if (!byBin) {
+    byBin = Array.from({ length: column.edges.length - 1 }, () => []);
+    for (const p of column.pieces ?? []) {
+      const b = binOf(column.edges, p.lo);
+      if (b >= 0 && p.weight > 0) byBin[b].push(p);
+    }
+    piecesByBin.set(column, byBin);
+  }
+  return byBin;
+}
+
+function decodePiece(
+  column: NumericColumn,
+  bin: number,
+  pieces: NumericPiece[],
+  random: () => number,
+): string {
+  let total = 0;
+  for (const p of pieces) total += p.weight;
+  let u = random() * total;
+  let piece = pieces[pieces.length - 1];
+  for (const p of pieces) {
+    u -= p.weight;
+    if (u < 0) {
+      piece = p;
+      break;
+    }
+  }
+  if (piece.hi <= piece.lo) return String(piece.lo + 0);
+  const v = random();
+  if (column.integer) return String(Math.min(piece.hi - 1, piece.lo + Math.floor(v * (piece.hi - piece.lo))));
+  let x = piece.lo + v * (piece.hi - piece.lo);
+  if (binOf(column.edges, x) !== bin) x = piece.lo;
+  return shortText(column.edges, bin, x);
+}
+
 function decodeBin(column: NumericColumn, bin: number, opts: DecodeOptions): string {
   const { edges } = column;
   const uniform = (opts.numeric ?? 'uniform') === 'uniform';
-  const u = uniform ? (opts.random ?? Math.random)() : 0.5;
+  const random = opts.random ?? defaultRandom();
+  if (uniform && column.pieces) {
+    const pieces = binPieces(column)[bin];
+    if (pieces.length > 0) return decodePiece(column, bin, pieces, random);
+  }
+  const u = uniform ? random() : 0.5;
   if (column.integer) {
     const { low, high } = integerRange(edges, bin);
     const v = uniform ? Math.min(high, low + Math.floor(u * (high - low + 1))) : Math.floor((low + high) / 2);

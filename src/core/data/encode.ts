@@ -56,8 +56,10 @@ function categoricalEncoder(
   opts: EncodeOptions,
 ): Encode {
   const index = new Map(column.categories.map((c, i) => [c, i]));
-  const onMissing = column.missing ? column.categories.length : missingReason(column);
   const other = opts.outOfDomain === 'other' ? index.get(OTHER_CATEGORY) : undefined;
+  // With 'other', a missing value in a column without a missing category is 'other' too: the
+  // record is kept (n stays the number of records).
+  const onMissing = column.missing ? column.categories.length : (other ?? missingReason(column));
   const outside = other ?? `value outside the declared categories of column "${column.name}"`;
   return (value) => index.get(value) ?? (missing.has(value) ? onMissing : outside);
 }
@@ -67,7 +69,11 @@ function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, opt
   const lower = edges[0];
   const lastBin = edges.length - 2;
   const onMissing = column.missing ? lastBin + 1 : missingReason(column);
-  const notNumber = `non-numeric value in numeric column "${column.name}"`;
+  // With 'other', text in a numeric column with a missing category is missing (record kept).
+  const notNumber =
+    opts.outOfDomain === 'other' && column.missing
+      ? lastBin + 1
+      : `non-numeric value in numeric column "${column.name}"`;
   const outside = `value outside the declared range [${lower}, ${edges[lastBin + 1]}] of column "${column.name}"`;
   const clamp = opts.outOfDomain === 'other';
   return (value) => {

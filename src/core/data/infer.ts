@@ -143,11 +143,31 @@ export async function inferSchema(
 ): Promise<InferResult> {
   const inferrer = new SchemaInferrer(file, opts);
   const rejections = new Rejections();
+  let usable = 0;
   const table = await readTable(
     file,
-    { start: (shape) => inferrer.start(shape.header), row: (values, line) => inferrer.row(values, line) },
+    {
+      start: (shape) => inferrer.start(shape.header),
+      row: (values, line) => {
+        usable++;
+        inferrer.row(values, line);
+      },
+    },
     rejections,
     opts,
   );
+  if (usable === 0) throw noUsableRows(file, table.rowsRead, rejections);
   return { schema: inferrer.schema(), table, rejections };
+}
+
+/** Nothing can be inferred (or released) from zero usable rows. */
+export function noUsableRows(file: string, rowsRead: number, rejections: Rejections): InputError {
+  const top = [...rejections.list()].sort((a, b) => b.count - a.count)[0];
+  const why = top
+    ? `; most were rejected for: ${top.reason} (${top.count} rows, first at line ${top.firstLine})`
+    : '';
+  return new InputError(
+    `${file}: none of the ${rowsRead} data rows could be loaded${why}.`,
+    top ? { file, line: top.firstLine } : { file },
+  );
 }

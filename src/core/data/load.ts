@@ -7,7 +7,7 @@
 import { InputError } from '../errors.ts';
 import type { Delimiter } from './csv.ts';
 import { DatasetEncoder, type OutOfDomain, withOtherCategory } from './encode.ts';
-import { type InferOptions, inferSchema } from './infer.ts';
+import { type InferOptions, inferSchema, noUsableRows } from './infer.ts';
 import { type RejectedRows, Rejections } from './rejections.ts';
 import type { EncodedDataset, Schema, SchemaOrigin } from './schema.ts';
 import { assertValidSchema } from './schema-file.ts';
@@ -36,6 +36,8 @@ export interface LoadOptions extends InferOptions {
   readonly delimiter?: TableOptions['delimiter'];
   readonly trim?: boolean;
   readonly maxRecordChars?: number;
+  /** Keep rows of the wrong width as all-missing rows (n = records); see table.ts. */
+  readonly raggedAsMissing?: boolean;
   readonly onProgress?: (p: LoadProgress) => void;
   readonly signal?: AbortSignal;
 }
@@ -84,8 +86,6 @@ export async function loadCsv(file: string, opts: LoadOptions = {}): Promise<Loa
   let firstFingerprint: string | undefined;
   if (!schema) {
     const inferred = await inferSchema(file, { ...opts, missingMarkers, onProgress: progress('infer') });
-    if (inferred.table.rowsRead === inferred.rejections.total)
-      throw nothingLoaded(file, inferred.table.rowsRead, inferred.rejections);
     schema = inferred.schema;
     firstFingerprint = inferred.table.fingerprint;
     size.done = inferred.table.totalBytes;
@@ -130,7 +130,7 @@ export async function loadCsv(file: string, opts: LoadOptions = {}): Promise<Loa
     );
   }
   const dataset = encoder!.finish();
-  if (dataset.n === 0) throw nothingLoaded(file, table.rowsRead, rejections);
+  if (dataset.n === 0) throw noUsableRows(file, table.rowsRead, rejections);
   return {
     dataset,
     fingerprint: table.fingerprint,
@@ -167,14 +167,5 @@ function columnSources(file: string, names: readonly string[], shape: TableShape
     `${where}: the schema's column "${missing[0]}" is not in the table (${has}); ` +
       'rename the column or fix the schema.',
     { file, column: missing[0] },
-  );
-}
-
-function nothingLoaded(file: string, rowsRead: number, rejections: Rejections): InputError {
-  const top = [...rejections.list()].sort((a, b) => b.count - a.count)[0];
-  return new InputError(
-    `${file}: none of the ${rowsRead} data rows could be loaded; most were rejected for: ` +
-      `${top.reason} (${top.count} rows, first at line ${top.firstLine}).`,
-    { file, line: top.firstLine },
   );
 }

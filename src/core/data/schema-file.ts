@@ -25,11 +25,20 @@ export const SCHEMA_FORMAT = 'rap-studio-schema';
 
 const name = z.string().min(1, 'must be a non-empty string');
 
+const provenanceJson = z.discriminatedUnion('source', [
+  z.strictObject({ source: z.literal('declared') }),
+  z.strictObject({ source: z.literal('discovered'), rho: z.number().min(0), delta: z.number().min(0) }),
+  z.strictObject({ source: z.literal('not-dp') }),
+]);
+
+const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.number().min(0) });
+
 const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
   categories: z.array(z.string()),
   missing: z.boolean().default(false),
+  provenance: provenanceJson.optional(),
 });
 
 const numericJson = z.strictObject({
@@ -41,12 +50,14 @@ const numericJson = z.strictObject({
   bins: z.int().positive().optional(),
   integer: z.boolean().default(false),
   missing: z.boolean().default(false),
+  pieces: z.array(pieceJson).optional(),
+  provenance: provenanceJson.optional(),
 });
 
 const schemaJson = z.strictObject({
   format: z.literal(SCHEMA_FORMAT).optional(),
   version: z.literal(SCHEMA_VERSION),
-  origin: z.enum(['declared', 'inferred']),
+  origin: z.enum(['declared', 'inferred', 'discovered']),
   confirmedFromInferred: z.boolean().optional(),
   columns: z
     .array(z.discriminatedUnion('kind', [categoricalJson, numericJson]))
@@ -121,9 +132,20 @@ function edgeProblems(at: string, c: z.infer<typeof numericJson>): string[] {
 }
 
 function toColumn(c: ColumnJson): Column {
-  if (c.kind === 'categorical') return c;
+  if (c.kind === 'categorical') {
+    const { provenance, ...rest } = c;
+    return provenance ? { ...rest, provenance } : rest;
+  }
   const edges = c.edges ?? equalWidthEdges(c.lower!, c.upper!, c.bins!, c.integer);
-  return { name: c.name, kind: 'numeric', edges, integer: c.integer, missing: c.missing };
+  return {
+    name: c.name,
+    kind: 'numeric',
+    edges,
+    integer: c.integer,
+    missing: c.missing,
+    ...(c.pieces ? { pieces: c.pieces } : {}),
+    ...(c.provenance ? { provenance: c.provenance } : {}),
+  };
 }
 
 /** Parses and validates a schema file's text; `file` names it in errors. */
@@ -167,11 +189,15 @@ export async function readSchemaFile(file: string): Promise<Schema> {
 
 /** The schema as a schema file (edges always explicit; one column per line), ending with a newline. */
 export function schemaToJson(schema: Schema): string {
-  const columns = schema.columns.map((c) =>
-    c.kind === 'categorical'
-      ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing }
-      : { name: c.name, kind: c.kind, edges: c.edges, integer: c.integer, missing: c.missing },
-  );
+  const columns = schema.columns.map((c) => {
+    const extra = {
+      ...(c.kind === 'numeric' && c.pieces ? { pieces: c.pieces } : {}),
+      ...(c.provenance ? { provenance: c.provenance } : {}),
+    };
+    return c.kind === 'categorical'
+      ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }
+      : { name: c.name, kind: c.kind, edges: c.edges, integer: c.integer, missing: c.missing, ...extra };
+  });
   const head = {
     format: SCHEMA_FORMAT,
     version: schema.version,

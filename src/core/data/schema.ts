@@ -9,7 +9,21 @@
 
 export const SCHEMA_VERSION = 1 as const;
 
-export type SchemaOrigin = 'declared' | 'inferred';
+/**
+ * 'discovered': built by private domain discovery (src/core/discovery); each column says in its
+ * `provenance` whether the curator declared it or discovery released it, and at what cost.
+ */
+export type SchemaOrigin = 'declared' | 'inferred' | 'discovered';
+
+/**
+ * Where a column's domain came from: declared by the curator (public, free), discovered with
+ * differential privacy (ρ-zCDP, plus δ for partition selection), or read off the data without
+ * DP (leaks; only with the curator's explicit override).
+ */
+export type ColumnProvenance =
+  | { readonly source: 'declared' }
+  | { readonly source: 'discovered'; readonly rho: number; readonly delta: number }
+  | { readonly source: 'not-dp' };
 
 interface ColumnBase {
   readonly name: string;
@@ -18,6 +32,8 @@ interface ColumnBase {
    * missing markers such as `?`, empty or `NA`).
    */
   readonly missing: boolean;
+  /** Set by discovery (and by the release for declared / not-DP columns). */
+  readonly provenance?: ColumnProvenance;
 }
 
 /** A column whose values are one of a finite list of strings. */
@@ -35,6 +51,18 @@ export interface NumericColumn extends ColumnBase {
   readonly edges: readonly number[];
   /** Integers stay integers when decoded. */
   readonly integer: boolean;
+  /**
+   * The shape inside the bins, from private discovery: ascending disjoint pieces [lo, hi) (a
+   * single value when lo = hi) with weights summing to 1, each inside one bin. Decoding picks a
+   * piece of the bin by weight, then a value inside it. Absent: uniform over the bin.
+   */
+  readonly pieces?: readonly NumericPiece[];
+}
+
+export interface NumericPiece {
+  readonly lo: number;
+  readonly hi: number;
+  readonly weight: number;
 }
 
 export type Column = CategoricalColumn | NumericColumn;
@@ -55,6 +83,9 @@ export interface Schema {
 export function describeSchemaOrigin(schema: Schema): string {
   if (schema.origin === 'inferred') {
     return 'inferred from the private data: it leaks which categories occur and the value ranges; declare or confirm it';
+  }
+  if (schema.origin === 'discovered') {
+    return 'discovered with differential privacy (columns the curator declared are used as declared)';
   }
   if (schema.confirmedFromInferred) {
     return 'declared (confirmed from an inferred schema: its categories and ranges were read from the private data)';

@@ -12,7 +12,7 @@ import {
   holdsNames,
   looksLikeHeader,
 } from './header.ts';
-import type { Rejections } from './rejections.ts';
+import { Rejections } from './rejections.ts';
 import { DEFAULT_MISSING_MARKERS } from './values.ts';
 
 export interface TableOptions extends CsvReadOptions {
@@ -23,6 +23,12 @@ export interface TableOptions extends CsvReadOptions {
   readonly missingMarkers?: readonly string[];
   /** Names of a declared schema: with header 'auto', the first row is a header iff it holds them all. */
   readonly expectedNames?: readonly string[];
+  /**
+   * Keep a row of the wrong width as a row of missing values (the first missing marker in every
+   * column) instead of rejecting it: n stays the number of records. It is still counted, under a
+   * reason that says it was kept.
+   */
+  readonly raggedAsMissing?: boolean;
 }
 
 export interface TableShape {
@@ -58,6 +64,7 @@ export async function readTable(
   rejections: Rejections,
   opts: TableOptions = {},
 ): Promise<TableResult> {
+  const missingText = (opts.missingMarkers ?? DEFAULT_MISSING_MARKERS)[0] ?? '';
   const sample: Sampled[] = [];
   let shape: TableShape | undefined;
   let rowsRead = 0;
@@ -65,7 +72,10 @@ export async function readTable(
     const width = shape!.header.length;
     rowsRead++;
     if (fields.length === width) sink.row(fields, line);
-    else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
+    else if (opts.raggedAsMissing) {
+      rejections.add(`row has ${fields.length} fields, expected ${width} (kept, every value missing)`, line);
+      sink.row(new Array<string>(width).fill(missingText), line);
+    } else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
   };
   const settle = (): void => {
     shape = decideShape(file, sample, opts);
@@ -150,4 +160,36 @@ function modalWidth(sample: readonly Sampled[]): number {
   let best = sample[0].fields.length;
   for (const [w, n] of counts) if (n > counts.get(best)!) best = w;
   return best;
+}
+
+/** Stops readTable once the shape is known. */
+class HeaderRead extends Error {
+  constructor(readonly shape: TableShape) {
+    super('header read');
+  }
+}
+
+/**
+ * The table's column names only (the header, the `columns` option, or col1…colN): public facts
+ * a workload can be drawn from before any domain is known. Reads at most the first 100 records
+ * (to decide whether the first row is a header) and no further.
+ */
+export async function readTableHeader(file: string, opts: TableOptions = {}): Promise<TableShape> {
+  try {
+    const t = await readTable(
+      file,
+      {
+        start(shape) {
+          throw new HeaderRead(shape);
+        },
+        row() {},
+      },
+      new Rejections(),
+      opts,
+    );
+    return { header: t.header, hasHeader: t.hasHeader, firstLine: t.firstLine };
+  } catch (err) {
+    if (err instanceof HeaderRead) return err.shape;
+    throw err;
+  }
 }

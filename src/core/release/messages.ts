@@ -20,6 +20,13 @@ export const warnings = {
       `${rejected} of ${read} rows of ${file} were rejected ` +
         '(see `rap-studio schema check`); the release covers the accepted rows only',
     ),
+  /** The curator overrode the refusal of a domain read off the data without DP. */
+  domainNotDp: (columns: readonly string[]) =>
+    warning(
+      'domain-not-dp',
+      `domain not differentially private for ${columns.map((c) => `"${c}"`).join(', ')}: their categories and ranges ` +
+        'were read from the private data; the ledger and the manifest say so',
+    ),
   /** A cap was asked for (`--budget-epsilon`) but the dataset has one. */
   capExists: (name: string, epsilon: number, delta: number) =>
     warning(
@@ -147,5 +154,32 @@ export function fileChangedWhileRead(file: string): InputError {
     `${file}: the file changed while it was being read (its SHA-256 differs between two reads); ` +
       'run again once nothing is writing to it',
     { file },
+  );
+}
+
+/**
+ * n is public and fixed, so a declared domain that cannot hold every record refuses the run
+ * before any reservation (dropping the records would make the engine's n differ from the
+ * ledger's and every σ depend on how many rows failed).
+ */
+export function recordsDoNotFit(
+  loaded: {
+    readonly dataset: { readonly n: number };
+    readonly summary: {
+      readonly file: string;
+      readonly rejected: readonly { reason: string; count: number; firstLine: number }[];
+    };
+  },
+  records: number,
+): InputError {
+  const { file, rejected } = loaded.summary;
+  const first = [...rejected].sort((a, b) => a.firstLine - b.firstLine)[0];
+  const where = first ? `, line ${first.firstLine}: ${first.reason}` : '';
+  return new InputError(
+    `${file}${where}; ${records - loaded.dataset.n} of the ${records} records do not fit the declared domain. ` +
+      'n is public and fixed, so no record may be dropped: fix those rows, or add the values to the declared ' +
+      'domain (a missing category, "(other)", wider bounds), or leave the columns undeclared so that RAP Studio ' +
+      'discovers them privately.',
+    first ? { file, line: first.firstLine } : { file },
   );
 }

@@ -25,6 +25,15 @@ import { writeFileAtomic } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
+import { readTableHeader } from '../data/table.ts';
+import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
+import { notDpColumns, notDpRefusal, provenanceEntries } from '../discovery/not-dp.ts';
+import {
+  checkRawReadable,
+  discoverAndLoad,
+  planRawSource,
+  type RawSourcePlan,
+} from '../discovery/raw-source.ts';
 import { defaultOptions } from '../engine/defaults.ts';
 import { type EngineSpawner, startEngine } from '../engine/process/client.ts';
 import { CancelledError } from '../engine/process/errors.ts';
@@ -32,13 +41,16 @@ import type { NoiseSpec } from '../engine/process/protocol.ts';
 import { type PublicPlan, publicPlan } from '../engine/process/public-plan.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../engine/process/row-count.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
+import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
 import type { Ledger, LedgerIdentity } from '../ledger/ledger.ts';
 import type { ReleaseRecord, ReserveRequest } from '../ledger/types.ts';
-import { defaultDelta, deltaWarning } from '../privacy/accounting.ts';
+import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
+import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
+import { manifestPathFor, releaseManifest } from './manifest.ts';
 import {
   abortCode,
   CANCELLED_BEFORE_RESERVE,
@@ -48,6 +60,7 @@ import {
   outputNotWritten,
   ReleaseAbortedError,
   type ReleaseWarning,
+  recordsDoNotFit,
   type Voice,
   warnings,
 } from './messages.ts';
@@ -56,9 +69,15 @@ import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
   readonly path: string;
+  /**
+   * The curator's public schema. With `discover`, it holds the DECLARED columns only (possibly
+   * none), and every other column of the table is discovered privately after the reservation.
+   */
   readonly schema: Schema;
   /** Whether the first row names the columns; default: guessed. */
   readonly header?: boolean;
+  /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
+  readonly discover?: { readonly share?: number };
 }
 
 export type EngineOverrides = Partial<
@@ -92,6 +111,12 @@ export interface ReleaseSpec {
   readonly noise: NoiseSpec;
   /** Set as the dataset's cap when it has none yet (δ defaults to the run's δ). */
   readonly budgetCap?: { readonly epsilon: number; readonly delta?: number };
+  /**
+   * Release over columns whose domain was read off the data without DP (an inferred schema,
+   * confirmed or not). Refused by default, before any reservation; with this set, the ledger
+   * event and the manifest say "domain not differentially private" for those columns.
+   */
+  readonly allowNonPrivateDomain?: boolean;
 }
 
 export type Warn = (warning: ReleaseWarning) => void;
@@ -108,12 +133,17 @@ export interface Prepared {
   readonly options: RapOptions;
   readonly plan: PublicPlan;
   readonly request: ReserveRequest;
+  /** The raw-CSV plan when columns are discovered privately (after the reservation). */
+  readonly raw: RawSourcePlan | null;
 }
 
 type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
 
 /** 2. The private file read and encoded (for the engine once the budget is reserved). */
-export type Validated = After<Prepared, 'validated'> & { readonly loaded: LoadResult };
+export type Validated = After<Prepared, 'validated'> & {
+  /** null with discovery: the data is encoded after discovery, after the reservation. */
+  readonly loaded: LoadResult | null;
+};
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -132,7 +162,12 @@ export type LedgerPort = {
 export type Reserved = After<Validated, 'reserved'> & { readonly release: ReleaseRecord };
 
 /** 4. The engine's result, waiting to be written (in the app: until the curator exports). */
-export type Finished = After<Reserved, 'finished'> & { readonly result: RapResult };
+export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
+  readonly loaded: LoadResult;
+  readonly result: RapResult;
+  /** What discovery released (null when every column was declared). */
+  readonly discovery: DiscoveredSchema | null;
+};
 
 /** 5. Written and committed. */
 export interface Committed {
@@ -145,49 +180,142 @@ export interface Committed {
 
 export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
   const { schema } = spec.source;
-  const facts = await fingerprintAndCountRows(
-    spec.source.path,
-    schema.columns.map((c) => c.name),
-  );
+  const header = spec.source.header === undefined ? {} : { header: spec.source.header };
+  // Refused before anything else: a domain read off the data without DP leaks.
+  const notDp = notDpColumns(schema);
+  if (notDp.length > 0 && !spec.allowNonPrivateDomain) {
+    throw notDpRefusal(
+      spec.source.path,
+      notDp,
+      '--allow-non-private-domain (command line) or "Release over a non-private domain" (app)',
+    );
+  }
+  if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
+  const discovering = spec.source.discover !== undefined;
+  const names = discovering
+    ? (await readTableHeader(spec.source.path, header)).header
+    : schema.columns.map((c) => c.name);
+  const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
   const dw = deltaWarning(delta, facts.rows);
   if (dw) warn(warnings.deltaLarge(dw));
-  if (schema.origin === 'inferred' || schema.confirmedFromInferred) {
-    warn(warnings.schemaFromData(describeSchemaOrigin(schema)));
+  const rawPlan = discovering
+    ? await planRawSource(
+        spec.source.path,
+        schema.columns,
+        { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
+        header,
+      )
+    : null;
+  // Every column declared: nothing to discover, the declared schema is the whole schema.
+  const raw = rawPlan && rawPlan.undeclared.length > 0 ? rawPlan : null;
+  // With discovery the engine runs on what is left of ρ, given as the ε that converts back to it.
+  const engineBudget = raw ? raw.budget : null;
+  const requested = defaultOptions({
+    epsilon: engineBudget?.engineEpsilon ?? spec.epsilon,
+    delta: engineBudget?.engineDelta ?? delta,
+    ...spec.overrides,
+  });
+  // Query mode's default T and K depend on the domain sizes, known only after discovery: with
+  // discovery it needs both given (the engine still refuses T·K above the discovered query count).
+  if (
+    raw &&
+    requested.mode !== 'table' &&
+    (spec.overrides?.rounds === undefined || spec.overrides?.perRound === undefined)
+  ) {
+    throw new InputError(
+      'query mode with private discovery needs the rounds T and the queries per round K given (its default ' +
+        'rule depends on the domain sizes); give both, use table mode (the default), or declare every column',
+      { field: 'mode' },
+    );
   }
-  const requested = defaultOptions({ epsilon: spec.epsilon, delta, ...spec.overrides });
-  const plan = publicPlan(requested, schema, facts.rows, spec.workload);
+  const planSchema = raw ? raw.provisional : schema;
+  const plan = publicPlan(requested, planSchema, facts.rows, spec.workload);
   // Pin T and K so the engine runs exactly what the ledger records.
   const options: RapOptions = { ...requested, rounds: plan.rounds, perRound: plan.perRound };
   const name = spec.datasetName ?? path.basename(spec.source.path);
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
-    mechanism: `rap-${options.mode}`,
-    epsilon: options.epsilon,
+    mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
+    // With discovery the run uses ρ(ε, δ/2) (δ/2 goes to partition selection, params.discovery)
+    // but reserves ρ(ε, δ), what (ε, δ) costs everywhere else in the ledger: a little more than
+    // it uses, never less, and a run at the cap's ε spends the whole cap.
+    epsilon: spec.epsilon,
     delta,
-    rho: plan.rho,
+    rho: engineBudget ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
     params: {
       rounds: plan.rounds,
       perRound: plan.perRound,
       rows: options.rows,
       oversample: options.oversample,
       kind: plan.kind,
-      numQueries: plan.numQueries,
+      // With discovery the domain sizes (so the query count) are known only after the reservation.
+      numQueries: raw ? 'set by discovery' : plan.numQueries,
       selection: options.selection,
       relaxation: options.relaxation ?? 'sparsemax',
       learningRate: options.learningRate,
       maxSteps: options.maxSteps,
       tolerance: options.tolerance,
       batchSize: options.batchSize,
-      ...(spec.evalWorkload ? { evalWorkloadHash: workloadHash(spec.evalWorkload, schema) } : {}),
+      ...(spec.evalWorkload ? { evalWorkloadHash: workloadHash(spec.evalWorkload, planSchema) } : {}),
+      ...(engineBudget && raw
+        ? {
+            discovery: {
+              share: raw.share,
+              rho: engineBudget.rhoDiscovery,
+              delta: engineBudget.deltaDiscovery,
+              synthesisRho: engineBudget.rhoSynthesis,
+              usedRho: engineBudget.rho,
+              deltaTotal: delta,
+            },
+          }
+        : {}),
+      columns: columnEntries(schema, raw),
     },
-    workload: { hash: workloadHash(spec.workload, schema), json: workloadToJson(spec.workload, schema) },
-    schema: { hash: sha256Hex(canonicalJson(schema)), origin: schema.origin },
+    workload: {
+      hash: workloadHash(spec.workload, planSchema),
+      json: workloadToJson(spec.workload, planSchema),
+    },
+    // The ledger's schema origin is 'declared' or 'inferred' (its table's CHECK predates
+    // discovery): a discovered release records its declared part as 'declared', and which columns
+    // were discovered privately is in params.columns and params.discovery.
+    schema: engineBudget
+      ? { hash: sha256Hex(canonicalJson({ declared: schema, discovery: raw?.share })), origin: 'declared' }
+      : { hash: sha256Hex(canonicalJson(schema)), origin: ledgerOrigin(schema) },
     seedMode: spec.noise.mode,
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
   };
-  return { stage: 'prepared', spec, name, facts, delta, options, plan, request };
+  return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw };
+}
+
+/**
+ * Each column's provenance as the ledger event and the manifest state it, fixed before the
+ * reservation: declared, discovered privately (its ρ and δ), or "domain not differentially private".
+ */
+function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
+  const declared = provenanceEntries(schema);
+  if (!raw) return declared;
+  const byName = new Map(declared.map((e) => [e.name, e]));
+  const d = raw.undeclared.length;
+  return raw.header.map(
+    (name) =>
+      byName.get(name) ?? {
+        name,
+        domain: 'discovered privately' as const,
+        rho: raw.budget.rhoDiscovery / d,
+        delta: raw.budget.deltaDiscovery / d,
+      },
+  );
+}
+
+function ledgerOrigin(schema: Schema): 'declared' | 'inferred' {
+  return schema.origin === 'inferred' || schema.confirmedFromInferred ? 'inferred' : 'declared';
+}
+
+/** Discovery's noise: the run's source (a seeded run gets its own stream). */
+function discoveryNoise(spec: ReleaseSpec): NoiseSource {
+  return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/discovery`);
 }
 
 // ---- 2. validate -----------------------------------------------------------------------------
@@ -195,19 +323,28 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
 /** Reads the private file for the curator only; the engine has not started. */
 export async function validate(
   prepared: Prepared,
-  warn: Warn = () => {},
+  _warn: Warn = () => {},
   signal?: AbortSignal,
 ): Promise<Validated> {
   const { source } = prepared.spec;
+  const header = source.header === undefined ? {} : { header: source.header };
+  if (prepared.raw) {
+    // Nothing is computed from the values before the reservation: only whether the file reads.
+    const records = await checkRawReadable(prepared.raw, header);
+    if (records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
+    return { ...prepared, stage: 'validated', loaded: null };
+  }
   const loaded = await loadCsv(source.path, {
     schema: source.schema,
     signal,
-    ...(source.header !== undefined && { header: source.header }),
+    raggedAsMissing: true,
+    ...header,
   });
   // The ledger records the bytes fingerprinted when n was counted; the file must not change meanwhile.
   if (loaded.fingerprint !== prepared.facts.fingerprint) throw fileChangedWhileRead(source.path);
-  const rejected = loaded.summary.rejected.reduce((s, r) => s + r.count, 0);
-  if (rejected > 0) warn(warnings.rowsRejected(rejected, loaded.summary.rowsRead, loaded.summary.file));
+  // n is public and fixed: a record the declared domain cannot hold is refused here, before any
+  // reservation, rather than dropped (which would make the engine's n differ from the ledger's).
+  if (loaded.dataset.n !== prepared.facts.rows) throw recordsDoNotFit(loaded, prepared.facts.rows);
   return { ...prepared, stage: 'validated', loaded };
 }
 
@@ -246,9 +383,21 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
   try {
     if (signal?.aborted) throw new CancelledError();
     const { spec } = reserved;
+    let loaded = reserved.loaded;
+    let discovery: DiscoveredSchema | null = null;
+    if (reserved.raw) {
+      const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
+        ...(spec.source.header === undefined ? {} : { header: spec.source.header }),
+        ...(signal ? { signal } : {}),
+      });
+      loaded = found.loaded;
+      discovery = found.discovery;
+    }
+    if (!loaded) throw new Error('internal: no encoded data for the engine');
+    const data = loaded;
     const engine = startEngine(
       {
-        data: reserved.loaded.dataset,
+        data: data.dataset,
         workload: spec.workload,
         options: reserved.options,
         noise: spec.noise,
@@ -261,7 +410,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) engine.cancel();
     try {
-      return { ...reserved, stage: 'finished', result: await engine.result };
+      return { ...reserved, stage: 'finished', loaded: data, discovery, result: await engine.result };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -279,17 +428,20 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
 
 // ---- 5. write & commit -----------------------------------------------------------------------
 
-/** Where the release goes: the CSV, and the JSON beside it (the CLI's report, the app's manifest). */
+/** A JSON file written beside the CSV: the public manifest, or the CLI's private report. */
+export interface Sidecar {
+  readonly what: 'private report' | 'release manifest';
+  readonly path: string;
+  readonly content: (csv: WrittenCsv) => unknown;
+  /** The app removes a CSV whose manifest could not be written (it can export again). */
+  readonly removeCsvIfUnwritten: boolean;
+}
+
+/** Where the release goes: the CSV, and the JSON files beside it. */
 export interface WriteTarget {
   readonly voice: Voice;
   readonly csvPath: string;
-  readonly sidecar: {
-    readonly what: 'report' | 'release manifest';
-    readonly path: string;
-    readonly content: (csv: WrittenCsv) => unknown;
-    /** The app removes a CSV whose manifest could not be written (it can export again). */
-    readonly removeCsvIfUnwritten: boolean;
-  };
+  readonly sidecars: readonly Sidecar[];
 }
 
 export async function writeAndCommit(
@@ -297,7 +449,7 @@ export async function writeAndCommit(
   finished: Finished,
   target: WriteTarget,
 ): Promise<Committed> {
-  const { voice, csvPath, sidecar } = target;
+  const { voice, csvPath, sidecars } = target;
   const releaseId = finished.release.id;
   let written: Omit<WrittenCsv, 'sha256'>;
   try {
@@ -306,11 +458,13 @@ export async function writeAndCommit(
     throw outputNotWritten(voice, 'synthetic data', csvPath, releaseId, err);
   }
   const csv: WrittenCsv = { ...written, sha256: await fingerprintFile(csvPath) };
-  try {
-    await writeFileAtomic(sidecar.path, `${JSON.stringify(sidecar.content(csv), null, 2)}\n`);
-  } catch (err) {
-    if (sidecar.removeCsvIfUnwritten) await rm(csvPath, { force: true });
-    throw outputNotWritten(voice, sidecar.what, sidecar.path, releaseId, err);
+  for (const sidecar of sidecars) {
+    try {
+      await writeFileAtomic(sidecar.path, `${JSON.stringify(sidecar.content(csv), null, 2)}\n`);
+    } catch (err) {
+      if (sidecar.removeCsvIfUnwritten) await rm(csvPath, { force: true });
+      throw outputNotWritten(voice, sidecar.what, sidecar.path, releaseId, err);
+    }
   }
   const release = ledger.commit(releaseId, { sha256: csv.sha256, path: csv.path });
   return { stage: 'committed', release, csv };
@@ -328,7 +482,8 @@ export type ReleaseReport = RapResult['report'] & {
   readonly format: 'rap-studio-report';
   readonly releaseId: string;
   readonly ledger: string;
-  readonly dataset: { readonly fingerprint: string; readonly name: string; readonly rows: number };
+  /** No fingerprint: nothing written beside a release holds a hash of the private file. */
+  readonly dataset: { readonly name: string; readonly rows: number; readonly engineRows: number };
   readonly output: { readonly path: string; readonly sha256: string; readonly rows: number };
   readonly schemaOrigin: string;
   readonly nonPrivateDiagnostics: string;
@@ -357,12 +512,20 @@ export async function releaseStraightThrough(
   const committed = await writeAndCommit(ledger, finished, {
     voice: 'cli',
     csvPath: path.resolve(paths.outPath),
-    sidecar: {
-      what: 'report',
-      path: path.resolve(paths.reportPath),
-      removeCsvIfUnwritten: false,
-      content: (csv) => (report = cliReport(ledger, finished, csv)),
-    },
+    sidecars: [
+      {
+        what: 'release manifest',
+        path: manifestPathFor(path.resolve(paths.outPath)),
+        removeCsvIfUnwritten: false,
+        content: (csv) => releaseManifest(finished, csv, finished.name),
+      },
+      {
+        what: 'private report',
+        path: path.resolve(paths.reportPath),
+        removeCsvIfUnwritten: false,
+        content: (csv) => (report = cliReport(ledger, finished, csv)),
+      },
+    ],
   });
   return { release: committed.release, report: report! };
 }
@@ -372,7 +535,7 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     format: 'rap-studio-report',
     releaseId: f.release.id,
     ledger: path.resolve(ledger.file),
-    dataset: { fingerprint: f.facts.fingerprint, name: f.name, rows: f.facts.rows },
+    dataset: { name: f.name, rows: f.facts.rows, engineRows: f.loaded.dataset.n },
     output: { path: csv.path, sha256: csv.sha256, rows: csv.rows },
     ...f.result.report,
     seedMode: f.spec.noise.mode,

@@ -162,9 +162,12 @@ export function validateWorkload(w: Workload, schema: Schema, file?: string): vo
   });
 }
 
-/** The JSON object of a workload, features named, weight always present. */
-export function workloadToObject(w: Workload, schema: Schema): WorkloadJson {
-  const names = schema.columns.map((c) => c.name);
+/**
+ * The JSON object of a workload, features named, weight always present. The names come from the
+ * schema, or from the table's header alone (a workload drawn before any domain is known).
+ */
+export function workloadToObject(w: Workload, schema: Schema | readonly string[]): WorkloadJson {
+  const names = 'columns' in schema ? schema.columns.map((c) => c.name) : schema;
   return {
     thresholds: w.thresholds.map((t) => ({
       features: t.features.map((f) => {
@@ -179,7 +182,7 @@ export function workloadToObject(w: Workload, schema: Schema): WorkloadJson {
 }
 
 /** The workload file text: one threshold per line, so diffs and reviews stay readable. */
-export function workloadToJson(w: Workload, schema: Schema): string {
+export function workloadToJson(w: Workload, schema: Schema | readonly string[]): string {
   const lines = workloadToObject(w, schema).thresholds.map((t) => `    ${JSON.stringify(t)}`);
   return `{\n  "thresholds": [\n${lines.join(',\n')}\n  ]\n}\n`;
 }

@@ -25,7 +25,7 @@ function releases(ledger: string): { status: string }[] {
   }
 }
 
-const capped = (ledger: string) => synthArgs(ledger, ['--budget-epsilon', '10']);
+const capped = (ledger: string) => synthArgs(ledger, ['--budget-epsilon', '10', '--confirm-cap']);
 
 describe('release faults (CLI)', { timeout: CLI_TIMEOUT }, () => {
   it('a ledger replaced by an older copy, or deleted: refused naming the anchor; verify reports it', async () => {

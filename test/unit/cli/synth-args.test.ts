@@ -149,7 +149,10 @@ describe('synth budget refusals: exit 3, nothing reserved', { timeout: CLI_TIMEO
 
   it('--budget-epsilon sets the cap of a new dataset; a cap too small still refuses', async () => {
     const ledger = fx.ledgerPath();
-    const r = await runCli(synthArgs(ledger, ['--budget-epsilon', '0.5', '--out', 'cap.csv']), fx.dir);
+    const r = await runCli(
+      synthArgs(ledger, ['--budget-epsilon', '0.5', '--confirm-cap', '--out', 'cap.csv']),
+      fx.dir,
+    );
     expect(r.code).toBe(3);
     withLedger(ledger, (l) => {
       expect(l.dataset(fx.fingerprint)?.cap).toMatchObject({ epsilon: 0.5, delta: 1e-6 });

@@ -140,7 +140,7 @@ describe('synth runs', { timeout: CLI_TIMEOUT }, () => {
       path.join(fx.dir, 'people.w.json'),
       JSON.stringify({ thresholds: [{ features: ['color', 'age'], r: 1 }] }),
     );
-    const args = synthArgs(ledger, ['--budget-epsilon', '100', ...out('people')]).map((a) =>
+    const args = synthArgs(ledger, ['--budget-epsilon', '100', '--confirm-cap', ...out('people')]).map((a) =>
       a === 'data.csv' ? 'people-in.csv' : a === 'w.json' ? 'people.w.json' : a,
     );
     args.splice(args.indexOf('--domain'), 2, '--schema', 'people.schema.json');

@@ -70,7 +70,7 @@ const column = z.discriminatedUnion('kind', [
 ]);
 const schema = z.object({
   version: z.literal(1),
-  origin: z.enum(['declared', 'inferred']),
+  origin: z.enum(['declared', 'inferred', 'discovered']),
   columns: z.array(column).min(1),
 });
 

@@ -1,0 +1,34 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { epsilonFromRho, rhoFromEpsilon } from '../privacy/accounting.ts';
+import { splitBudget } from './budget.ts';
+
+describe('splitBudget', () => {
+  it('spends exactly (ε, δ): ρ_disc + ρ_synth = ρ(ε, δ/2), δ_disc + δ/2 = δ (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.01, max: 10, noNaN: true }),
+        fc.double({ min: -14, max: -4, noNaN: true }),
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        (epsilon, logDelta, share) => {
+          const delta = 10 ** logDelta;
+          const b = splitBudget(epsilon, delta, share, true);
+          expect(b.rhoDiscovery + b.rhoSynthesis).toBeCloseTo(b.rho, 15);
+          expect(b.rhoDiscovery / b.rho).toBeCloseTo(share, 12);
+          expect(b.deltaDiscovery + b.engineDelta).toBeCloseTo(delta, 20);
+          const engineRho = rhoFromEpsilon(b.engineEpsilon, b.engineDelta);
+          expect(engineRho).toBeLessThanOrEqual(b.rhoSynthesis);
+          expect(engineRho / b.rhoSynthesis).toBeCloseTo(1, 9);
+          // The whole run's claim converts back to ε at the conversion's δ.
+          expect(epsilonFromRho(b.rho, delta / 2) / epsilon).toBeCloseTo(1, 9);
+        },
+      ),
+    );
+  });
+
+  it('without discovery, the engine gets (ε, δ) as asked', () => {
+    const b = splitBudget(1, 1e-9, 0.2, false);
+    expect(b).toMatchObject({ engineEpsilon: 1, engineDelta: 1e-9, rhoDiscovery: 0, deltaDiscovery: 0 });
+    expect(b.rhoSynthesis).toBe(rhoFromEpsilon(1, 1e-9));
+  });
+});

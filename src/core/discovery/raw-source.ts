@@ -1,0 +1,131 @@
+/**
+ * A raw CSV as a release's source: what is fixed before the ledger reserves (the public header,
+ * the declared columns, the budget split, a provisional schema to parse the workload and plan
+ * T and K, a readability check that keeps nothing), and what happens after (private discovery,
+ * then encoding against the discovered schema with every record kept).
+ */
+import { type LoadResult, loadCsv } from '../data/load.ts';
+import { Rejections } from '../data/rejections.ts';
+import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
+import { readTable, readTableHeader } from '../data/table.ts';
+import { InputError } from '../errors.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
+import { type ReleaseBudget, splitBudget } from './budget.ts';
+import { type DiscoveredSchema, discoverSchema } from './discover.ts';
+
+export interface RawSourcePlan {
+  readonly path: string;
+  /** The table's column names (public). */
+  readonly header: readonly string[];
+  readonly declared: readonly Column[];
+  /** Columns discovery will discover privately. */
+  readonly undeclared: readonly string[];
+  readonly share: number;
+  readonly budget: ReleaseBudget;
+  /**
+   * Declared columns as declared, undeclared ones as two-category placeholders: enough to parse a
+   * workload by column names and to fix table mode's T and K (they depend on the number of
+   * thresholds, ρ and n only). Never used to encode data.
+   */
+  readonly provisional: Schema;
+}
+
+export interface RawSourceOptions {
+  readonly header?: boolean;
+}
+
+/** Public facts only: reads the header row (and what deciding the header needs). */
+export async function planRawSource(
+  path: string,
+  declared: readonly Column[],
+  budget: { epsilon: number; delta: number; share: number },
+  opts: RawSourceOptions = {},
+): Promise<RawSourcePlan> {
+  const { header } = await readTableHeader(path, opts.header === undefined ? {} : { header: opts.header });
+  const byName = new Map(declared.map((c) => [c.name, c]));
+  for (const c of declared) {
+    if (!header.includes(c.name)) {
+      throw new InputError(
+        `${path}: the declared column "${c.name}" is not in the table (it has: ${header.join(', ')}).`,
+        {
+          file: path,
+          column: c.name,
+        },
+      );
+    }
+  }
+  const undeclared = header.filter((h) => !byName.has(h));
+  return {
+    path,
+    header,
+    declared,
+    undeclared,
+    share: budget.share,
+    budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
+    provisional: provisionalSchema(header, declared),
+  };
+}
+
+/** The header's columns: declared ones as declared, the others two-category placeholders. */
+export function provisionalSchema(header: readonly string[], declared: readonly Column[]): Schema {
+  const byName = new Map(declared.map((c) => [c.name, c]));
+  const columns: Column[] = header.map(
+    (h) => byName.get(h) ?? { name: h, kind: 'categorical', categories: ['a', 'b'], missing: false },
+  );
+  return { version: SCHEMA_VERSION, origin: 'discovered', columns };
+}
+
+/**
+ * Reads the whole file once for the curator, keeping nothing: a file that cannot be read (not
+ * UTF-8, an unclosed quote, no data rows) fails here, before any reservation. Returns the records.
+ */
+export async function checkRawReadable(plan: RawSourcePlan, opts: RawSourceOptions = {}): Promise<number> {
+  const t = await readTable(plan.path, { start() {}, row() {} }, new Rejections(), {
+    raggedAsMissing: true,
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+  });
+  return t.rowsRead;
+}
+
+export interface DiscoveredSource {
+  readonly discovery: DiscoveredSchema;
+  readonly loaded: LoadResult;
+}
+
+/**
+ * AFTER the reservation: private discovery of the undeclared columns, then the data encoded
+ * against the discovered schema with every record kept (values outside the domain become
+ * "(other)", are clamped, or become missing), so the engine's n is the record count `n`.
+ */
+export async function discoverAndLoad(
+  plan: RawSourcePlan,
+  n: number,
+  noise: NoiseSource,
+  opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
+): Promise<DiscoveredSource> {
+  const header = opts.header === undefined ? {} : { header: opts.header };
+  // With every column declared nothing is measured (no noise is drawn, ρ and δ spent are 0);
+  // discoverSchema still wants a valid budget to split over zero columns.
+  const discovery = await discoverSchema(plan.path, {
+    rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
+    delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
+    noise,
+    declared: plan.declared,
+    ...header,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  const loaded = await loadCsv(plan.path, {
+    schema: discovery.schema,
+    outOfDomain: 'other',
+    raggedAsMissing: true,
+    ...header,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  if (loaded.dataset.n !== n || discovery.records !== n) {
+    throw new Error(
+      `${plan.path}: the file has ${n} records, but ${loaded.dataset.n} were encoded (${discovery.records} profiled); ` +
+        'did it change during the run?',
+    );
+  }
+  return { discovery, loaded };
+}

@@ -1,0 +1,89 @@
+/**
+ * The public release manifest, written beside the synthetic CSV by the CLI and the app alike.
+ * Every field is public: the parameters, ρ/ε/δ and how discovery and synthesis share them, the
+ * ledger's release id, each column's provenance (declared / discovered privately / domain not
+ * differentially private), the output's own hash. Nothing computed from the private file goes
+ * in: no hash of the input (the ledger keeps that fingerprint for itself) and no error metric
+ * (those go to the curator's private report).
+ */
+import { basename } from 'node:path';
+import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
+import type { ReserveRequest } from '../ledger/types.ts';
+import type { SeedMode } from '../privacy/noise.ts';
+import { APP_VERSION } from '../version.ts';
+import type { WrittenCsv } from './output.ts';
+
+/** What the manifest reads of a finished release (release.ts's Finished has all of it). */
+export interface ManifestInput {
+  readonly release: { readonly id: string };
+  readonly request: ReserveRequest;
+  readonly plan: { readonly rho: number };
+  readonly options: { readonly mode: string };
+  readonly spec: {
+    readonly noise: { readonly mode: SeedMode };
+    readonly workload: { readonly thresholds: readonly unknown[] };
+  };
+  readonly result: { readonly report: { readonly backend: string } };
+  readonly facts: { readonly rows: number };
+  readonly loaded: { readonly dataset: { readonly schema: Schema } };
+}
+
+export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
+
+export const INSECURE_SEED_MARK =
+  'insecure-seed: the noise came from a seed, so anyone who knows it can remove it: this output is NOT a ' +
+  'differentially private release (tests and benchmarks only)';
+
+/** `<csv without .csv>.manifest.json`: where the manifest goes. */
+export function manifestPathFor(csvPath: string): string {
+  return `${csvPath.replace(/\.csv$/i, '')}.manifest.json`;
+}
+
+/** The manifest's public fields fixed when the run finishes (no output yet, no time). */
+export function manifestFields(f: ManifestInput, datasetName: string) {
+  const { request, plan, options } = f;
+  const discovery = request.params.discovery as
+    | { share: number; rho: number; delta: number; synthesisRho: number; usedRho: number; deltaTotal: number }
+    | undefined;
+  const insecure = f.spec.noise.mode === 'insecure-seed';
+  return {
+    format: MANIFEST_FORMAT,
+    version: 2,
+    ...(insecure ? { notARelease: INSECURE_SEED_MARK } : {}),
+    releaseId: f.release.id,
+    appVersion: APP_VERSION,
+    mechanism: request.mechanism,
+    privacy: {
+      epsilon: request.epsilon,
+      delta: request.delta,
+      /** Reserved in the ledger: ρ(ε, δ). With discovery the run used ρ(ε, δ/2) (usedRho). */
+      rho: request.rho,
+      ...(discovery ? { usedRho: discovery.usedRho } : {}),
+      accounting: discovery
+        ? 'approximate zCDP: ρ-zCDP outside an event of probability δ_discovery (partition selection), then (ε, δ − δ_discovery)-DP by the zCDP conversion'
+        : 'zCDP, then (ε, δ)-DP by the zCDP conversion',
+      discovery: discovery ? { rho: discovery.rho, delta: discovery.delta, share: discovery.share } : null,
+      synthesis: { rho: discovery ? discovery.synthesisRho : plan.rho },
+    },
+    parameters: { ...request.params, mode: options.mode },
+    seedMode: f.spec.noise.mode,
+    backend: f.result.report.backend,
+    // No hash of the input: the ledger keeps the fingerprint for itself.
+    dataset: { name: datasetName, rows: f.facts.rows },
+    schema: {
+      sha256: request.schema.hash,
+      origin: discovery ? 'discovered' : request.schema.origin,
+      note: describeSchemaOrigin(f.loaded.dataset.schema),
+      columns: request.params.columns,
+    },
+    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+  };
+}
+
+export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: string) {
+  return {
+    ...manifestFields(f, datasetName),
+    createdAt: new Date().toISOString(),
+    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Releases from a raw CSV through the real CLI (issue 17): private discovery by default, the
+ * refusal of a domain read off the data (exit 2, ledger unchanged) and its override, n fixed on
+ * a file with malformed values, and no hash of the input in any file written beside a release.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+
+let dir: string;
+let sha: string;
+const N = 400;
+
+/** Public test data with malformed values: text in a number column, a ragged row, blanks. */
+function rawCsv(): string {
+  const lines = ['age,city,income,note'];
+  for (let i = 0; i < N - 1; i++) {
+    const age = i === 3 ? 'unknown' : String(18 + ((i * 7) % 60));
+    const city = i % 3 === 0 ? 'Oslo' : i % 3 === 1 ? 'Lima' : 'Pune';
+    const income = String((i * 9173) % 90_000);
+    lines.push(`${age},${city},${income},${i % 4 === 0 ? '' : 'x'}`);
+  }
+  lines.push('44,Oslo'); // ragged
+  return `${lines.join('\n')}\n`;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'rap-raw-release-'));
+  const text = rawCsv();
+  writeFileSync(path.join(dir, 'raw.csv'), text);
+  sha = createHash('sha256').update(text).digest('hex');
+  writeFileSync(path.join(dir, 'quote.csv'), 'a,b\n1,2\n3,"x\n4,5\n');
+  // The same table without its malformed records, for a release over its inferred schema.
+  const clean = text.split('\n').filter((l, i) => i !== 4 && l !== '44,Oslo');
+  writeFileSync(path.join(dir, 'clean.csv'), clean.join('\n'));
+  const w = await runCli(
+    [
+      'workload',
+      'random',
+      '--data',
+      'raw.csv',
+      '--k',
+      '2',
+      '--r',
+      '2',
+      '--size',
+      '4',
+      '--seed',
+      '1',
+      '--out',
+      'w.json',
+    ],
+    dir,
+  );
+  expect(w.code).toBe(0);
+}, CLI_TIMEOUT);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const synth = (ledger: string, extra: string[] = []) => [
+  'synth',
+  '--data',
+  'raw.csv',
+  '--workload',
+  'w.json',
+  '--epsilon',
+  '2',
+  '--rows',
+  '20',
+  '--oversample',
+  '2',
+  '--max-steps',
+  '20',
+  '--out',
+  'out.csv',
+  '--ledger',
+  ledger,
+  '--seed',
+  '3',
+  '--insecure-seed',
+  ...extra,
+];
+
+async function capped(name: string): Promise<string> {
+  const ledger = path.join(dir, name);
+  const r = await runCli(
+    ['ledger', 'set-cap', '--dataset', 'raw.csv', '--epsilon', '10', '--delta', '1e-5', '--ledger', ledger],
+    dir,
+  );
+  expect(r.code).toBe(0);
+  return ledger;
+}
+
+describe('a release from a raw CSV', () => {
+  it(
+    'discovers the domain privately by default; n is the record count everywhere; no input hash is written',
+    async () => {
+      const ledger = await capped('l1.sqlite');
+      const r = await runCli(synth(ledger), dir);
+      expect(r.stderr).not.toContain('rap-studio:');
+      expect(r.code).toBe(0);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'out.manifest.json'), 'utf8'));
+      expect(manifest.schema.origin).toBe('discovered');
+      expect(manifest.schema.columns.map((c: { domain: string }) => c.domain)).toEqual(
+        Array(4).fill('discovered privately'),
+      );
+      expect(manifest.privacy.discovery.rho).toBeGreaterThan(0);
+      expect(manifest.notARelease).toContain('insecure-seed');
+      const report = JSON.parse(readFileSync(path.join(dir, 'out.REPORT.private.json'), 'utf8'));
+      expect(report.dataset.rows).toBe(N);
+      expect(report.dataset.engineRows).toBe(N);
+      withLedger(ledger, (l) => {
+        const [release] = l.releases();
+        expect(l.dataset(release.datasetFingerprint)?.rows).toBe(N);
+        expect(release.params.discovery).toMatchObject({ share: 0.2 });
+      });
+      for (const f of readdirSync(dir).filter((f) => f.startsWith('out'))) {
+        expect(readFileSync(path.join(dir, f), 'utf8')).not.toContain(sha);
+      }
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'refuses an inferred (non-private) domain with exit 2, naming the columns and the ways out; the ledger is unchanged',
+    async () => {
+      const inferred = await runCli(['schema', 'infer', 'raw.csv', '--out', 'inferred.json'], dir);
+      expect(inferred.code).toBe(0);
+      const ledger = await capped('l2.sqlite');
+      const before = withLedger(ledger, (l) => l.releases().length);
+      const r = await runCli(synth(ledger, ['--schema', 'inferred.json']), dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('"age", "city", "income", "note"');
+      expect(r.stderr).toContain('declare these columns');
+      expect(r.stderr).toContain('discover them privately');
+      expect(withLedger(ledger, (l) => l.releases().length)).toBe(before);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'with --allow-non-private-domain, the ledger event and the manifest say "domain not differentially private"',
+    async () => {
+      const inferred = await runCli(['schema', 'infer', 'clean.csv', '--out', 'clean-inferred.json'], dir);
+      expect(inferred.code).toBe(0);
+      const ledger = path.join(dir, 'l3.sqlite');
+      const r = await runCli(
+        [
+          ...synth(ledger, [
+            '--schema',
+            'clean-inferred.json',
+            '--allow-non-private-domain',
+            '--out',
+            'leaky.csv',
+          ]),
+          '--data',
+          'clean.csv',
+          '--budget-epsilon',
+          '10',
+          '--confirm-cap',
+        ],
+        dir,
+      );
+      expect(r.stderr).toContain('domain not differentially private');
+      expect(r.code).toBe(0);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'leaky.manifest.json'), 'utf8'));
+      expect(new Set(manifest.schema.columns.map((c: { domain: string }) => c.domain))).toEqual(
+        new Set(['domain not differentially private']),
+      );
+      withLedger(ledger, (l) => {
+        const [release] = l.releases();
+        expect(JSON.stringify(release.params.columns)).toContain('domain not differentially private');
+      });
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'an unclosed quote gives exit 2 naming the line, before any reservation',
+    async () => {
+      const ledger = path.join(dir, 'l4.sqlite');
+      const r = await runCli([...synth(ledger), '--data', 'quote.csv'], dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('quote.csv, line 3: a quote (") opened on this line is never closed');
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    '--budget-epsilon no longer sets a cap in passing',
+    async () => {
+      const ledger = path.join(dir, 'l5.sqlite');
+      const r = await runCli(synth(ledger, ['--budget-epsilon', '5']), dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--confirm-cap');
+    },
+    CLI_TIMEOUT,
+  );
+});
