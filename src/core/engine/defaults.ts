@@ -4,6 +4,9 @@
  * uses only public quantities: ε, δ, n, the number of thresholds and of queries.
  */
 import { rhoFromEpsilon } from '../privacy/accounting.ts';
+import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
+import { measurementSigma } from './measure.ts';
+import { TABLE_CELL_LIMIT } from './table-mode/units.ts';
 import type { RapOptions } from './types.ts';
 
 export const DEFAULT_ROWS = 1000;
@@ -103,6 +106,28 @@ export function defaultTablePlan(p: { rho: number; n: number; thresholds: number
   if (Math.sqrt(p.rho) * p.n < TABLE_BATCH_SIGNAL) return { roundBound: base, perRound: 1 };
   return { roundBound: Math.ceil((TABLE_BATCH_BOUND * base) / TABLES_PER_ROUND), perRound: TABLES_PER_ROUND };
 }
+
+/**
+ * Table mode's plan (issue 19), from public quantities only (ρ, n, the workload's distinct tables
+ * and their cells): measure every table directly when the Gaussian mechanism on them all would
+ * already be accurate — its expected max error over their cells, σ·E max|Z| with
+ * σ = √(2N/(2ρ))/n, at most DIRECT_MAX_EXPECTED_ERROR — and every table fits the cell limit;
+ * otherwise select adaptively. Measured on ADULT (64 random 3-way marginals, released CSV):
+ * ε = 1 (expected 0.0073) direct ≈ 0.009 vs adaptive 0.015–0.019; ε = 0.1 (0.072) adaptive
+ * ≈ 0.045 vs direct ≈ 0.06.
+ */
+export function defaultTableStrategy(p: {
+  rho: number;
+  n: number;
+  cells: readonly number[];
+}): 'direct' | 'adaptive' {
+  if (p.cells.some((c) => c > TABLE_CELL_LIMIT)) return 'adaptive';
+  const sigma = measurementSigma(p.rho, { tables: p.cells.length }, p.n);
+  const total = p.cells.reduce((a, b) => a + b, 0);
+  return sigma * expectedMaxAbsNormal(total) <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'adaptive';
+}
+
+export const DIRECT_MAX_EXPECTED_ERROR = 0.03;
 
 export const TABLE_ROUNDS_MIN = 8;
 export const TABLE_ROUNDS_MAX = 32;

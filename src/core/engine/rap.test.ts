@@ -6,7 +6,7 @@ import { randomDataset } from '../workload/test-data.ts';
 import type { Workload } from '../workload/types.ts';
 import { defaultOptions } from './defaults.ts';
 import { runRap } from './rap.ts';
-import type { ProgressEvent, RapInput, RapOptions, RapReport, TableModeTrace } from './types.ts';
+import type { ProgressEvent, RapInput, RapOptions, AdaptiveTableTrace, RapReport } from './types.ts';
 
 const SIZES = [3, 2, 4, 2];
 const data = randomDataset(SIZES, 400, 7);
@@ -110,12 +110,12 @@ describe('runRap', () => {
   it('runs in table mode: one-way start, tables each round until ρ is spent, σ and thresholds shown', async () => {
     const events: ProgressEvent[] = [];
     const { report } = await runRap({
-      ...input({ mode: 'table', rounds: 4, perRound: 1 }),
+      ...input({ mode: 'table', tablePlan: 'adaptive', rounds: 4, perRound: 1 }),
       onProgress: (e) => events.push(e),
     });
     expect(report.mode).toBe('table');
     const trace = report.tableMode;
-    if (!trace) throw new Error('a table-mode report has its trace');
+    if (trace?.strategy !== 'adaptive') throw new Error('an adaptive table-mode report has its trace');
     expect(trace.oneWay.features).toBe(SIZES.length);
     expect(trace.roundBound).toBe(4);
     expect(trace.measurements.length).toBeGreaterThanOrEqual(1);
@@ -137,11 +137,11 @@ describe('runRap', () => {
   });
 
   it('in table mode measures up to perRound distinct tables per round, then fits once', async () => {
-    const { report } = await runRap(input({ mode: 'table', rounds: 6, perRound: 3 }));
+    const { report } = await runRap(input({ mode: 'table', tablePlan: 'adaptive', rounds: 6, perRound: 3 }));
     const trace = report.tableMode;
-    if (!trace) throw new Error('a table-mode report has its trace');
+    if (trace?.strategy !== 'adaptive') throw new Error('an adaptive table-mode report has its trace');
     expect(report.perRound).toBe(3);
-    const byRound = new Map<number, TableModeTrace['measurements'][number][]>();
+    const byRound = new Map<number, AdaptiveTableTrace['measurements'][number][]>();
     for (const r of trace.measurements) byRound.set(r.round, [...(byRound.get(r.round) ?? []), r]);
     expect(report.rounds).toBe(byRound.size);
     for (const records of byRound.values()) {

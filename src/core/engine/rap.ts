@@ -27,7 +27,11 @@ import { SelectedQueries } from './query-mode/selected-queries.ts';
 import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
 import { roundRelaxed } from './rounding.ts';
 import { PhaseTimer, RunControl } from './run-control.ts';
-import { type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
+import { measuredFit, type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
+import { TABLE_CELL_LIMIT } from './table-mode/units.ts';
+
+/** The direct plan's one projection may take this many times maxSteps (it starts from one-ways). */
+const DIRECT_STEPS = 4;
 import { type EngineTimings, timedSession } from './timings.ts';
 import type { RapInput, RapReport, RapResult, TableModeTrace } from './types.ts';
 
@@ -39,7 +43,7 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const exact = new ExactAnswers(input.data);
   const plan: StartedPlan =
     publicPlan.kind === 'table'
-      ? startTablePlan(publicPlan, input.data, exact, input.options.rows, input.noise)
+      ? startTablePlan(publicPlan, { ...input, rows: input.options.rows }, exact, input.noise)
       : publicPlan;
   const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   // Table mode starts from its one-way measurement; query mode from uniform noise.
@@ -59,6 +63,7 @@ type StartedPlan = QueryPlan | StartedTablePlan;
 
 class RapRun {
   private tableTrace: TableModeTrace | undefined;
+  private fitQuality: RapReport['fit'];
   private readonly selection = new PhaseTimer();
   private readonly projection = new PhaseTimer();
   private steps = 0;
@@ -127,19 +132,25 @@ class RapRun {
     await this.projectRound(1, { groups: [], tables }, 0);
   }
 
-  /** Table mode (table-mode/): one-way start, then AIM-style rounds of whole tables. */
+  /** Table mode (table-mode/): every table measured directly, or AIM-style adaptive rounds. */
   private async fitTables(plan: StartedTablePlan): Promise<void> {
     const { exact, session, noise, control } = this;
-    const workload = this.input.workload;
-    const mode = new TableRounds({
-      plan,
-      workload,
-      exact,
-      session,
-      noise,
-      control,
-      selectionTimer: this.selection,
-    });
+    const { workload } = this.input;
+    const base = { roundBound: plan.roundBound, cellLimit: TABLE_CELL_LIMIT };
+    if (plan.strategy === 'direct') {
+      const { start } = plan;
+      const selectedThresholds = workload.thresholds.map((_, ti) => ti);
+      const round = { selectedThresholds, rounds: 1, sigma: start.sigma };
+      // One fit to every table, until its residual is the noise's (the projection's floor).
+      const tables = start.measured.map((m) => m.target);
+      await this.projectRound(1, { groups: [], tables }, 0, round, DIRECT_STEPS);
+      const { rho, sigma, cells, oneWay } = start;
+      const direct = { rho, sigma, tables: start.tables, cells, oneWay };
+      this.tableTrace = { strategy: 'direct', ...base, rhoSpent: rho + oneWay.rho, direct };
+      this.fitQuality = measuredFit(session, start.measured, plan.layout.sizes);
+      return;
+    }
+    const mode = new TableRounds({ plan, workload, exact, session, noise, control, selectionTimer: this.selection });
     await mode.run(async (problem, r) => {
       await this.projectRound(r.round, problem, 0, {
         selectedThresholds: r.thresholds,
@@ -148,6 +159,7 @@ class RapRun {
       });
     });
     this.tableTrace = mode.trace();
+    this.fitQuality = mode.fit();
   }
 
   private async projectRound(
@@ -156,6 +168,8 @@ class RapRun {
     /** Measurement noise σ where fitting should stop (0: none). */
     noiseFloor: number,
     table?: { selectedThresholds: readonly number[]; rounds: number; sigma: number },
+    /** Step budget as a multiple of maxSteps. */
+    stepsFactor = 1,
   ): Promise<void> {
     const T = table?.rounds ?? plannedRounds(this.plan);
     this.projection.start();
@@ -175,7 +189,7 @@ class RapRun {
     const outcome = await project(
       this.session,
       problem,
-      { ...this.input.options, noiseFloor },
+      { ...this.input.options, maxSteps: this.input.options.maxSteps * stepsFactor, noiseFloor },
       this.noise,
       this.control,
       (s) => this.control.progress(event(s.step, s.loss, s.maxError)),
@@ -252,11 +266,15 @@ class RapRun {
       relaxedDensity: density(relaxed),
       timings: { ...fitTimings, evaluation: (performance.now() - evaluationStarted) / 1000 },
       ...(this.tableTrace
-        ? { tableMode: this.tableTrace, rounds: this.tableTrace.measurements.at(-1)?.round ?? 0 }
+        ? { tableMode: this.tableTrace, rounds: roundsOf(this.tableTrace), fit: this.fitQuality }
         : {}),
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }
+}
+
+function roundsOf(trace: TableModeTrace): number {
+  return trace.strategy === 'direct' ? 1 : (trace.measurements.at(-1)?.round ?? 0);
 }
 
 /** Share of nonzero entries of D': the work of the all-query tables grows with it. */

@@ -23,6 +23,8 @@ export interface RapOptions {
   /** Each relaxed row is sampled this many times by randomized rounding. Default 5. */
   readonly oversample: number;
   readonly mode: EngineMode;
+  /** Table mode's plan; undefined = the public rule (defaults.ts, defaultTableStrategy). */
+  readonly tablePlan?: 'direct' | 'adaptive';
   /** 'oneshot' = OSAS (default), 'iterative' = AS, for comparison. */
   readonly selection: 'oneshot' | 'iterative';
   /** Adam learning rate, step budget per round, early-stopping tolerance, query mini-batch. */
@@ -104,6 +106,12 @@ export interface RapReport {
   };
   /** Table mode: what was measured, with which noise (public: noisy outputs and their scales). */
   readonly tableMode?: TableModeTrace;
+  /**
+   * Table mode: how close D' came to its measurements — the weighted RMS of (D' − measured) over
+   * every measured cell — beside the noise's (the same RMS for the true tables, in expectation).
+   * Fitting further than the noise only fits noise.
+   */
+  readonly fit?: { readonly residualRms: number; readonly noiseRms: number };
 }
 
 export interface TableModeFallback {
@@ -130,7 +138,16 @@ export interface TableMeasurementRecord {
   readonly annealed: boolean;
 }
 
-export interface TableModeTrace {
+interface TableTraceBase {
+  /** T₀, the bound on rounds (T₀·K bounds the measurements and sets their first ρ). */
+  readonly roundBound: number;
+  readonly cellLimit: number;
+  readonly rhoSpent: number;
+}
+
+/** The adaptive plan: one-way start, then rounds of selected measurements. */
+export interface AdaptiveTableTrace extends TableTraceBase {
+  readonly strategy: 'adaptive';
   readonly oneWay: { readonly rho: number; readonly sigma: number; readonly features: number };
   /** Features whose small categories were merged for grouped tables: categories → groups. */
   readonly compressed: readonly {
@@ -138,13 +155,24 @@ export interface TableModeTrace {
     readonly categories: number;
     readonly groups: number;
   }[];
-  /** T₀, the bound on rounds (T₀·K bounds the measurements and sets their first ρ). */
-  readonly roundBound: number;
-  readonly cellLimit: number;
   readonly fallbacks: readonly TableModeFallback[];
   readonly measurements: readonly TableMeasurementRecord[];
-  readonly rhoSpent: number;
 }
+
+/** The direct plan: every distinct workload table measured once, together, at the whole ρ. */
+export interface DirectTableTrace extends TableTraceBase {
+  readonly strategy: 'direct';
+  readonly direct: {
+    readonly oneWay: { readonly rho: number; readonly sigma: number };
+    readonly rho: number;
+    readonly sigma: number;
+    readonly tables: number;
+    /** Cells measured: the tables' after merging small categories. */
+    readonly cells: number;
+  };
+}
+
+export type TableModeTrace = AdaptiveTableTrace | DirectTableTrace;
 
 export interface RapInput {
   readonly data: EncodedDataset;
