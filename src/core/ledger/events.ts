@@ -8,6 +8,18 @@ import type { ReserveRequest } from './types.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
+/**
+ * A cap set before the tight (ε, δ) → ρ conversion (issue 19), re-converted: same (ε, δ), ρ
+ * raised from `previousRho` (the loose conversion the cap was enforced with) to `rho`.
+ */
+export interface CapReconvertedPayload {
+  fingerprint: string;
+  epsilon: number;
+  delta: number;
+  previousRho: number;
+  rho: number;
+}
+
 /** A reservation as the event log records it: the request plus the release id. */
 export type ReservedPayload = ReserveRequest & { id: string };
 
@@ -16,6 +28,8 @@ export type LedgerEvent =
   | { kind: 'dataset-alias'; payload: { fingerprint: string; name: string } }
   | { kind: 'dataset-rows'; payload: { fingerprint: string; rows: number } }
   | { kind: 'cap-set'; payload: { fingerprint: string; rho: number; epsilon: number; delta: number } }
+  /** Migration (issue 19): a cap's (ε, δ) re-converted to ρ by the tight conversion. */
+  | { kind: 'cap-reconverted'; payload: CapReconvertedPayload }
   | { kind: 'release-reserved'; payload: ReservedPayload }
   | { kind: 'release-committed'; payload: { id: string; outputSha256: string; outputPath: string | null } }
   | { kind: 'release-aborted'; payload: { id: string; reason: string } };
@@ -63,6 +77,13 @@ const PAYLOADS: Record<EventKind, Check> = {
   'dataset-alias': object({ fingerprint: hex64, name: text }),
   'dataset-rows': object({ fingerprint: hex64, rows: count(1) }),
   'cap-set': object({ fingerprint: hex64, rho: positive, epsilon: positive, delta: probability }),
+  'cap-reconverted': object({
+    fingerprint: hex64,
+    epsilon: positive,
+    delta: probability,
+    previousRho: positive,
+    rho: positive,
+  }),
   'release-reserved': object({
     id: text,
     fingerprint: hex64,

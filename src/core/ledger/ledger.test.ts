@@ -56,7 +56,8 @@ describe('cap', () => {
     expect(err.remainingRho).toBe(CAP_RHO);
     expect(err.remainingEpsilon).toBeCloseTo(1, 12);
     expect(err.message).toContain('remaining budget ε=1 at δ=1e-6');
-    expect(err.message).toContain('(ρ=0.0174689)');
+    // The tight ρ of (ε = 1, δ = 1e-6) (issue 19; the loose conversion gave 0.0174689).
+    expect(err.message).toContain('(ρ=0.024356)');
     expect(err.message).toContain('rap-studio ledger set-cap');
     expect(l.releases()).toHaveLength(0);
   });

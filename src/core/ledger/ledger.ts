@@ -26,15 +26,20 @@
  * - Datasets are identified by the SHA-256 of the file. The first name is kept; later names for
  *   the same bytes are recorded as aliases. rows = 0 means "not known yet" (a cap set with
  *   `ledger set-cap` before any run); the first ensureDataset with a row count records it once.
- * - A cap is stated as (ε, δ) and enforced as ρ = rhoFromEpsilon(ε, δ); totals are shown as ε at
- *   the cap's δ. Setting a cap again replaces it (the old one stays in the event log).
+ * - A cap is stated as (ε, δ) and enforced as ρ = rhoFromEpsilon(ε, δ), the tight conversion of
+ *   Canonne, Kamath & Steinke 2020; totals are shown as ε at the cap's δ by the same conversion.
+ *   Setting a cap again replaces it (the old one stays in the event log).
+ * - Ledgers written before the tight conversion (schema version 1) enforced caps with the loose
+ *   ρ = (√(ε + ln 1/δ) − √(ln 1/δ))². Opening one appends a `cap-reconverted` event per such cap
+ *   (same (ε, δ), tight ρ) — see reconvertLooseCaps. Recorded spends keep the ρ the engine used:
+ *   what was spent was spent.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { InputError } from '../errors.ts';
-import { rhoFromEpsilon } from '../privacy/accounting.ts';
+import { looseRhoFromEpsilon, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { admits, computeTotals, describeDataset, noCapRefusal, overCapRefusal } from './budget.ts';
 import { chainEvent, type EventRow, type LedgerEvent } from './events.ts';
 import { exportLedger } from './export.ts';
@@ -71,9 +76,11 @@ export class Ledger {
     const inMemory = file === ':memory:';
     if (!inMemory) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    const ledger = new Ledger(db, file);
     try {
       configure(db);
       migrate(db, file);
+      ledger.reconvertLooseCaps();
     } catch (err) {
       db.close();
       if ((err as { code?: string }).code === 'SQLITE_NOTADB') {
@@ -86,7 +93,7 @@ export class Ledger {
       }
       throw err;
     }
-    return new Ledger(db, file);
+    return ledger;
   }
 
   close(): void {
@@ -226,6 +233,40 @@ export class Ledger {
 
   // ── internals ──
 
+  /**
+   * Migration to the tight (ε, δ) → ρ conversion (issue 19): a cap whose ρ is the loose
+   * conversion of its own (ε, δ) was set by a version before it, so it gets the tight ρ of the
+   * same (ε, δ) — the guarantee the curator stated, which the tight ρ still implies. Appended as
+   * events, so the chain and verify() hold; runs on every open and finds nothing the second time.
+   */
+  private reconvertLooseCaps(): void {
+    const caps = this.db
+      .prepare(
+        'SELECT fingerprint, cap_rho, cap_epsilon, cap_delta FROM datasets WHERE cap_rho IS NOT NULL ORDER BY created_at, fingerprint',
+      )
+      .all() as { fingerprint: string; cap_rho: number; cap_epsilon: number; cap_delta: number }[];
+    const stale = caps.filter((c) => isLooseCap(c.cap_rho, c.cap_epsilon, c.cap_delta));
+    if (stale.length === 0) return;
+    this.write(() => {
+      for (const c of caps) {
+        // Re-read inside the write lock: another process may have migrated it meanwhile.
+        const d = this.state.dataset(c.fingerprint);
+        if (!d || d.cap_rho === null || d.cap_epsilon === null || d.cap_delta === null) continue;
+        if (!isLooseCap(d.cap_rho, d.cap_epsilon, d.cap_delta)) continue;
+        this.record({
+          kind: 'cap-reconverted',
+          payload: {
+            fingerprint: d.fingerprint,
+            epsilon: d.cap_epsilon,
+            delta: d.cap_delta,
+            previousRho: d.cap_rho,
+            rho: rhoFromEpsilon(d.cap_epsilon, d.cap_delta),
+          },
+        });
+      }
+    });
+  }
+
   /** Runs `fn` in BEGIN IMMEDIATE: the write lock is held from the first read. */
   private write<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
@@ -282,6 +323,15 @@ export class Ledger {
     }
     return r;
   }
+}
+
+/**
+ * Whether a stored cap ρ is the loose conversion of its (ε, δ) (to 1e-12 relative) and below
+ * the tight one, i.e. was written before the tight conversion and can be raised.
+ */
+function isLooseCap(rho: number, epsilon: number, delta: number): boolean {
+  const loose = looseRhoFromEpsilon(epsilon, delta);
+  return Math.abs(rho - loose) <= 1e-12 * loose && rhoFromEpsilon(epsilon, delta) > rho;
 }
 
 /** WAL (readers never block the writer), enforced foreign keys, and durable commits. */

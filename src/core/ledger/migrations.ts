@@ -89,8 +89,15 @@ WHEN OLD.status <> 'reserved' OR NEW.status NOT IN ('committed', 'aborted')
 BEGIN SELECT RAISE(ABORT, 'ledger: status moves only from reserved to committed or aborted'); END;
 `;
 
+/**
+ * Migration 2 (issue 19): no schema change. It marks ledgers whose caps may carry
+ * `cap-reconverted` events (the tight (ε, δ) → ρ conversion; Ledger.reconvertLooseCaps appends
+ * them), so a version that cannot read those events refuses the file instead of misreading it.
+ */
+const V2 = '-- tight (ε, δ) → ρ conversion: cap-reconverted events (no schema change)';
+
 /** Index i holds the SQL that takes user_version i to i + 1. Append only; never edit one. */
-export const MIGRATIONS: readonly string[] = [V1];
+export const MIGRATIONS: readonly string[] = [V1, V2];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The triggers that keep spends immutable; verify() reports one that has gone missing. */

@@ -114,6 +114,14 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
         row: { ...d, cap_rho: p.rho, cap_epsilon: p.epsilon, cap_delta: p.delta, cap_set_at: ts },
       };
     }
+    case 'cap-reconverted': {
+      // Only the ρ of the cap in force changes; its (ε, δ) and the time it was set stay.
+      const p = event.payload;
+      const d = existingDataset(state, p.fingerprint);
+      if (d.cap_rho !== p.previousRho || d.cap_epsilon !== p.epsilon || d.cap_delta !== p.delta)
+        throw new ReplayError(`cap of ${p.fingerprint} re-converted from a cap it does not have`);
+      return { table: 'datasets', row: { ...d, cap_rho: p.rho } };
+    }
     case 'release-reserved': {
       const p = event.payload;
       existingDataset(state, p.fingerprint);

@@ -1,6 +1,6 @@
 /** Checks on what callers hand the ledger, as InputErrors naming the field and value. */
 import { InputError } from '../errors.ts';
-import { assertEpsilonDelta, epsilonFromRho } from '../privacy/accounting.ts';
+import { assertEpsilonDelta, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { canonicalJson } from './canonical.ts';
 import type { ReservedPayload } from './events.ts';
 import type { ReserveRequest } from './types.ts';
@@ -70,10 +70,11 @@ export function reservePayload(id: string, req: ReserveRequest): ReservedPayload
   assertText(req.mechanism, 'mechanism');
   assertBudget(req.epsilon, req.delta);
   assertPositive(req.rho, 'rho', false);
-  const implied = epsilonFromRho(req.rho, req.delta);
-  if (Math.abs(implied - req.epsilon) > CONVERSION_TOLERANCE * req.epsilon) {
+  // Compared in ρ, which is what the engine computes from (ε, δ) and what the gate adds up.
+  const implied = rhoFromEpsilon(req.epsilon, req.delta);
+  if (Math.abs(implied - req.rho) > CONVERSION_TOLERANCE * implied) {
     throw new InputError(
-      `rho=${req.rho} at delta=${req.delta} means epsilon=${implied}, not the epsilon=${req.epsilon} requested: ` +
+      `epsilon=${req.epsilon} at delta=${req.delta} buys rho=${implied}, not the rho=${req.rho} requested: ` +
         'compute rho with rhoFromEpsilon (src/core/privacy/accounting.ts)',
       { field: 'rho' },
     );

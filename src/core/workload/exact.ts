@@ -144,6 +144,26 @@ export function exactThresholdAnswers(data: EncodedDataset, t: Threshold): Float
 }
 
 /**
+ * The answers of an r-of-k threshold from its k-way table of counts over n rows (row-major over
+ * the threshold's features, domain sizes `dims`), leaving the table as it was. The map is affine
+ * in the table (linear plus n), so a table with additive noise gives answers with additive noise
+ * that does not depend on the table: what the Gaussian-mechanism baseline
+ * (engine/baselines/gm-tables.ts) relies on.
+ */
+export function thresholdAnswersFromTable(
+  table: Float64Array,
+  dims: readonly number[],
+  r: number,
+  n: number,
+): Float64Array {
+  if (table.length !== tableSize(dims))
+    throw new RangeError(`table has ${table.length} cells, dims ${dims.join(' × ')} need ${tableSize(dims)}`);
+  if (!Number.isInteger(r) || r < 1 || r > dims.length)
+    throw new RangeError(`r must be an integer in 1..${dims.length}, got ${r}`);
+  return matchCountTransform(Float64Array.from(table), dims, r, n);
+}
+
+/**
  * From the contingency table C[z] (overwritten) to the answers: the fractions of rows with at
  * least r matches of each target y. Processing axis j turns its index from the row's value z_j into the target's y_j and tracks,
  * per cell, how many rows have each number of matches (or mismatches) so far:
