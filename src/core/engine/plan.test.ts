@@ -3,7 +3,7 @@ import { schemaFromDomain } from '../data/benchmark.ts';
 import type { EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { randomWorkload } from '../workload/random.ts';
-import { defaultOptions, defaultTableStrategy, DIRECT_MAX_EXPECTED_ERROR } from './defaults.ts';
+import { DIRECT_MAX_EXPECTED_ERROR, defaultOptions, defaultTableStrategy } from './defaults.ts';
 import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
 import { measurementSigma } from './measure.ts';
 import { planRun } from './plan.ts';
@@ -41,7 +41,13 @@ const noNoise: NoiseSource = {
 const sizes = Object.values(ADULT);
 
 function plan(epsilon: number, k: number, r: number) {
-  const workload = randomWorkload({ numFeatures: sizes.length, k, r, size: k === 3 && r === 3 ? 64 : 16, seed: 1 });
+  const workload = randomWorkload({
+    numFeatures: sizes.length,
+    k,
+    r,
+    size: k === 3 && r === 3 ? 64 : 16,
+    seed: 1,
+  });
   const options = defaultOptions({ epsilon, delta: 1 / n ** 2, mode: 'table' });
   return { workload, plan: planRun({ data: valueless, workload, options, noise: noNoise }) };
 }

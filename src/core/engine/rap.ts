@@ -14,8 +14,8 @@ import { gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
 import type { Workload } from '../workload/types.ts';
+import { gmTablesBaseline } from './baselines/gm-tables.ts';
 import { ExactAnswers } from './exact-answers.ts';
-import { gaussianBaselineError } from './gaussian-baseline.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
 import { measure, measurementSigma } from './measure.ts';
@@ -30,8 +30,16 @@ import { PhaseTimer, RunControl } from './run-control.ts';
 import { measuredFit, type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
 import { TABLE_CELL_LIMIT } from './table-mode/units.ts';
 
+/**
+ * The GM baseline's simulation (workloads with r < k) within about 2·10⁷ simulated cells, so
+ * every report can carry it: at least 2 repetitions, at most 30, to 2% relative standard error;
+ * the report states the standard error reached.
+ */
+const GM_SIMULATION = { relativePrecision: 0.02, minRepetitions: 2, maxRepetitions: 30, cellBudget: 2e7 };
+
 /** The direct plan's one projection may take this many times maxSteps (it starts from one-ways). */
 const DIRECT_STEPS = 4;
+
 import { type EngineTimings, timedSession } from './timings.ts';
 import type { RapInput, RapReport, RapResult, TableModeTrace } from './types.ts';
 
@@ -147,10 +155,19 @@ class RapRun {
       const { rho, sigma, cells, oneWay } = start;
       const direct = { rho, sigma, tables: start.tables, cells, oneWay };
       this.tableTrace = { strategy: 'direct', ...base, rhoSpent: rho + oneWay.rho, direct };
-      this.fitQuality = measuredFit(session, start.measured, plan.layout.sizes);
+      const raw = start.measured.map((m) => ({ target: { ...m.target, measured: m.raw }, sigma: m.sigma }));
+      this.fitQuality = measuredFit(session, raw, plan.layout.sizes);
       return;
     }
-    const mode = new TableRounds({ plan, workload, exact, session, noise, control, selectionTimer: this.selection });
+    const mode = new TableRounds({
+      plan,
+      workload,
+      exact,
+      session,
+      noise,
+      control,
+      selectionTimer: this.selection,
+    });
     await mode.run(async (problem, r) => {
       await this.projectRound(r.round, problem, 0, {
         selectedThresholds: r.thresholds,
@@ -231,6 +248,7 @@ class RapRun {
     const [relaxedErrors, rounded] = present.bySource;
     const future = evalWorkload ? await evaluate(evalWorkload) : undefined;
     const { rho, numQueries: m } = this.plan;
+    const gm = gmTablesBaseline({ rho, n: data.n, sizes: this.plan.layout.sizes, workload }, GM_SIMULATION);
     const report: RapReport = {
       mode: o.mode,
       presentError: relaxedErrors.max,
@@ -238,7 +256,8 @@ class RapRun {
       meanError: relaxedErrors.mean,
       roundedMeanError: rounded.mean,
       all0Error: present.maxExact,
-      gmError: gaussianBaselineError(measurementSigma(rho, { queries: m }, data.n), m),
+      gmError: gm.expectedMaxError.mean,
+      gmBaseline: gm,
       numQueries: m,
       rho,
       epsilon: o.epsilon,

@@ -5,6 +5,7 @@
 import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
+import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 
 /** Which implementation of the engine's kernels runs. */
 export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
@@ -61,7 +62,9 @@ export interface RapReport {
   readonly meanError: number;
   readonly roundedMeanError: number;
   readonly all0Error: number;
+  /** The GM baseline's expected max error (gmBaseline: each distinct workload table measured once). */
   readonly gmError: number;
+  readonly gmBaseline: GmTablesBaseline;
   readonly numQueries: number;
   readonly rho: number;
   readonly epsilon: number;
