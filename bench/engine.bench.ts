@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadBenchmark } from '../src/core/data/load.ts';
+import { loadBenchmark } from '../src/core/data/benchmark.ts';
 import { layoutOf } from '../src/core/data/onehot.ts';
 import type { EncodedDataset } from '../src/core/data/schema.ts';
 import { defaultOptions } from '../src/core/engine/defaults.ts';

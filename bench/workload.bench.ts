@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadBenchmark } from '../src/core/data/load.ts';
+import { loadBenchmark } from '../src/core/data/benchmark.ts';
 import { domainSizes, type EncodedDataset } from '../src/core/data/schema.ts';
 import { exactAnswersByInclusionExclusion, exactThresholdAnswers } from '../src/core/workload/exact.ts';
 import { queryCount } from '../src/core/workload/queries.ts';

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadBenchmark } from '../../src/core/data/load.ts';
+import { loadBenchmark } from '../../src/core/data/benchmark.ts';
 import type { EncodedDataset } from '../../src/core/data/schema.ts';
 import { generateLoansDataset } from './loans-generator.ts';
 import type { DatasetId } from './types.ts';

@@ -4,7 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { exitCodeFor } from '../core/errors.ts';
-import { APP_VERSION } from '../shared/version.ts';
+import { APP_VERSION } from '../core/version.ts';
 
 type Registrar = (program: Command) => void;
 

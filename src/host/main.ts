@@ -30,6 +30,7 @@ export async function runWebMode(argv: string[]): Promise<void> {
   const ledgerPath = values.ledger ?? defaultLedgerPathForApp();
   const host = await startWebHost({
     staticDir: values.static ?? join(repoRoot, 'out/renderer'),
+    resourcesDir: join(repoRoot, 'resources'),
     workDir,
     port: values.port ? Number(values.port) : 0,
     createServices: (hooks) => createServices({ mode: 'web', ledgerPath, workDir, ...hooks }),

@@ -27,6 +27,8 @@ export interface WebHostOptions {
   readonly token?: string;
   /** Largest accepted upload in bytes (default 2 GiB). */
   readonly maxUploadBytes?: number;
+  /** The top-level resources/ folder (the application icon, served as the favicon). */
+  readonly resourcesDir?: string;
   /** Builds the services once the host can emit events and offer downloads. */
   readonly createServices: (host: HostHooks) => Services;
 }
@@ -57,6 +59,13 @@ const MIME: Record<string, string> = {
 };
 
 const COOKIE = 'rap_token';
+
+/** The application icon (resources/) as the page's favicon; browsers also ask for /favicon.ico. */
+const FAVICONS: Readonly<Record<string, string>> = {
+  '/favicon.svg': 'icon.svg',
+  '/favicon.png': 'icon.png',
+  '/favicon.ico': 'icon.png',
+};
 
 function sameToken(a: string | undefined, b: string): boolean {
   if (!a) return false;
@@ -214,6 +223,11 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
         'cache-control': 'no-store',
       });
       return pipeline(createReadStream(item.path), res);
+    }
+    const icon = FAVICONS[path];
+    if (req.method === 'GET' && icon && opts.resourcesDir) {
+      res.writeHead(200, { 'content-type': MIME[extname(icon)], 'cache-control': 'max-age=86400' });
+      return pipeline(createReadStream(join(opts.resourcesDir, icon)), res);
     }
     if (req.method === 'GET' || req.method === 'HEAD')
       return serveStatic(res, url, url.searchParams.has('token'));

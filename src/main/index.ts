@@ -11,6 +11,7 @@ import { dispatch, toErrorPayload } from '../services/dispatch.ts';
 import { defaultLedgerPathForApp } from '../services/paths.ts';
 import { createServices, type Services } from '../services/services.ts';
 import type { AppEvent } from '../shared/api.ts';
+import { IPC_CHANNELS, isActiveStatus } from '../shared/constants.ts';
 import { electronDialogs } from './dialogs.ts';
 import { utilityProcessSpawner } from './engine-spawner.ts';
 
@@ -21,11 +22,11 @@ let services: Services | undefined;
 /** Whether a run is under way (closing the window then asks first). */
 async function runInProgress(): Promise<boolean> {
   const run = services ? await services.runState({}) : null;
-  return run !== null && ['reserving', 'loading', 'running'].includes(run.status);
+  return run !== null && isActiveStatus(run.status);
 }
 
 function broadcast(event: AppEvent): void {
-  for (const w of windows) if (!w.isDestroyed()) w.webContents.send('rap:event', event);
+  for (const w of windows) if (!w.isDestroyed()) w.webContents.send(IPC_CHANNELS.event, event);
 }
 
 async function createWindow(): Promise<void> {
@@ -34,6 +35,8 @@ async function createWindow(): Promise<void> {
     height: 860,
     show: false,
     title: 'RAP Studio',
+    // The application icon (resources/, beside out/ in the repository and in a packaged app).
+    icon: join(here, '../../resources/icon.png'),
     webPreferences: {
       preload: join(here, '../preload/index.cjs'),
       contextIsolation: true,
@@ -95,7 +98,7 @@ app.whenReady().then(async () => {
     spawner: utilityProcessSpawner(join(here, 'engine-child.js')),
   });
   services = svc;
-  ipcMain.handle('rap:invoke', async (_e, method: unknown, arg: unknown) => {
+  ipcMain.handle(IPC_CHANNELS.invoke, async (_e, method: unknown, arg: unknown) => {
     try {
       return { ok: true, result: await dispatch(svc, String(method), arg) };
     } catch (err) {

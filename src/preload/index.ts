@@ -4,11 +4,12 @@
  */
 import { contextBridge, ipcRenderer } from 'electron';
 import type { ApiErrorPayload, AppEvent, RapStudioBridge } from '../shared/api.ts';
+import { IPC_CHANNELS } from '../shared/constants.ts';
 
 const bridge: RapStudioBridge = {
   mode: 'electron',
   async invoke(method, arg) {
-    const res = (await ipcRenderer.invoke('rap:invoke', method, arg)) as
+    const res = (await ipcRenderer.invoke(IPC_CHANNELS.invoke, method, arg)) as
       | { ok: true; result: never }
       | { ok: false; error: ApiErrorPayload };
     if (!res.ok) {
@@ -20,8 +21,8 @@ const bridge: RapStudioBridge = {
   },
   onEvent(listener) {
     const wrapped = (_e: unknown, event: AppEvent) => listener(event);
-    ipcRenderer.on('rap:event', wrapped);
-    return () => ipcRenderer.removeListener('rap:event', wrapped);
+    ipcRenderer.on(IPC_CHANNELS.event, wrapped);
+    return () => ipcRenderer.removeListener(IPC_CHANNELS.event, wrapped);
   },
 };
 

@@ -1,8 +1,8 @@
 /**
  * The curator's open datasets: the file, its current schema (inferred, declared, confirmed or
  * edited), the encoded rows for the curator's own screens (preview, histograms), and the
- * workloads built against it. Nothing here reaches the ledger or the engine: a run reloads the
- * file itself, after the ledger reserved the budget (runs.ts).
+ * workloads built against it. Nothing here reaches the ledger or the engine: a run reads the
+ * file again through the release pipeline (runs.ts, src/core/release).
  */
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';

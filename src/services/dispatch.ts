@@ -5,8 +5,9 @@
  * (they could quote private values); the curator gets the actionable message of an InputError.
  */
 import { z } from 'zod';
-import { OutputNotWrittenError } from '../core/engine/process/release.ts';
+import { CancelledError } from '../core/engine/process/errors.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
+import { OutputNotWrittenError } from '../core/release/messages.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
 
@@ -127,8 +128,7 @@ export function toErrorPayload(err: unknown): ApiErrorPayload {
   if (err instanceof InputError) return { kind: 'input', message: err.message };
   if (err instanceof BudgetRefusedError) return { kind: 'budget', message: err.message };
   if (err instanceof OutputNotWrittenError) return { kind: 'output', message: err.message };
-  if (err instanceof Error && err.name === 'CancelledError')
-    return { kind: 'cancelled', message: err.message };
+  if (err instanceof CancelledError) return { kind: 'cancelled', message: err.message };
   return { kind: 'internal', message: 'Internal error: see the application log for details.' };
 }
 

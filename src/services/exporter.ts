@@ -7,29 +7,20 @@
  * The manifest is public: parameters, ρ/ε/δ, the ledger release id and hashes. The error
  * metrics are NOT in it (they compare with the exact private answers).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { writeFileAtomic } from '../core/data/atomic-write.ts';
-import { writeCsv } from '../core/data/csv-write.ts';
-import { decodedRows } from '../core/data/decode.ts';
 import { describeSchemaOrigin } from '../core/data/schema.ts';
-import { decodeRandom, OutputNotWrittenError, outputTable } from '../core/engine/process/release.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
+import { outputNotWritten } from '../core/release/messages.ts';
+import type { WrittenCsv } from '../core/release/output.ts';
+import { type Finished, writeAndCommit } from '../core/release/release.ts';
+import { APP_VERSION } from '../core/version.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
-import { APP_VERSION } from '../shared/version.ts';
 import type { ServiceContext } from './context.ts';
 import { type RunRecord, runView } from './runs.ts';
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
-
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 function safeFileName(name: string): string {
   const clean =
@@ -44,13 +35,8 @@ export function defaultExportName(run: RunRecord): string {
   return `${run.dataset.fileName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
 }
 
-function manifest(run: RunRecord, fileName: string, sha256: string, header: readonly string[]) {
-  const { request, plan, options } = {
-    request: run.prepared.request,
-    plan: run.prepared.plan,
-    options: run.prepared.options,
-  };
-  const result = run.result!;
+function manifest(run: RunRecord, f: Finished, csv: WrittenCsv) {
+  const { request, plan, options } = f;
   return {
     format: MANIFEST_FORMAT,
     version: 1,
@@ -60,30 +46,17 @@ function manifest(run: RunRecord, fileName: string, sha256: string, header: read
     mechanism: request.mechanism,
     privacy: { epsilon: options.epsilon, delta: options.delta, rho: plan.rho, accounting: 'zCDP' },
     parameters: { ...request.params, mode: options.mode },
-    seedMode: run.noise.mode,
-    backend: result.report.backend,
-    dataset: {
-      name: run.dataset.fileName,
-      sha256: run.prepared.facts.fingerprint,
-      rows: run.prepared.facts.rows,
-    },
+    seedMode: f.spec.noise.mode,
+    backend: f.result.report.backend,
+    dataset: { name: run.dataset.fileName, sha256: f.facts.fingerprint, rows: f.facts.rows },
     schema: {
       sha256: request.schema.hash,
       origin: request.schema.origin,
-      note: describeSchemaOrigin(run.schema),
+      note: describeSchemaOrigin(f.spec.source.schema),
     },
-    workload: { sha256: request.workload.hash, thresholds: run.workload.thresholds.length },
-    output: { file: fileName, sha256, rows: result.synthetic.n, columns: header },
+    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
   };
-}
-
-function notWritten(what: string, file: string, releaseId: string, err: unknown): OutputNotWrittenError {
-  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  return new OutputNotWrittenError(
-    `Could not write the ${what} to ${file} (${code}): the file was NOT written. ` +
-      `Release ${releaseId} stays reserved and its privacy spend stays counted; ` +
-      'choose another folder or free some space, then export again.',
-  );
 }
 
 async function destination(
@@ -98,7 +71,7 @@ async function destination(
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       // A read-only or full export folder fails here, before any byte is written: say so.
-      throw notWritten('synthetic data', join(dir, name), run.releaseId, err);
+      throw outputNotWritten('app', 'synthetic data', join(dir, name), run.releaseId, err);
     }
     return join(dir, name);
   }
@@ -110,14 +83,16 @@ async function destination(
   });
 }
 
+/** Stage 5 of the release (write & commit), when the curator exports a finished run. */
 export async function exportRun(
   ctx: ServiceContext,
   ledger: Ledger,
   run: RunRecord,
   fileName?: string,
 ): Promise<ExportOutcome> {
-  if (run.exported) return { written: true, ...run.exported };
-  if (run.status !== 'finished' || !run.result || !run.loaded) {
+  const { state } = run;
+  if (state.status === 'exported') return { written: true, ...state.exported };
+  if (state.status !== 'finished') {
     throw new InputError(
       'This run has no synthetic data to export: it has not finished. Export a finished run.',
     );
@@ -125,36 +100,28 @@ export async function exportRun(
   const path = await destination(ctx, run, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
   const manifestPath = `${path.replace(/\.csv$/i, '')}.manifest.json`;
-  const table = outputTable(run.loaded, run.result);
-  const rows = decodedRows(table.schema, table.codes, run.result.synthetic.n, {
-    random: decodeRandom(run.noise),
+  const { finished } = state;
+  const { csv } = await writeAndCommit(ledger, finished, {
+    voice: 'app',
+    csvPath: path,
+    sidecar: {
+      what: 'release manifest',
+      path: manifestPath,
+      removeCsvIfUnwritten: true,
+      content: (written) => manifest(run, finished, written),
+    },
   });
-  try {
-    await writeCsv(path, table.header, rows);
-  } catch (err) {
-    throw notWritten('synthetic data', path, run.releaseId, err);
-  }
-  const sha256 = await sha256File(path);
-  try {
-    const text = `${JSON.stringify(manifest(run, basename(path), sha256, table.header), null, 2)}\n`;
-    await writeFileAtomic(manifestPath, text);
-  } catch (err) {
-    await rm(path, { force: true });
-    throw notWritten('release manifest', manifestPath, run.releaseId, err);
-  }
-  ledger.commit(run.releaseId, { sha256, path });
   const view: ExportView = {
     releaseId: run.releaseId,
     fileName: basename(path),
     path,
     manifestPath,
-    sha256,
-    rows: run.result.synthetic.n,
+    sha256: csv.sha256,
+    rows: csv.rows,
     downloadUrl: ctx.offerDownload ? ctx.offerDownload(path, basename(path)) : null,
     manifestUrl: ctx.offerDownload ? ctx.offerDownload(manifestPath, basename(manifestPath)) : null,
   };
-  run.exported = view;
-  run.status = 'exported';
+  run.state = { status: 'exported', finished, exported: view };
   ctx.emit({ type: 'run-update', run: runView(run) });
   return { written: true, ...view };
 }

@@ -4,25 +4,25 @@
  * release (the manifest leaves them out).
  */
 import type { EncodedDataset } from '../core/data/schema.ts';
-import { NON_PRIVATE_NOTE } from '../core/engine/process/release.ts';
 import { InputError } from '../core/errors.ts';
+import { NON_PRIVATE_NOTE } from '../core/release/messages.ts';
 import { contingencyTable } from '../core/workload/exact.ts';
 import type { MarginalView, ResultsView } from '../shared/api.ts';
 import { categoryLabels, columnIndex } from './datasets.ts';
-import type { RunRecord } from './runs.ts';
+import { finishedOf, type RunRecord } from './runs.ts';
 import { namedThresholds } from './workloads.ts';
 
 function finished(run: RunRecord) {
-  if (!run.result || !run.loaded) {
-    throw new InputError('This run has no results: it has not finished. Start a run on the Run step.');
-  }
-  return { result: run.result, loaded: run.loaded };
+  const f = finishedOf(run);
+  if (!f) throw new InputError('This run has no results: it has not finished. Start a run on the Run step.');
+  return f;
 }
 
 export function resultsView(run: RunRecord): ResultsView {
   const { result } = finished(run);
   const r = result.report;
-  const named = namedThresholds(run.workload, run.schema);
+  const { workload, source } = run.prepared.spec;
+  const named = namedThresholds(workload, source.schema);
   return {
     runId: run.id,
     presentError: r.presentError,
@@ -43,7 +43,7 @@ export function resultsView(run: RunRecord): ResultsView {
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
     roundedFutureError: r.roundedFutureError ?? null,
-    features: run.schema.columns.map((c) => c.name),
+    features: source.schema.columns.map((c) => c.name),
     note: NON_PRIVATE_NOTE,
   };
 }

@@ -1,28 +1,17 @@
 /**
- * Runs from the app, in the CLI's privacy order (src/core/engine/process/release.ts):
- *
- *   1. public inputs only: settings, the resolved workload, the schema; the file hashed and its
- *      records counted (prepareRelease)
- *   2. the ledger reserves the budget (BudgetRefusedError: nothing reserved, nothing read)
- *   3. the private file is loaded again under the run's schema and handed to the engine, which
- *      runs in its own process (a crash there never takes the app down)
- *   4. the result waits in memory for the Export step (exporter.ts), which writes the CSV and
- *      commits the release with the output's hash
- *
- * A failure or cancel after 2 marks the release aborted; its spend stays counted. The run's
- * state, progress history included, lives here, so a reloaded renderer finds it again.
+ * Runs from the app, through the one release pipeline (src/core/release/release.ts): prepare,
+ * validate and reserve are awaited (a refusal is the caller's error), the engine runs in the
+ * background, and its result waits in memory until the curator exports it (exporter.ts, the
+ * pipeline's write & commit). A failure or cancel marks the release aborted; its spend stays
+ * counted. The run's state, progress history included, lives here, so a reloaded renderer finds
+ * it again.
  */
 import { randomUUID } from 'node:crypto';
-import { type LoadResult, loadCsv } from '../core/data/load.ts';
-import type { Schema } from '../core/data/schema.ts';
-import { type EngineHandle, startEngine } from '../core/engine/process/client.ts';
-import { CancelledError, EngineCrashedError } from '../core/engine/process/errors.ts';
-import type { NoiseSpec } from '../core/engine/process/protocol.ts';
-import { type PreparedRelease, prepareRelease, type ReleaseSpec } from '../core/engine/process/release.ts';
-import type { ProgressEvent, RapResult } from '../core/engine/types.ts';
+import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import type { Ledger } from '../core/ledger/ledger.ts';
-import type { Workload } from '../core/workload/types.ts';
+import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
+import * as release from '../core/release/release.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -31,6 +20,7 @@ import type {
   RunStatus,
   RunView,
 } from '../shared/api.ts';
+import { isActiveStatus } from '../shared/constants.ts';
 import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
@@ -39,43 +29,49 @@ import { resolveWorkload } from './workloads.ts';
 /** Progress samples kept per run; older ones are thinned, so long runs stay cheap to restore. */
 const MAX_HISTORY = 4000;
 
+/** Warnings the app's screens show already (InferredNotice, the Data step's rejected rows). */
+const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-rejected'];
+
+/** Where a run is; a finished or exported run always has its result. */
+export type RunState =
+  | { readonly status: 'loading' }
+  | { readonly status: 'running'; readonly enginePid: number | null }
+  | { readonly status: 'finished'; readonly finished: release.Finished }
+  | { readonly status: 'exported'; readonly finished: release.Finished; readonly exported: ExportView }
+  | { readonly status: 'failed' | 'cancelled'; readonly error: ApiErrorPayload };
+
 /** A run and everything the Results and Export steps need afterwards (private: never sent whole). */
 export interface RunRecord {
   readonly id: string;
   readonly dataset: OpenedDataset;
-  readonly schema: Schema;
-  readonly workload: Workload;
-  readonly evalWorkload: Workload | undefined;
-  readonly prepared: PreparedRelease;
-  readonly noise: NoiseSpec;
+  readonly prepared: release.Prepared;
   readonly releaseId: string;
   readonly startedAt: string;
-  readonly warnings: string[];
+  readonly warnings: readonly string[];
   readonly controller: AbortController;
-  status: RunStatus;
+  state: RunState;
   endedAt: string | null;
   history: ProgressPoint[];
-  error: ApiErrorPayload | null;
-  engine?: EngineHandle;
-  loaded?: LoadResult;
-  result?: RapResult;
-  exported: ExportView | null;
 }
 
-const ACTIVE: readonly RunStatus[] = ['reserving', 'loading', 'running'];
-
 export function isActive(run: RunRecord | undefined): boolean {
-  return run !== undefined && ACTIVE.includes(run.status);
+  return run !== undefined && isActiveStatus(run.state.status);
+}
+
+/** The run's result, when it has one. */
+export function finishedOf(run: RunRecord): release.Finished | undefined {
+  return 'finished' in run.state ? run.state.finished : undefined;
 }
 
 export function runView(r: RunRecord): RunView {
   const o = r.prepared.options;
+  const { state } = r;
   return {
     runId: r.id,
     releaseId: r.releaseId,
     datasetId: r.dataset.id,
     datasetName: r.dataset.fileName,
-    status: r.status,
+    status: state.status as RunStatus,
     startedAt: r.startedAt,
     endedAt: r.endedAt,
     epsilon: o.epsilon,
@@ -86,28 +82,14 @@ export function runView(r: RunRecord): RunView {
     rows: o.rows,
     oversample: o.oversample,
     mode: o.mode,
-    seedMode: r.noise.mode,
+    seedMode: r.prepared.spec.noise.mode,
     backendRequested: o.backend ?? 'auto',
-    backend: r.result?.report.backend ?? null,
-    enginePid: r.engine?.pid ?? null,
+    backend: finishedOf(r)?.result.report.backend ?? null,
+    enginePid: state.status === 'running' ? state.enginePid : null,
     history: r.history,
-    error: r.error,
+    error: 'error' in state ? state.error : null,
     warnings: r.warnings,
-    exported: r.exported,
-  };
-}
-
-function point(e: ProgressEvent): ProgressPoint {
-  return {
-    round: e.round,
-    rounds: e.rounds,
-    step: e.step,
-    loss: e.loss,
-    maxSelectedError: e.maxSelectedError,
-    elapsedSeconds: e.elapsedSeconds,
-    etaSeconds: e.etaSeconds,
-    ...(e.selectedThresholds ? { selectedThresholds: e.selectedThresholds } : {}),
-    ...(e.sigma !== undefined ? { sigma: e.sigma } : {}),
+    exported: state.status === 'exported' ? state.exported : null,
   };
 }
 
@@ -116,36 +98,6 @@ function thin(history: ProgressPoint[]): ProgressPoint[] {
   return history.filter(
     (p, i) => i % 2 === 0 || i === history.length - 1 || p.round !== history[i - 1]?.round,
   );
-}
-
-/**
- * The ledger's abort reason. Deliberately generic: an error message may quote a private value
- * (a CSV cell), and the ledger is shown to an oversight body.
- */
-function abortReason(err: unknown, cancelled: boolean): string {
-  if (cancelled || err instanceof CancelledError) return 'cancelled';
-  if (err instanceof EngineCrashedError) {
-    return `engine process ended unexpectedly (${err.signal ? `signal ${err.signal}` : `exit code ${err.exitCode}`})`;
-  }
-  if (err instanceof InputError) return 'failed: bad input (private data or engine options)';
-  return 'failed: engine error';
-}
-
-function failurePayload(err: unknown, releaseId: string, cancelled: boolean): ApiErrorPayload {
-  const tail = `Release ${releaseId} was marked aborted; its privacy spend stays counted in the ledger.`;
-  if (cancelled || err instanceof CancelledError)
-    return { kind: 'cancelled', message: `The run was cancelled. ${tail}` };
-  if (err instanceof EngineCrashedError)
-    return { kind: 'internal', message: `${capitalize(err.message)}. ${tail}` };
-  if (err instanceof InputError) return { kind: 'input', message: `${err.message} ${tail}` };
-  return {
-    kind: 'internal',
-    message: `The engine failed (see the application log). ${tail} Start a new run when the problem is fixed.`,
-  };
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 export class RunManager {
@@ -171,7 +123,7 @@ export class RunManager {
     return run;
   }
 
-  /** Steps 1 and 2, awaited (so a refusal is the caller's error); the rest goes on in the background. */
+  /** Stages 1–3, awaited (so a refusal is the caller's error); stage 4 goes on in the background. */
   async start(ds: OpenedDataset, settings: RunSettingsInput): Promise<RunRecord> {
     if (this.busy) throw new InputError('A run is in progress: wait for it to finish or cancel it.');
     const { parsed, problems } = parseSettings(settings);
@@ -185,8 +137,11 @@ export class RunManager {
       ds.workloads.eval.length > 0 ? resolveWorkload(ds.workloads.eval, schema) : undefined;
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
-    const spec: ReleaseSpec = {
-      source: { kind: 'csv', path: ds.path, schema },
+    const warn: release.Warn = (w) => {
+      if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
+    };
+    const spec = {
+      source: { kind: 'csv', path: ds.path, schema, header: ds.loaded.summary.hasHeader },
       datasetName: ds.fileName,
       workload,
       evalWorkload,
@@ -194,48 +149,32 @@ export class RunManager {
       delta: parsed.delta,
       overrides: parsed.overrides,
       noise: parsed.noise,
-      outPath: '',
-      reportPath: '',
-    };
-    // The schema's origin is shown on every screen already (InferredNotice); other warnings go to the run.
-    const prepared = await namedAs(ds.path, ds.fileName, () =>
-      prepareRelease(spec, (m) => {
-        if (!m.startsWith('the schema was')) warnings.push(m);
-      }),
-    );
+    } as const;
+    const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);
     }
-    this.ledger.ensureDataset({
-      fingerprint: prepared.facts.fingerprint,
-      name: ds.fileName,
-      rows: prepared.facts.rows,
-    });
-    const release = this.ledger.reserve(prepared.request);
-    const run: RunRecord = {
+    const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn));
+    const reserved = release.reserve(this.ledger, validated, warn);
+    const record: RunRecord = {
       id: randomUUID(),
       dataset: ds,
-      schema,
-      workload,
-      evalWorkload,
       prepared,
-      noise: parsed.noise,
-      releaseId: release.id,
+      releaseId: reserved.release.id,
       startedAt: new Date().toISOString(),
       warnings,
       controller: new AbortController(),
-      status: 'loading',
+      state: { status: 'loading' },
       endedAt: null,
       history: [],
-      error: null,
-      exported: null,
     };
-    this.current = run;
-    this.byId.set(run.id, run);
+    this.current = record;
+    this.byId.set(record.id, record);
     this.forgetOldRuns();
-    this.update(run);
-    void this.execute(run);
-    return run;
+    this.update(record);
+    // The engine starts after this call answers, which reports the run as 'loading'.
+    setImmediate(() => void this.execute(record, reserved));
+    return record;
   }
 
   /** Results hold private rows in memory: keep the last few runs only. */
@@ -245,77 +184,54 @@ export class RunManager {
   }
 
   cancel(): RunRecord | undefined {
-    const run = this.current;
-    if (!run || !isActive(run)) return run;
-    run.controller.abort();
-    run.engine?.cancel();
-    return run;
+    const r = this.current;
+    if (!r || !isActive(r)) return r;
+    r.controller.abort();
+    return r;
   }
 
-  private update(run: RunRecord): void {
-    this.ctx.emit({ type: 'run-update', run: runView(run) });
+  private update(r: RunRecord): void {
+    this.ctx.emit({ type: 'run-update', run: runView(r) });
   }
 
-  private async execute(run: RunRecord): Promise<void> {
-    const { signal } = run.controller;
+  /** Stage 4; stage 5 is the Export step's (exporter.ts). */
+  private async execute(r: RunRecord, reserved: release.Reserved): Promise<void> {
     try {
-      const loaded = await namedAs(run.dataset.path, run.dataset.fileName, () =>
-        loadCsv(run.dataset.path, {
-          schema: run.schema,
-          header: run.dataset.loaded.summary.hasHeader,
-          signal,
-        }),
-      );
-      if (loaded.fingerprint !== run.prepared.facts.fingerprint) {
-        throw new InputError(`${run.dataset.fileName}: the file changed after the budget was reserved.`);
-      }
-      if (signal.aborted) throw new CancelledError();
-      run.loaded = loaded;
-      run.engine = startEngine(
-        {
-          data: loaded.dataset,
-          workload: run.workload,
-          options: run.prepared.options,
-          noise: run.noise,
-          ...(run.evalWorkload ? { evalWorkload: run.evalWorkload } : {}),
+      const finished = await release.run(this.ledger, reserved, {
+        signal: r.controller.signal,
+        spawner: this.ctx.spawner,
+        onProgress: (e) => this.progress(r, e),
+        onEngineStarted: (pid) => {
+          r.state = { status: 'running', enginePid: pid ?? null };
+          this.update(r);
         },
-        { onProgress: (e) => this.progress(run, e), spawner: this.ctx.spawner },
-      );
-      run.status = 'running';
-      this.update(run);
-      if (signal.aborted) run.engine.cancel();
-      run.result = await run.engine.result;
-      run.status = 'finished';
+      });
+      r.state = { status: 'finished', finished };
     } catch (err) {
-      this.fail(run, err);
+      this.fail(r, err);
     } finally {
-      run.endedAt = new Date().toISOString();
-      run.engine = undefined;
-      this.update(run);
+      r.endedAt = new Date().toISOString();
+      this.update(r);
     }
   }
 
-  private progress(run: RunRecord, e: ProgressEvent): void {
-    const p = point(e);
-    run.history.push(p);
-    run.history = thin(run.history);
-    this.ctx.emit({ type: 'run-progress', runId: run.id, point: p });
+  private progress(r: RunRecord, e: ProgressEvent): void {
+    r.history.push(e);
+    r.history = thin(r.history);
+    this.ctx.emit({ type: 'run-progress', runId: r.id, point: e });
   }
 
-  private fail(run: RunRecord, err: unknown): void {
-    const cancelled = run.controller.signal.aborted;
-    if (!cancelled && !(err instanceof InputError)) {
-      this.log(`run ${run.id}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`);
+  private fail(r: RunRecord, err: unknown): void {
+    const aborted =
+      err instanceof ReleaseAbortedError
+        ? err
+        : new ReleaseAbortedError('engine-error', err, r.releaseId, false);
+    const { code, error } = aborted;
+    if (code === 'engine-crashed' || code === 'engine-error') {
+      this.log(`run ${r.id}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     }
-    try {
-      this.ledger.abort(run.releaseId, abortReason(err, cancelled));
-    } catch (abortErr) {
-      this.log(
-        `run ${run.id}: could not mark release ${run.releaseId} aborted: ${(abortErr as Error).message}`,
-      );
-    }
-    run.status = cancelled || err instanceof CancelledError ? 'cancelled' : 'failed';
-    run.error = failurePayload(err, run.releaseId, cancelled);
+    if (!aborted.marked) this.log(`run ${r.id}: could not mark release ${r.releaseId} aborted`);
+    r.state = { status: code === 'cancelled' ? 'cancelled' : 'failed', error: aborted.forApp() };
   }
 
   private log(message: string): void {

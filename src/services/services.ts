@@ -5,15 +5,16 @@
  * InputError whose message says what to do.
  */
 import { createRequire } from 'node:module';
-import { parseDelta, parseEpsilon } from '../cli/commands/synth.ts';
 import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
 import { InputError } from '../core/errors.ts';
+import { BACKENDS } from '../core/input/choices.ts';
+import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { Ledger } from '../core/ledger/ledger.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
+import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type { ApiArg, ApiMethod, ApiResult, AppInfo, WorkloadRole, WorkloadView } from '../shared/api.ts';
-import { APP_VERSION } from '../shared/version.ts';
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
 import { exportRun } from './exporter.ts';
@@ -41,7 +42,13 @@ function installed(pkg: string): boolean {
 function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
   const gpu = installed('@tensorflow/tfjs-node-gpu');
   const node = installed('@tensorflow/tfjs-node');
-  const backends = ['auto', 'cpu', 'wasm', ...(node ? ['node'] : []), ...(gpu ? ['node-gpu'] : [])];
+  const present: Record<(typeof BACKENDS)[number], boolean> = {
+    cpu: true,
+    wasm: true,
+    node,
+    'node-gpu': gpu,
+  };
+  const backends = ['auto', ...BACKENDS.filter((b) => present[b])];
   const backend = gpu
     ? 'node-gpu (GPU) if a device is present, else cpu'
     : node

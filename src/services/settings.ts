@@ -5,20 +5,18 @@
  * one the run will use.
  */
 
-import { parseCount, parseDelta, parseEpsilon } from '../cli/commands/synth.ts';
 import type { Schema } from '../core/data/schema.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
-import type { EngineOverrides } from '../core/engine/process/release.ts';
-import type { BackendName } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
+import { BACKENDS } from '../core/input/choices.ts';
+import { parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
+import type { EngineOverrides } from '../core/release/release.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type { BudgetView, FieldProblem, RunPlanView, RunSettingsInput } from '../shared/api.ts';
-
-export const BACKEND_CHOICES: readonly BackendName[] = ['cpu', 'wasm', 'node', 'node-gpu'];
 
 export interface ParsedSettings {
   readonly epsilon: number;
@@ -54,35 +52,32 @@ export function parseSettings(input: RunSettingsInput): {
   const delta = blank(input.delta) ? undefined : field('delta', () => parseDelta('δ', input.delta!));
   const count = (name: string, label: string, text: string | undefined) =>
     blank(text) ? undefined : field(name, () => parseCount(label, text!));
-  const overrides: Record<string, unknown> = {
-    rows: count('rows', "n'", input.rows),
-    rounds: count('rounds', 'T', input.rounds),
-    perRound: count('perRound', 'K', input.perRound),
-    oversample: count('oversample', 'oversampling', input.oversample),
-    mode: input.mode,
-  };
+  const rows = count('rows', "n'", input.rows);
+  const rounds = count('rounds', 'T', input.rounds);
+  const perRound = count('perRound', 'K', input.perRound);
+  const oversample = count('oversample', 'oversampling', input.oversample);
   const backend = input.backend;
-  if (backend !== undefined && backend !== 'auto') {
-    if ((BACKEND_CHOICES as readonly string[]).includes(backend)) overrides.backend = backend;
-    else
-      problems.push({
-        field: 'backend',
-        message: `backend must be auto or one of ${BACKEND_CHOICES.join(', ')}, got "${backend}"`,
-      });
+  const chosen = BACKENDS.find((b) => b === backend);
+  if (backend !== undefined && backend !== 'auto' && !chosen) {
+    problems.push({
+      field: 'backend',
+      message: `backend must be auto or one of ${BACKENDS.join(', ')}, got "${backend}"`,
+    });
   }
-  let noise: NoiseSpec = { mode: 'secure' };
-  if (!blank(input.insecureSeed)) {
-    const text = input.insecureSeed;
-    const seed = Number(text);
-    if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(seed)) {
-      problems.push({ field: 'insecureSeed', message: `the seed must be an integer >= 0, got "${text}"` });
-    } else noise = { mode: 'insecure-seed', seed };
-  }
+  const seed = blank(input.insecureSeed)
+    ? undefined
+    : field('insecureSeed', () => parseSeed('the seed', input.insecureSeed!));
+  const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
   if (problems.length > 0 || epsilon === undefined) return { problems };
-  const clean = Object.fromEntries(
-    Object.entries(overrides).filter(([, v]) => v !== undefined),
-  ) as EngineOverrides;
-  return { parsed: { epsilon, delta, overrides: clean, noise }, problems };
+  const overrides: EngineOverrides = {
+    ...(rows !== undefined && { rows }),
+    ...(rounds !== undefined && { rounds }),
+    ...(perRound !== undefined && { perRound }),
+    ...(oversample !== undefined && { oversample }),
+    ...(input.mode !== undefined && { mode: input.mode }),
+    ...(chosen !== undefined && { backend: chosen }),
+  };
+  return { parsed: { epsilon, delta, overrides, noise }, problems };
 }
 
 export interface PlanInputs {
@@ -189,32 +184,26 @@ export function planView(p: PlanInputs): RunPlanView {
       ? epsilonFromRho(Math.max(0, b.remainingRho - plan.rho), b.capDelta)
       : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
-  if (b.capRho === null) {
-    return {
-      ...result,
-      affordable: false,
-      reason: 'No privacy budget cap is set for this dataset: set one before the first run.',
-      blocker: 'no-cap',
-    };
-  }
+  const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
+    ...result,
+    affordable,
+    reason,
+    blocker,
+  });
+  if (b.capRho === null)
+    return answer(
+      false,
+      'No privacy budget cap is set for this dataset: set one before the first run.',
+      'no-cap',
+    );
   if (!admits(b.capRho, b.spentRho, plan.rho)) {
-    return {
-      ...result,
-      affordable: false,
-      reason:
-        `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(plan.rho)}), but only ` +
-        `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +
-        'Lower ε, or raise the cap if your oversight policy allows.',
-      blocker: 'over-budget',
-    };
+    const reason =
+      `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(plan.rho)}), but only ` +
+      `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +
+      'Lower ε, or raise the cap if your oversight policy allows.';
+    return answer(false, reason, 'over-budget');
   }
-  if (p.busy) {
-    return {
-      ...result,
-      affordable: true,
-      reason: 'A run is in progress: wait for it to finish or cancel it on the Run step.',
-      blocker: 'busy',
-    };
-  }
-  return { ...result, affordable: true, reason: null, blocker: null };
+  if (p.busy)
+    return answer(true, 'A run is in progress: wait for it to finish or cancel it on the Run step.', 'busy');
+  return answer(true, null, null);
 }

@@ -5,6 +5,7 @@
 import { realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { InputError } from '../core/errors.ts';
+import { cannotRead } from '../core/input/files.ts';
 import type { ServiceContext } from './context.ts';
 
 export const UPLOAD_ONLY_MESSAGE =
@@ -17,10 +18,7 @@ export async function readablePath(ctx: ServiceContext, path: string): Promise<s
     real = await realpath(path);
   } catch (err) {
     if (ctx.mode === 'web') throw new InputError(UPLOAD_ONLY_MESSAGE);
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${path}: cannot open the file (${code === 'ENOENT' ? 'no such file' : code}).`, {
-      file: path,
-    });
+    throw cannotRead(path, 'file', err, { verb: 'open' });
   }
   if (ctx.mode !== 'web') return real;
   const uploads = join(await realpath(ctx.workDir), 'uploads') + sep;

@@ -5,9 +5,12 @@
  * each argument before a service sees it (src/services/dispatch.ts).
  *
  * This file holds types only (no runtime code) so the renderer, preload and main can all
- * import it without pulling in Node modules. The shapes mirror the core types but are plain
+ * import it without pulling in Node modules; shared constants live in constants.ts. The shapes mirror the core types but are plain
  * JSON (no typed arrays, bigints as decimal strings).
  */
+
+import type { ProgressEvent } from '../core/engine/progress.ts';
+import type { RunStatus } from './constants.ts';
 
 export type AppMode = 'electron' | 'web';
 
@@ -203,28 +206,10 @@ export interface RunPlanView {
 
 // ---- runs ------------------------------------------------------------------------------------
 
-export type RunStatus =
-  | 'reserving'
-  | 'loading'
-  | 'running'
-  | 'finished'
-  | 'failed'
-  | 'cancelled'
-  | 'exported';
+export type { RunStatus } from './constants.ts';
 
-/** One progress sample (the engine's ProgressEvent). The losses and errors are noisy: safe to show. */
-export interface ProgressPoint {
-  readonly round: number;
-  readonly rounds: number;
-  readonly step: number;
-  readonly loss: number;
-  readonly maxSelectedError: number;
-  readonly elapsedSeconds: number;
-  readonly etaSeconds: number;
-  /** Table mode: the thresholds this round's measured table belongs to (workload indices), and its σ. */
-  readonly selectedThresholds?: readonly number[];
-  readonly sigma?: number;
-}
+/** One progress sample: the engine's ProgressEvent itself. The losses and errors are noisy: safe to show. */
+export type ProgressPoint = ProgressEvent;
 
 export interface RunView {
   readonly runId: string;

@@ -7,20 +7,16 @@
  * order, row-major over each threshold's listed features, the last fastest); `json` is the same
  * numbers with each threshold's features, r, weight and dimensions.
  */
-import { randomBytes } from 'node:crypto';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
-import { loadBenchmark, loadCsv } from '../../core/data/load.ts';
+import { writeFileAtomic } from '../../core/data/atomic-write.ts';
+import { loadCsv } from '../../core/data/load.ts';
 import { domainSizes, type EncodedDataset, type Schema } from '../../core/data/schema.ts';
-import { readSchemaFile } from '../../core/data/schema-file.ts';
-import { InputError } from '../../core/errors.ts';
 import { assertTableFits, exactThresholdAnswers } from '../../core/workload/exact.ts';
 import { thresholdSizes, totalQueryCount } from '../../core/workload/queries.ts';
 import type { Workload } from '../../core/workload/types.ts';
 import { workloadHash, workloadToObject } from '../../core/workload/workload.ts';
-import { readWorkloadFile } from './workload.ts';
+import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
 export type AnswersFormat = 'bin' | 'json';
 
@@ -33,31 +29,6 @@ interface AnswersOptions {
   format?: AnswersFormat;
 }
 
-type Write = (chunk: string | Uint8Array) => Promise<void>;
-
-/** Streams chunks into a temporary file beside `path`, then renames it over `path`. */
-async function writeStreamAtomic(path: string, produce: (write: Write) => Promise<void>): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(temp, 'wx');
-    const h = handle;
-    await produce(async (chunk) => {
-      if (typeof chunk === 'string') await h.write(chunk);
-      else await h.write(chunk);
-    });
-    await h.sync();
-    handle = undefined;
-    await h.close();
-    await rename(temp, path);
-  } catch (err) {
-    await handle?.close();
-    await rm(temp, { force: true });
-    throw err;
-  }
-}
-
-/** Little-endian bytes of float64 values, whatever the machine's byte order. */
 function float64LE(values: Float64Array): Uint8Array {
   if (endianness() === 'LE') return new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
   const bytes = new Uint8Array(values.length * 8);
@@ -66,31 +37,29 @@ function float64LE(values: Float64Array): Uint8Array {
   return bytes;
 }
 
-async function writeBin(data: EncodedDataset, w: Workload, write: Write): Promise<void> {
-  for (const t of w.thresholds) await write(float64LE(exactThresholdAnswers(data, t)));
+function* binChunks(data: EncodedDataset, w: Workload): Generator<Uint8Array> {
+  for (const t of w.thresholds) yield float64LE(exactThresholdAnswers(data, t));
 }
 
-async function writeJson(data: EncodedDataset, w: Workload, schema: Schema, write: Write): Promise<void> {
+function* jsonChunks(data: EncodedDataset, w: Workload, schema: Schema): Generator<string> {
   const named = workloadToObject(w, schema).thresholds;
-  await write(
-    `{\n  "format": "rap-studio-answers",\n  "version": 1,\n` +
-      `  "workloadSha256": ${JSON.stringify(workloadHash(w, schema))},\n` +
-      `  "order": "row-major over each threshold's listed features, the last varying fastest",\n` +
-      `  "thresholds": [\n`,
-  );
+  yield `{\n  "format": "rap-studio-answers",\n  "version": 1,\n` +
+    `  "workloadSha256": ${JSON.stringify(workloadHash(w, schema))},\n` +
+    `  "order": "row-major over each threshold's listed features, the last varying fastest",\n` +
+    `  "thresholds": [\n`;
   for (let i = 0; i < w.thresholds.length; i++) {
     const t = w.thresholds[i];
     const head = { ...named[i], dims: thresholdSizes(t, domainSizes(schema)) };
-    await write(`    ${JSON.stringify(head).slice(0, -1)},"answers":[`);
+    yield `    ${JSON.stringify(head).slice(0, -1)},"answers":[`;
     const answers = exactThresholdAnswers(data, t);
     // Chunks keep memory flat for tables of millions of answers.
     for (let start = 0; start < answers.length; start += 65_536) {
       const part = Array.from(answers.subarray(start, start + 65_536), String).join(',');
-      await write(start === 0 ? part : `,${part}`);
+      yield start === 0 ? part : `,${part}`;
     }
-    await write(`]}${i + 1 < w.thresholds.length ? ',' : ''}\n`);
+    yield `]}${i + 1 < w.thresholds.length ? ',' : ''}\n`;
   }
-  await write('  ]\n}\n');
+  yield '  ]\n}\n';
 }
 
 function formatOf(opts: AnswersOptions): AnswersFormat {
@@ -99,13 +68,7 @@ function formatOf(opts: AnswersOptions): AnswersFormat {
 }
 
 async function loadData(opts: AnswersOptions): Promise<EncodedDataset> {
-  if ((opts.schema === undefined) === (opts.domain === undefined)) {
-    throw new InputError('give exactly one of --schema <schema.json> or --domain <domain.json>');
-  }
-  const loaded =
-    opts.domain !== undefined
-      ? await loadBenchmark(opts.data, opts.domain)
-      : await loadCsv(opts.data, { schema: await readSchemaFile(opts.schema!) });
+  const loaded = await loadCsv(opts.data, { schema: await schemaFromOptions(opts) });
   const rejected = loaded.summary.rejected.reduce((s, r) => s + r.count, 0);
   if (rejected > 0) {
     process.stderr.write(
@@ -125,9 +88,7 @@ export async function answersCommand(opts: AnswersOptions): Promise<void> {
     assertTableFits(thresholdSizes(t, sizes), `${opts.workload}: thresholds[${i}]`);
   });
   const format = formatOf(opts);
-  await writeStreamAtomic(opts.out, (write) =>
-    format === 'bin' ? writeBin(data, w, write) : writeJson(data, w, data.schema, write),
-  );
+  await writeFileAtomic(opts.out, format === 'bin' ? binChunks(data, w) : jsonChunks(data, w, data.schema));
   process.stderr.write(
     `rap-studio: wrote ${totalQueryCount(w, sizes)} answers (${format}) to ${opts.out}\n` +
       `rap-studio: warning: ${opts.out} holds EXACT, non-private statistics of the private data; ` +

@@ -4,7 +4,7 @@
  * diagnostics for the curator (no budget is spent, so they must not be published).
  */
 import type { Command } from 'commander';
-import { type LoadResult, loadBenchmark, loadCsv } from '../../core/data/load.ts';
+import { type LoadResult, loadCsv } from '../../core/data/load.ts';
 import type { EncodedDataset, Schema } from '../../core/data/schema.ts';
 import { exactThresholdAnswers } from '../../core/workload/exact.ts';
 import type { Workload } from '../../core/workload/types.ts';
@@ -81,9 +81,8 @@ export function evaluateSynthetic(
   return { numQueries: total, maxError: max, meanError: sum / total, perThreshold };
 }
 
-async function load(file: string, flags: EvaluateFlags, schema: Schema): Promise<LoadResult> {
-  const loaded =
-    flags.domain !== undefined ? await loadBenchmark(file, flags.domain) : await loadCsv(file, { schema });
+async function load(file: string, schema: Schema): Promise<LoadResult> {
+  const loaded = await loadCsv(file, { schema });
   const rejected = loaded.summary.rejected.reduce((s, r) => s + r.count, 0);
   if (rejected > 0) {
     process.stderr.write(
@@ -112,8 +111,8 @@ async function evaluateCommand(flags: EvaluateFlags): Promise<void> {
   // Public inputs first: a bad schema or workload fails before the private data is read.
   const schema = await schemaFromOptions(flags);
   const w = await readWorkloadFile(flags.workload, schema);
-  const real = await load(flags.data, flags, schema);
-  const synthetic = await load(flags.synthetic, flags, schema);
+  const real = await load(flags.data, schema);
+  const synthetic = await load(flags.synthetic, schema);
   const evaluation: Evaluation = {
     format: 'rap-studio-evaluation',
     nonPrivate: true,

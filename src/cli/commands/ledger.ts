@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
+import { parseFinite } from '../../core/input/numbers.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
@@ -55,8 +56,8 @@ export function register(program: Command): void {
     .option('--name <name>', 'display name when the dataset is new (default: the file name)')
     .addOption(ledgerOption())
     .action(async (opts: LedgerOpts & { dataset: string; epsilon: string; delta: string; name?: string }) => {
-      const epsilon = parseNumber(opts.epsilon, '--epsilon');
-      const delta = parseNumber(opts.delta, '--delta');
+      const epsilon = parseFinite('--epsilon', opts.epsilon);
+      const delta = parseFinite('--delta', opts.delta);
       const fingerprint = await fingerprintFile(opts.dataset);
       withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
     });
@@ -95,14 +96,6 @@ function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T): T {
   } finally {
     l.close();
   }
-}
-
-function parseNumber(text: string, flag: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) {
-    throw new InputError(`${flag} must be a number, got ${JSON.stringify(text)}`, { field: flag });
-  }
-  return value;
 }
 
 const out = (line = '') => process.stdout.write(`${line}\n`);

@@ -3,7 +3,7 @@
  * confirm an inferred schema as the declared domain. Never prints data rows: only the schema
  * (which, when inferred, is itself derived from the data — hence the warning).
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import type { HeaderMode } from '../../core/data/header.ts';
 import { INFER_DEFAULTS, inferSchema } from '../../core/data/infer.ts';
@@ -11,16 +11,7 @@ import { layoutOf } from '../../core/data/onehot.ts';
 import type { RejectedRows } from '../../core/data/rejections.ts';
 import { describeSchemaOrigin, domainSize, type Schema } from '../../core/data/schema.ts';
 import { confirmSchema, readSchemaFile, schemaToJson } from '../../core/data/schema-file.ts';
-
-function integerAtLeast(min: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected an integer >= ${min}, got "${value}"`);
-    }
-    return n;
-  };
-}
+import { parseIntegerOption } from './workload.ts';
 
 const commaList = (value: string): string[] => value.split(',').map((s) => s.trim());
 
@@ -100,14 +91,19 @@ export function register(program: Command): void {
     .option(
       '--max-categories <n>',
       'most distinct values a text column may have',
-      integerAtLeast(1),
+      parseIntegerOption(1),
       INFER_DEFAULTS.maxCategories,
     )
-    .option('--bins <n>', 'bins for a column inferred numeric', integerAtLeast(1), INFER_DEFAULTS.numericBins)
+    .option(
+      '--bins <n>',
+      'bins for a column inferred numeric',
+      parseIntegerOption(1),
+      INFER_DEFAULTS.numericBins,
+    )
     .option(
       '--numeric-category-limit <n>',
       'a number column with at most n distinct values stays categorical',
-      integerAtLeast(0),
+      parseIntegerOption(0),
       INFER_DEFAULTS.numericCategoryLimit,
     )
     .action(inferCommand);

@@ -1,7 +1,7 @@
 /**
  * `rap-studio synth`: one differentially private release of synthetic data.
  *
- * Privacy first (see src/core/engine/process/release.ts): every argument and public file is
+ * Privacy first (see src/core/release/release.ts): every argument and public file is
  * checked, the data file is fingerprinted and its records counted (n is public, as in the
  * papers), the ledger reserves the budget, and only then is the private data loaded and run
  * through the engine in its own process. Ctrl-C cancels the engine; the release is then marked
@@ -13,13 +13,22 @@
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { DEFAULT_TUNING } from '../../core/engine/defaults.ts';
+import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
-import { type DataSource, type ReleaseSpec, runRelease } from '../../core/engine/process/release.ts';
-import type { BackendName, EngineMode, ProgressEvent } from '../../core/engine/types.ts';
+import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
+import { BACKENDS, ENGINE_MODES } from '../../core/input/choices.ts';
+import {
+  parseChoice,
+  parseCount,
+  parseDelta,
+  parseEpsilon,
+  parseNonNegative,
+  parseSeed,
+} from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { type DataSource, type ReleaseSpec, releaseStraightThrough } from '../../core/release/release.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
 export interface SynthFlags {
@@ -51,51 +60,6 @@ export interface SynthFlags {
 export const INSECURE_SEED_WARNING =
   'insecure-seed: this run is NOT differentially private-grade randomness; for tests/benchmarks only';
 
-const BACKENDS: readonly BackendName[] = ['wasm', 'cpu', 'node', 'node-gpu'];
-const MODES: readonly EngineMode[] = ['query', 'table'];
-
-// ---- argument checks: each throws an InputError (exit 2) naming the flag and the value -------
-
-export function parseEpsilon(flag: string, text: string): number {
-  const x = numberOf(text);
-  if (!(Number.isFinite(x) && x > 0))
-    throw new InputError(`${flag} must be a finite number > 0, got "${text}"`);
-  return x;
-}
-
-export function parseDelta(flag: string, text: string): number {
-  const x = numberOf(text);
-  if (!(x > 0 && x < 1)) throw new InputError(`${flag} must be a number with 0 < δ < 1, got "${text}"`);
-  return x;
-}
-
-export function parseCount(flag: string, text: string): number {
-  const x = numberOf(text);
-  if (!/^\s*\d+\s*$/.test(text) || !Number.isSafeInteger(x) || x < 1) {
-    throw new InputError(`${flag} must be an integer >= 1, got "${text}"`);
-  }
-  return x;
-}
-
-function parseTolerance(text: string): number {
-  const x = numberOf(text);
-  if (!(Number.isFinite(x) && x >= 0))
-    throw new InputError(`--tolerance must be a finite number >= 0, got "${text}"`);
-  return x;
-}
-
-/** Number(text), but blank text is NaN rather than 0. */
-function numberOf(text: string): number {
-  return text.trim() === '' ? Number.NaN : Number(text);
-}
-
-function parseChoice<T extends string>(flag: string, text: string, choices: readonly T[]): T {
-  if (!(choices as readonly string[]).includes(text)) {
-    throw new InputError(`${flag} must be one of ${choices.join(', ')}, got "${text}"`);
-  }
-  return text as T;
-}
-
 function parseNoise(flags: SynthFlags): NoiseSpec {
   if (flags.seed === undefined && !flags.insecureSeed) return { mode: 'secure' };
   if (flags.seed === undefined) throw new InputError('--insecure-seed needs --seed <integer>');
@@ -105,22 +69,13 @@ function parseNoise(flags: SynthFlags): NoiseSpec {
         '(tests and benchmarks only), or leave --seed out',
     );
   }
-  const seed = numberOf(flags.seed);
-  if (!/^\s*\d+\s*$/.test(flags.seed) || !Number.isSafeInteger(seed)) {
-    throw new InputError(`--seed must be an integer >= 0, got "${flags.seed}"`);
-  }
-  return { mode: 'insecure-seed', seed };
-}
-
-async function readDataSource(flags: SynthFlags): Promise<DataSource> {
-  const schema = await schemaFromOptions(flags);
-  return flags.domain !== undefined
-    ? { kind: 'benchmark', path: flags.data, domainPath: flags.domain, schema }
-    : { kind: 'csv', path: flags.data, schema };
+  return { mode: 'insecure-seed', seed: parseSeed('--seed', flags.seed) };
 }
 
 /** All flags and public files, checked; nothing private is read here. */
-export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec> {
+export async function synthSpec(
+  flags: SynthFlags,
+): Promise<ReleaseSpec & { readonly outPath: string; readonly reportPath: string }> {
   const epsilon = parseEpsilon('--epsilon', flags.epsilon);
   const delta = flags.delta === undefined ? undefined : parseDelta('--delta', flags.delta);
   const count = (flag: string, text: string | undefined) =>
@@ -130,10 +85,10 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec> {
     rounds: count('--rounds', flags.rounds),
     perRound: count('--per-round', flags.perRound),
     oversample: count('--oversample', flags.oversample),
-    mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, MODES),
+    mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, ENGINE_MODES),
     backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
     maxSteps: count('--max-steps', flags.maxSteps),
-    tolerance: flags.tolerance === undefined ? undefined : parseTolerance(flags.tolerance),
+    tolerance: flags.tolerance === undefined ? undefined : parseNonNegative('--tolerance', flags.tolerance),
   };
   const noise = parseNoise(flags);
   if (flags.budgetDelta !== undefined && flags.budgetEpsilon === undefined) {
@@ -147,7 +102,7 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec> {
           delta:
             flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
         };
-  const source = await readDataSource(flags);
+  const source: DataSource = { path: flags.data, schema: await schemaFromOptions(flags) };
   const workload = await readWorkloadFile(flags.workload, source.schema);
   const evalWorkload =
     flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, source.schema);
@@ -216,12 +171,10 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
   try {
-    const { release, report } = await runRelease(ledger, spec, {
+    const { release, report } = await releaseStraightThrough(ledger, spec, spec, {
       signal: cancel.signal,
-      onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
-      onStage: (stage, r) => {
-        if (stage === 'reserved') process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`);
-      },
+      onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
+      onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
       onProgress: (e) => bar.update(e),
     });
     bar.complete();
@@ -260,17 +213,20 @@ export function register(program: Command): void {
       '--per-round <K>',
       'queries per round K (query mode), or whole tables measured per round (table mode); default: the rule',
     )
-    .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 5')
+    .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 50')
     .option(
       '--mode <mode>',
       "query (select single queries, the papers' RAP) or table (select and measure whole tables, AIM-style); default table",
     )
-    .option('--max-steps <n>', `Adam steps per round at most; default ${DEFAULT_TUNING.maxSteps}`)
+    .option(
+      '--max-steps <n>',
+      `Adam steps per round at most; default ${TABLE_TUNING.maxSteps} (table mode), ${DEFAULT_TUNING.maxSteps} (query mode)`,
+    )
     .option(
       '--tolerance <x>',
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
     )
-    .option('--backend <name>', 'wasm | cpu | node | node-gpu; default: the best available')
+    .option('--backend <name>', `${BACKENDS.join(' | ')}; default: the best available`)
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)

@@ -2,13 +2,14 @@
  * `rap-studio workload …`: random workloads (with the paper's drift) and workload statistics.
  * Workloads are public: nothing here reads the private data.
  */
-import { readFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
 import { domainSizes, type Schema } from '../../core/data/schema.ts';
 import { readSchemaFile } from '../../core/data/schema-file.ts';
 import { InputError } from '../../core/errors.ts';
+import { readTextFile } from '../../core/input/files.ts';
+import { integerAtLeast } from '../../core/input/numbers.ts';
 import {
   driftDistribution,
   type FeatureDistribution,
@@ -27,10 +28,8 @@ import {
 
 export function parseIntegerOption(min: number): (value: string) => number {
   return (value) => {
-    const n = Number(value);
-    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected an integer >= ${min}, got "${value}"`);
-    }
+    const n = integerAtLeast(value, min);
+    if (n === undefined) throw new InvalidArgumentError(`expected an integer >= ${min}, got "${value}"`);
     return n;
   };
 }
@@ -42,17 +41,6 @@ function parseGamma(value: string): number {
   return g;
 }
 
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: cannot read the ${what} (${code === 'ENOENT' ? 'no such file' : code}).`, {
-      file,
-    });
-  }
-}
-
 /** The schema from exactly one of --schema (schema file) or --domain (benchmark domain JSON). */
 export async function schemaFromOptions(opts: { schema?: string; domain?: string }): Promise<Schema> {
   if ((opts.schema === undefined) === (opts.domain === undefined)) {
@@ -60,11 +48,11 @@ export async function schemaFromOptions(opts: { schema?: string; domain?: string
   }
   if (opts.schema !== undefined) return readSchemaFile(opts.schema);
   const domain = opts.domain!;
-  return parseDomainJson(await readText(domain, 'domain file'), domain);
+  return parseDomainJson(await readTextFile(domain, 'domain file'), domain);
 }
 
 export async function readWorkloadFile(file: string, schema: Schema): Promise<Workload> {
-  return parseWorkloadJson(await readText(file, 'workload file'), schema, file);
+  return parseWorkloadJson(await readTextFile(file, 'workload file'), schema, file);
 }
 
 /**

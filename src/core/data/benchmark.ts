@@ -4,9 +4,9 @@
  * a declared schema of categorical columns whose categories are '0'…'size−1', so decoding gives
  * the integer codes back. Column order is the domain file's; CSV columns it omits are ignored.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
+import { readTextFile } from '../input/files.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import { loadCsv } from './load.ts';
 import { SCHEMA_VERSION, type Schema } from './schema.ts';
@@ -51,17 +51,6 @@ export async function loadBenchmark(
   domainPath: string,
   opts: Omit<LoadOptions, 'schema'> = {},
 ): Promise<LoadResult> {
-  let text: string;
-  try {
-    text = await readFile(domainPath, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(
-      `${domainPath}: cannot read the domain file (${code === 'ENOENT' ? 'no such file' : code}).`,
-      {
-        file: domainPath,
-      },
-    );
-  }
+  const text = await readTextFile(domainPath, 'domain file');
   return loadCsv(csvPath, { ...opts, schema: parseDomainJson(text, domainPath) });
 }

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import Papa from 'papaparse';
 import { InputError } from '../errors.ts';
+import { cannotRead } from '../input/files.ts';
 import { CsvTextSource, type Delimiter } from './csv-source.ts';
 
 export { type Delimiter, describeDelimiter, detectDelimiter } from './csv-source.ts';
@@ -88,10 +89,8 @@ function isBlank(fields: readonly string[]): boolean {
   return fields.length === 1 && fields[0].trim() === '';
 }
 
-function cannotRead(file: string, err: unknown): InputError {
-  const code = (err as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String(code ?? err);
-  return new InputError(`${file}: cannot read the file (${why}); check the path.`, { file });
+function unreadable(file: string, err: unknown): InputError {
+  return cannotRead(file, 'file', err, { hint: 'check the path' });
 }
 
 export async function fileSize(file: string): Promise<number> {
@@ -100,7 +99,7 @@ export async function fileSize(file: string): Promise<number> {
     if (s.isDirectory()) throw Object.assign(new Error('folder'), { code: 'EISDIR' });
     return s.size;
   } catch (err) {
-    throw cannotRead(file, err);
+    throw unreadable(file, err);
   }
 }
 
@@ -130,7 +129,7 @@ export async function readCsvRecords(
       source.destroy();
       reject(err);
     };
-    input.on('error', (err) => fail(cannotRead(file, err)));
+    input.on('error', (err) => fail(unreadable(file, err)));
     // Registered before papaparse's own listener, so this runs before each chunk is parsed.
     source.on('data', (text: string) => {
       if (fed - lines.cursor > maxRecord) fail(tooLong(file, lines.next, maxRecord));

@@ -5,17 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { InputError } from '../errors.ts';
+import { cannotRead } from '../input/files.ts';
 
 export async function fingerprintFile(path: string): Promise<string> {
   const hash = createHash('sha256');
   try {
     for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${path}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code}).`, {
-      file: path,
-    });
+    throw cannotRead(path, 'file', err);
   }
   return hash.digest('hex');
 }

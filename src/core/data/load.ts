@@ -14,8 +14,6 @@ import { assertValidSchema } from './schema-file.ts';
 import { readTable, type TableOptions, type TableShape } from './table.ts';
 import { DEFAULT_MISSING_MARKERS } from './values.ts';
 
-export { loadBenchmark } from './benchmark.ts';
-
 export interface LoadProgress {
   /** Bytes read, summed over both passes when the schema is inferred. */
   readonly bytes: number;

@@ -15,9 +15,9 @@
  * A numeric column gives either explicit `edges` or `lower`, `upper` and `bins` (equal width,
  * see values.ts); export always writes `edges`. `missing` and `integer` default to false.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
+import { readTextFile } from '../input/files.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from './schema.ts';
 import { equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
 
@@ -162,19 +162,7 @@ function schemaFromJsonValue(raw: unknown, file: string, noun: string): Schema {
 }
 
 export async function readSchemaFile(file: string): Promise<Schema> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(
-      `${file}: cannot read the schema file (${code === 'ENOENT' ? 'no such file' : code}).`,
-      {
-        file,
-      },
-    );
-  }
-  return parseSchemaJson(text, file);
+  return parseSchemaJson(await readTextFile(file, 'schema file'), file);
 }
 
 /** The schema as a schema file (edges always explicit; one column per line), ending with a newline. */

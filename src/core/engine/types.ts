@@ -6,6 +6,7 @@ import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
+import type { ProgressEvent } from './progress.ts';
 
 /** Which implementation of the engine's kernels runs. */
 export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
@@ -21,7 +22,7 @@ export interface RapOptions {
   /** Rounds T and queries per round K; undefined = the engine's documented default rule. */
   readonly rounds?: number;
   readonly perRound?: number;
-  /** Each relaxed row is sampled this many times by randomized rounding. Default 5. */
+  /** Each relaxed row is sampled this many times by randomized rounding. Default 50. */
   readonly oversample: number;
   readonly mode: EngineMode;
   /** Table mode's plan; undefined = the public rule (defaults.ts, defaultTableStrategy). */
@@ -36,20 +37,8 @@ export interface RapOptions {
   readonly backend?: BackendName;
 }
 
-export interface ProgressEvent {
-  readonly round: number;
-  readonly rounds: number;
-  readonly step: number;
-  readonly loss: number;
-  /** Max |measured − relaxed| over the selected queries (noisy answers: safe to show). */
-  readonly maxSelectedError: number;
-  readonly elapsedSeconds: number;
-  readonly etaSeconds: number;
-  /** Table mode: the thresholds whose features contain this round's measured table, by workload index. */
-  readonly selectedThresholds?: readonly number[];
-  /** Table mode: the Gaussian σ this round's table was measured with (public). */
-  readonly sigma?: number;
-}
+/** In its own file (no imports) so the renderer's API types can use it without Node types. */
+export type { ProgressEvent } from './progress.ts';
 
 /**
  * A run's report. The error metrics compare against the exact private answers: they are

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OutputNotWrittenError } from '../../../src/core/engine/process/release.ts';
 import { BudgetRefusedError, InputError } from '../../../src/core/errors.ts';
+import { OutputNotWrittenError } from '../../../src/core/release/messages.ts';
 import { argSchemas, dispatch, toErrorPayload } from '../../../src/services/dispatch.ts';
 import { createServices } from '../../../src/services/services.ts';
 

@@ -8,6 +8,7 @@ import type { NativeDialogs, ServiceContext } from '../../../src/services/contex
 import { dispatch } from '../../../src/services/dispatch.ts';
 import { createServices } from '../../../src/services/services.ts';
 import type { ApiArg, ApiMethod, ApiResult, AppEvent } from '../../../src/shared/api.ts';
+import { isActiveStatus } from '../../../src/shared/constants.ts';
 
 export const FAKE_CHILD = fileURLToPath(
   new URL('../../../src/core/engine/process/fixtures/fake-engine-child.ts', import.meta.url),
@@ -75,7 +76,7 @@ export async function settle(h: Harness, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const run = await h.call('runState', {});
-    if (run && !['reserving', 'loading', 'running'].includes(run.status)) return run;
+    if (run && !isActiveStatus(run.status)) return run;
     if (Date.now() > until) throw new Error(`run still ${run?.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import type { EncodedDataset } from '../../data/schema.ts';
+import { BACKENDS, ENGINE_MODES } from '../../input/choices.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../types.ts';
 
@@ -84,7 +85,7 @@ const threshold = z.object({
 });
 const workload = z.object({ thresholds: z.array(threshold) });
 
-const backend = z.enum(['node-gpu', 'node', 'wasm', 'cpu']);
+const backend = z.enum(BACKENDS);
 
 const options = z.object({
   epsilon: finite.refine((e) => e > 0, 'must be > 0'),
@@ -93,7 +94,7 @@ const options = z.object({
   rounds: positiveInt.optional(),
   perRound: positiveInt.optional(),
   oversample: positiveInt,
-  mode: z.enum(['query', 'table']),
+  mode: z.enum(ENGINE_MODES),
   selection: z.enum(['oneshot', 'iterative']),
   learningRate: finite,
   maxSteps: positiveInt,
@@ -130,6 +131,7 @@ const progressEvent = z.object({
 // The report is a wide record the engine owns; check the fields the host relies on and keep the rest.
 const report = z.looseObject({
   mode: z.enum(['query', 'table']),
+  tablePlan: z.enum(['direct', 'adaptive']).optional(),
   presentError: z.number(),
   roundedPresentError: z.number(),
   numQueries: count,

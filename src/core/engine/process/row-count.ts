@@ -13,6 +13,7 @@ import Papa from 'papaparse';
 import { detectDelimiter } from '../../data/csv.ts';
 import { holdsNames } from '../../data/header.ts';
 import { InputError } from '../../errors.ts';
+import { cannotRead } from '../../input/files.ts';
 
 export interface FileFacts {
   /** SHA-256 (lower-case hex) of the file bytes. */
@@ -80,13 +81,7 @@ export async function fingerprintAndCountRows(file: string, names: readonly stri
       counter.push(chunk as Buffer);
     }
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(
-      `${file}: cannot read the data file (${code === 'ENOENT' ? 'no such file' : code}).`,
-      {
-        file,
-      },
-    );
+    throw cannotRead(file, 'data file', err);
   }
   counter.endRecord();
   const hasHeader = isHeader(counter.firstRecord, names);

@@ -1,14 +1,7 @@
 /**
- * Adapter for Electron's `utilityProcess` (the app's engine process), typed structurally so that
- * this module never imports electron. The app's main process does:
- *
- *   import { utilityProcess } from 'electron';
- *   const spawner = utilityProcessSpawner(() => utilityProcess.fork(engineChildEntry, [], { serviceName: 'RAP engine' }));
- *   const run = startEngine(request, { spawner, onProgress });
- *
- * where `engineChildEntry` is the bundled entry that imports src/core/engine/process/child.ts
- * (child.ts finds `process.parentPort` by itself). Messages are structured clones, so the typed
- * arrays of the dataset cross as typed arrays, as with Node's advanced serialization.
+ * Adapter for Electron's `utilityProcess` (the app's engine process, src/main/engine-spawner.ts),
+ * typed structurally so that this module never imports electron. Messages are structured clones:
+ * the dataset's typed arrays cross as typed arrays, as with Node's advanced serialization.
  */
 import type { EngineExit, EngineProcess, EngineSpawner } from './client.ts';
 

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { epsilonFromRho } from '../../privacy/accounting.ts';
 import type { ReserveRequest } from '../types.ts';
 
@@ -29,4 +30,11 @@ export function requestFor(fingerprint: string, rho: number, delta = 1e-6): Rese
     backend: 'cpu',
     appVersion: '0.1.0',
   };
+}
+
+/** Runs SQL on a ledger file behind the Ledger's back (tamper tests from outside core). */
+export function rawSql(file: string, sql: string): void {
+  const raw = new Database(file);
+  raw.exec(sql);
+  raw.close();
 }

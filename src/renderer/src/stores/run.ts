@@ -5,12 +5,11 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef } from 'vue';
 import type { ProgressPoint, RunView } from '../../../shared/api';
+import { isActiveStatus } from '../../../shared/constants';
 import { api, call } from '../api/bridge';
 import { useAppStore } from './app';
 import { useDataStore } from './data';
 import { usePrivacyStore } from './privacy';
-
-const ACTIVE = ['reserving', 'loading', 'running'];
 
 /** How far along a run is: a view of the same run never moves back down this order. */
 const PROGRESS: Record<RunView['status'], number> = {
@@ -32,7 +31,7 @@ export const useRunStore = defineStore('run', () => {
   const history = shallowRef<ProgressPoint[]>([]);
   const starting = ref(false);
   const cancelling = ref(false);
-  const active = computed(() => run.value !== null && ACTIVE.includes(run.value.status));
+  const active = computed(() => run.value !== null && isActiveStatus(run.value.status));
   const latest = computed<ProgressPoint | null>(() => history.value[history.value.length - 1] ?? null);
 
   /**
@@ -50,8 +49,8 @@ export const useRunStore = defineStore('run', () => {
     const previous = run.value;
     run.value = view;
     history.value = view ? [...view.history] : [];
-    if (!view || !ACTIVE.includes(view.status)) cancelling.value = false;
-    if (view && previous && ACTIVE.includes(previous.status) && !ACTIVE.includes(view.status)) {
+    if (!view || !isActiveStatus(view.status)) cancelling.value = false;
+    if (view && previous && isActiveStatus(previous.status) && !isActiveStatus(view.status)) {
       void data.refreshBudget();
       void privacy.refresh();
     }

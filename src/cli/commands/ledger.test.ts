@@ -2,14 +2,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { register } from '../../cli/commands/ledger.ts';
-import { BudgetRefusedError, exitCodeFor } from '../errors.ts';
-import { rhoFromEpsilon } from '../privacy/accounting.ts';
-import { Ledger } from './ledger.ts';
-import { requestFor, tempLedgerPath } from './testing/fixtures.ts';
+import { BudgetRefusedError, exitCodeFor } from '../../core/errors.ts';
+import { Ledger } from '../../core/ledger/ledger.ts';
+import { rawSql, requestFor, tempLedgerPath } from '../../core/ledger/testing/fixtures.ts';
+import { rhoFromEpsilon } from '../../core/privacy/accounting.ts';
+import { register } from './ledger.ts';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -111,9 +110,7 @@ describe('rap-studio ledger', () => {
     const { file, ledger } = datasetFile();
     await cli('set-cap', '--dataset', file, '--epsilon', '1', '--delta', '1e-6', '--ledger', ledger);
     expect(await cli('verify', '--ledger', ledger)).toMatch(/verified: 2 events/);
-    const raw = new Database(ledger);
-    raw.exec("DROP TRIGGER datasets_identity_immutable; UPDATE datasets SET name = 'other'");
-    raw.close();
+    rawSql(ledger, "DROP TRIGGER datasets_identity_immutable; UPDATE datasets SET name = 'other'");
     const failure = await cli('verify', '--ledger', ledger).catch((err: Error) => err);
     expect(failure).toBeInstanceOf(Error);
     expect(exitCodeFor(failure)).toBe(1);

@@ -1,0 +1,150 @@
+/**
+ * Every warning and abort of a release as a typed code, with its text here and nowhere else:
+ * callers choose by code (the app hides warnings its screens already show), never by wording.
+ * The CLI and the app word failures for their own readers ("voice"), both from this file.
+ */
+
+import { CancelledError, EngineCrashedError } from '../engine/process/errors.ts';
+import { InputError } from '../errors.ts';
+
+const warning = <C extends string>(code: C, message: string) => ({ code, message }) as const;
+
+export const warnings = {
+  /** δ ≥ 1/n: the text comes from the privacy module's check. */
+  deltaLarge: (text: string) => warning('delta-large', text),
+  /** The schema came from the data (inferred, or confirmed from an inferred one). */
+  schemaFromData: (origin: string) => warning('schema-from-data', `the schema was ${origin}`),
+  rowsRejected: (rejected: number, read: number, file: string) =>
+    warning(
+      'rows-rejected',
+      `${rejected} of ${read} rows of ${file} were rejected ` +
+        '(see `rap-studio schema check`); the release covers the accepted rows only',
+    ),
+  /** A cap was asked for (`--budget-epsilon`) but the dataset has one. */
+  capExists: (name: string, epsilon: number, delta: number) =>
+    warning(
+      'cap-exists',
+      `dataset "${name}" already has a budget cap (ε = ${epsilon} at δ = ${delta}); ` +
+        '--budget-epsilon is ignored (change a cap with `rap-studio ledger set-cap`)',
+    ),
+};
+
+export type ReleaseWarning = ReturnType<(typeof warnings)[keyof typeof warnings]>;
+export type ReleaseWarningCode = ReleaseWarning['code'];
+
+/** Who reads a failure: the CLI's stderr line, or the app's error banner. */
+export type Voice = 'cli' | 'app';
+
+/** Why a reserved release ended without a result. */
+export type AbortCode = 'cancelled' | 'engine-crashed' | 'bad-input' | 'engine-error';
+
+export function abortCode(err: unknown, cancelled: boolean): AbortCode {
+  if (cancelled || err instanceof CancelledError) return 'cancelled';
+  if (err instanceof EngineCrashedError) return 'engine-crashed';
+  if (err instanceof InputError) return 'bad-input';
+  return 'engine-error';
+}
+
+/**
+ * The ledger's abort reason. Deliberately generic: an error message may quote a private value
+ * (a CSV cell), and the ledger is shown to an oversight body.
+ */
+export function ledgerAbortReason(code: AbortCode, err: unknown): string {
+  switch (code) {
+    case 'cancelled':
+      return 'cancelled';
+    case 'engine-crashed': {
+      const { signal, exitCode } = err as EngineCrashedError;
+      return `engine process ended unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`})`;
+    }
+    case 'bad-input':
+      return 'failed: bad input (private data or engine options)';
+    case 'engine-error':
+      return 'failed: engine error';
+  }
+}
+
+/** A reserved release that ended without a result; its spend stays counted. */
+export class ReleaseAbortedError extends Error {
+  override readonly name = 'ReleaseAbortedError';
+  constructor(
+    readonly code: AbortCode,
+    readonly error: unknown,
+    readonly releaseId: string,
+    /** False when the ledger could not be written: the release then stays reserved. */
+    readonly marked: boolean,
+  ) {
+    super(`release ${releaseId} ended: ${code}`, { cause: error });
+  }
+
+  /** The CLI's error: its class keeps the exit code (cancel 1, bad input 2, other 1). */
+  forCli(): Error {
+    const { code, error, releaseId } = this;
+    const tail = this.marked
+      ? `release ${releaseId} was marked aborted; its privacy spend stays counted`
+      : `release ${releaseId} stays reserved (the ledger could not be updated); its privacy spend stays counted`;
+    if (code === 'cancelled') return new CancelledError(`the run was cancelled: ${tail}`);
+    if (error instanceof InputError) return new InputError(`${error.message} (${tail})`, error.where);
+    return new Error(`${(error as Error).message ?? String(error)} (${tail})`, { cause: error });
+  }
+
+  /** The app's banner: kind and message. */
+  forApp(): { kind: 'cancelled' | 'internal' | 'input'; message: string } {
+    const { code, error, releaseId } = this;
+    const tail = `Release ${releaseId} was marked aborted; its privacy spend stays counted in the ledger.`;
+    switch (code) {
+      case 'cancelled':
+        return { kind: 'cancelled', message: `The run was cancelled. ${tail}` };
+      case 'engine-crashed': {
+        const m = (error as Error).message;
+        return { kind: 'internal', message: `${m.charAt(0).toUpperCase()}${m.slice(1)}. ${tail}` };
+      }
+      case 'bad-input':
+        return { kind: 'input', message: `${(error as Error).message} ${tail}` };
+      case 'engine-error':
+        return {
+          kind: 'internal',
+          message: `The engine failed (see the application log). ${tail} Start a new run when the problem is fixed.`,
+        };
+    }
+  }
+}
+
+/** Thrown when the synthetic CSV or its sidecar cannot be written; the release stays reserved. */
+export class OutputNotWrittenError extends Error {
+  override readonly name = 'OutputNotWrittenError';
+}
+
+export function outputNotWritten(
+  voice: Voice,
+  what: string,
+  file: string,
+  releaseId: string,
+  err: unknown,
+): OutputNotWrittenError {
+  const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+  const tail = `Release ${releaseId} stays reserved and its privacy spend stays counted; `;
+  return new OutputNotWrittenError(
+    voice === 'cli'
+      ? `could not write the ${what} to ${file} (${code}): the file was NOT written. ${tail}` +
+          'free space or fix permissions before running again'
+      : `Could not write the ${what} to ${file} (${code}): the file was NOT written. ${tail}` +
+          'choose another folder or free some space, then export again.',
+  );
+}
+
+export const NON_PRIVATE_NOTE =
+  'The error metrics (presentError, roundedPresentError, meanError, roundedMeanError, all0Error, ' +
+  'relativeErrorProfile, perThresholdError, futureError) compare against the EXACT answers on the ' +
+  'private data: they are non-private diagnostics for the curator only. Do not publish them with ' +
+  'the synthetic data; the release is the synthetic CSV alone.';
+
+export const CANCELLED_BEFORE_RESERVE = 'cancelled before the budget was reserved: nothing was spent';
+
+export function fileChangedWhileRead(file: string): InputError {
+  return new InputError(
+    `${file}: the file changed while it was being read (its SHA-256 differs between two reads); ` +
+      'run again once nothing is writing to it',
+    { file },
+  );
+}
