@@ -4,7 +4,7 @@
  * baselines/gm-tables.ts; the direct-plan rule, defaults.ts). Computed as
  *   E[max_i |Z_i|] = ∫_0^∞ 1 − (1 − 2Q(x))^m dx,   Q = the standard normal upper tail,
  * by numerical integration: deterministic, data-independent and O(1) for any m.
- */import { erfc } from '../privacy/erfc.ts';
+ */ import { erfc } from '../privacy/erfc.ts';
 
 /** E[max of |Z_i|] over m independent standard normals. */
 export function expectedMaxAbsNormal(m: number): number {
@@ -22,4 +22,3 @@ export function expectedMaxAbsNormal(m: number): number {
   for (let i = 1; i < steps; i++) sum += (i % 2 === 1 ? 4 : 2) * tail(i * h);
   return (sum * h) / 3;
 }
-

@@ -95,6 +95,7 @@ const options = z.object({
   perRound: positiveInt.optional(),
   oversample: positiveInt,
   mode: z.enum(ENGINE_MODES),
+  tablePlan: z.enum(['direct', 'adaptive']).optional(),
   selection: z.enum(['oneshot', 'iterative']),
   learningRate: finite,
   maxSteps: positiveInt,
@@ -131,7 +132,6 @@ const progressEvent = z.object({
 // The report is a wide record the engine owns; check the fields the host relies on and keep the rest.
 const report = z.looseObject({
   mode: z.enum(['query', 'table']),
-  tablePlan: z.enum(['direct', 'adaptive']).optional(),
   presentError: z.number(),
   roundedPresentError: z.number(),
   numQueries: count,

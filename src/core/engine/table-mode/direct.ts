@@ -110,7 +110,11 @@ export function measureDirect(
     const threshold = unitTable(t.features);
     const raw = measure(asUnit(unit, exact.of(threshold), sizes), sigma, noise);
     const grouping = unit.grouping ? { grouping: unit.grouping } : {};
-    return { target: { threshold, weight: t.weight, measured: fitTarget(raw, sigma), ...grouping }, raw, sigma };
+    return {
+      target: { threshold, weight: t.weight, measured: fitTarget(raw, sigma), ...grouping },
+      raw,
+      sigma,
+    };
   });
   const oneWay = { rho: start.rho, sigma: start.sigma };
   return { initial: start.initial, measured: direct, oneWay, rho: rest, sigma, tables: tables.length, cells };

@@ -17,7 +17,7 @@ import type { Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import { cellGroups, groupTable } from '../kernels/grouped-tables.ts';
 import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/session.ts';
-import { fitTarget, measure } from '../measure.ts';
+import { measure } from '../measure.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
 import type { AdaptiveTableTrace, TableMeasurementRecord, TableModeFallback } from '../types.ts';
@@ -289,16 +289,8 @@ export class TableRounds {
     let sigmaMin = start.sigma;
     for (const m of all) sigmaMin = Math.min(sigmaMin, m.sigma);
     const oneWayWeight = (sigmaMin / start.sigma) ** 2;
-    const zero = process.env.RAP_ADAPTIVE_ZERO === '1';
-    const tables: TableTarget[] = start.targets.map((t) => ({
-      ...t,
-      weight: oneWayWeight,
-      ...(zero ? { measured: fitTarget(t.measured, start.sigma) } : {}),
-    }));
-    for (const m of all) {
-      const t = this.target(m, (sigmaMin / m.sigma) ** 2);
-      tables.push(zero ? { ...t, measured: fitTarget(t.measured, m.sigma) } : t);
-    }
+    const tables: TableTarget[] = start.targets.map((t) => ({ ...t, weight: oneWayWeight }));
+    for (const m of all) tables.push(this.target(m, (sigmaMin / m.sigma) ** 2));
     return { groups: [], tables };
   }
 
