@@ -14,7 +14,7 @@ export const DEFAULT_ROWS = 1000;
  * Samples per relaxed row in randomized rounding: n' = 1000 relaxed rows give 50,000 released
  * rows, about n for ADULT (48,842) — what users of other tools expect — and few enough that
  * rounding adds well under the noise. ADULT, 64 random 3-way marginals, ε = 1, direct plan,
- * seed 0: relaxed 0.0046; released 0.0094 with 5 samples (5,000 rows), see the README for 50.
+ * seed 0: relaxed 0.0046; released 0.0094 with 5 samples (5,000 rows), 0.0045 with 50.
  */
 export const DEFAULT_OVERSAMPLE = 50;
 
@@ -87,8 +87,9 @@ export const MEASURED_PER_SQRT_RHO_N = 0.04;
 export const MAX_DEFAULT_ROUNDS = 20;
 
 /**
- * Table mode's T₀ and K (table-mode/): a round measures K tables before one fit, and the first measurements each get 1/(T₀·K) of what the one-way start leaves (annealing
- * raises that as the model stops moving), so T₀ bounds the rounds. AIM uses T = 16·d
+ * Table mode's T₀ and K (table-mode/): a round measures K tables before one fit, and the first
+ * measurements each get 1/(T₀·K) of what the one-way start leaves (annealing raises that as the
+ * model stops moving), so T₀ bounds the rounds. AIM uses T = 16·d
  * measurements with K = 1; RAP's fit is dearer than AIM's, so the bound grows with the workload
  * and stays within reach. Only public quantities enter: ρ, n and the number of thresholds N.
  *
@@ -118,9 +119,10 @@ export function defaultTablePlan(p: { rho: number; n: number; thresholds: number
  * and their cells): measure every table directly when the Gaussian mechanism on them all would
  * already be accurate — its expected max error over their cells, σ·E max|Z| with
  * σ = √(2N/(2ρ))/n, at most DIRECT_MAX_EXPECTED_ERROR — and every table fits the cell limit;
- * otherwise select adaptively. Measured on ADULT (64 random 3-way marginals, released CSV):
- * ε = 1 (expected 0.0073) direct ≈ 0.009 vs adaptive 0.015–0.019; ε = 0.1 (0.072) adaptive
- * ≈ 0.045 vs direct ≈ 0.06.
+ * otherwise select adaptively. Measured on ADULT (64 random 3-way marginals, released CSV, tight
+ * ρ): at ε = 1 (expected 0.0073) direct 0.0045 / 0.0053 / 0.0051 (seeds 0–2) against adaptive
+ * 0.015–0.019; at ε = 0.1 (expected 0.067) adaptive ≈ 0.050, where measuring all 64 tables
+ * leaves each too little ρ. The bound 0.03 sits between the two regimes.
  */
 export function defaultTableStrategy(p: {
   rho: number;
