@@ -11,6 +11,8 @@ export default defineConfig({
         input: {
           index: resolve(__dirname, 'src/main/index.ts'),
           'engine-child': resolve(__dirname, 'src/main/engine-child.ts'),
+          // The ledger's worker thread (src/services/ledger-client.ts).
+          'ledger-worker': resolve(__dirname, 'src/services/ledger-worker-entry.ts'),
         },
       },
     },

@@ -1,4 +1,10 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// Ledger anchors (src/core/ledger/anchor.ts) of the suite's throwaway ledgers go to a temp
+// folder, not the tester's ~/.config; child processes (CLI, web host) inherit it.
+const env = { RAP_STUDIO_ANCHOR_DIR: join(tmpdir(), 'rap-test-anchors') };
 
 // Two projects: fast unit/property tests and the browser end-to-end suite.
 // `npm test` runs both (scripts/test.mjs); CI runs `npm test`.
@@ -10,6 +16,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
           environment: 'node',
+          env,
           testTimeout: 60_000,
           hookTimeout: 60_000,
           pool: 'forks',
@@ -20,6 +27,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          env,
           testTimeout: 600_000,
           hookTimeout: 120_000,
           pool: 'forks',

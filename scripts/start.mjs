@@ -16,9 +16,20 @@ function build() {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+// A terminal's Ctrl-C reaches this process and the child alike (one process group); a signal
+// sent to this process alone must still reach the child. So each kind is forwarded once, and
+// the child (src/host/main.ts) stops on the first and ignores the rest, removing private files
+// first. This process stays until the child has gone.
 function forward(child) {
-  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-  child.on('exit', (code) => process.exit(code ?? 0));
+  const forwarded = new Set();
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(sig, () => {
+      if (forwarded.has(sig)) return;
+      forwarded.add(sig);
+      child.kill(sig);
+    });
+  }
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
 build();

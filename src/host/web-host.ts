@@ -8,10 +8,11 @@
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, rm, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
@@ -27,6 +28,8 @@ export interface WebHostOptions {
   readonly token?: string;
   /** Largest accepted upload in bytes (default 2 GiB). */
   readonly maxUploadBytes?: number;
+  /** Largest WebSocket message from the page (default 64 KiB: the page only listens). */
+  readonly maxSocketPayload?: number;
   /** The top-level resources/ folder (the application icon, served as the favicon). */
   readonly resourcesDir?: string;
   /** Builds the services once the host can emit events and offer downloads. */
@@ -58,7 +61,14 @@ const MIME: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-const COOKIE = 'rap_token';
+/**
+ * The token cookie's name carries the port: cookies are shared by every port of 127.0.0.1, so
+ * with one name a second RAP Studio (or any local server) on another port would overwrite, or be
+ * sent, this host's token.
+ */
+export function cookieName(port: number): string {
+  return `rap_token_${port}`;
+}
 
 /** The application icon (resources/) as the page's favicon; browsers also ask for /favicon.ico. */
 const FAVICONS: Readonly<Record<string, string>> = {
@@ -74,10 +84,10 @@ function sameToken(a: string | undefined, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
+function cookieToken(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, v] = part.trim().split('=');
-    if (k === COOKIE) return v;
+    if (k === name) return v;
   }
   return undefined;
 }
@@ -135,7 +145,7 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
   const authorized = (req: IncomingMessage, url: URL): boolean =>
     sameToken(url.searchParams.get('token') ?? undefined, token) ||
     sameToken(req.headers['x-rap-token'] as string | undefined, token) ||
-    sameToken(cookieToken(req), token);
+    sameToken(cookieToken(req, cookieName(port)), token);
 
   async function serveStatic(res: ServerResponse, url: URL, setCookie: boolean): Promise<void> {
     let rel: string;
@@ -173,24 +183,67 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
         "frame-ancestors 'none'",
       ].join('; '),
     };
-    if (setCookie) headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    if (setCookie) headers['set-cookie'] = `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`;
     res.writeHead(200, headers);
     await pipeline(createReadStream(real), res);
   }
 
+  /**
+   * An upload is a private copy: one that fails (too large, the connection dropped, a full disk)
+   * leaves nothing behind. Too large is answered 413 — up front from Content-Length when the
+   * browser sends it, else once the limit is passed (the rest is read and dropped, so the page
+   * gets the answer rather than a reset).
+   */
   async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const name = (url.searchParams.get('name') ?? 'upload.csv').replace(/[^\w.\- ]/g, '_').slice(0, 200);
+    const limit = opts.maxUploadBytes ?? 2 ** 31;
+    const tooLarge = () => {
+      res.setHeader('connection', 'close');
+      sendJson(res, 413, {
+        ok: false,
+        error: {
+          kind: 'input',
+          message: `The file is larger than ${limit} bytes, the most web mode accepts: nothing was stored.`,
+        },
+      });
+    };
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      return tooLarge();
+    }
     const id = randomUUID();
     const dir = join(uploadDir, id);
     await mkdir(dir, { mode: 0o700 });
     const path = join(dir, name || 'upload.csv');
-    const limit = opts.maxUploadBytes ?? 2 ** 31;
     let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) req.destroy(new Error('upload too large'));
+    let over = false;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        if (size > limit) {
+          over = true;
+          done(new Error('upload too large'));
+        } else done(null, chunk);
+      },
     });
-    await pipeline(req, createWriteStream(path, { mode: 0o600 }));
+    req.pipe(counter);
+    // A dropped connection never ends the stream: end the copy with an error instead.
+    req.on('error', (err) => counter.destroy(err));
+    req.on('close', () => {
+      if (!req.complete) counter.destroy(new Error('upload interrupted'));
+    });
+    try {
+      await pipeline(counter, createWriteStream(path, { mode: 0o600, flags: 'wx' }));
+    } catch (err) {
+      req.unpipe(counter);
+      await rm(dir, { recursive: true, force: true });
+      if (over) {
+        req.resume(); // drop the rest so the answer reaches the page
+        return tooLarge();
+      }
+      throw err;
+    }
     sendJson(res, 200, { ok: true, result: { path, name, bytes: size } });
   }
 
@@ -241,7 +294,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
       else res.destroy();
     });
   });
-  const wss = new WebSocketServer({ noServer: true });
+  // The page only listens on the socket: a small payload cap, and a socket error (a bad frame,
+  // a reset) drops that socket instead of becoming an uncaught 'error' that ends the host.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxSocketPayload ?? 64 * 1024 });
+  wss.on('error', (err) => process.stderr.write(`web host socket server: ${err.message}\n`));
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     if (url.pathname !== '/ws' || !loopbackOnly(req) || !authorized(req, url)) {
@@ -251,6 +307,10 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
+      ws.on('error', () => {
+        sockets.delete(ws);
+        ws.terminate();
+      });
     });
   });
   await new Promise<void>((ok, fail) => {

@@ -5,9 +5,16 @@
  * takes the app down.
  */
 import { utilityProcess } from 'electron';
-import type { EngineSpawner } from '../core/engine/process/client.ts';
+import { type EngineSpawner, engineExecArgv } from '../core/engine/process/client.ts';
 import { utilityProcessSpawner as adapt } from '../core/engine/process/utility-process.ts';
 
 export function utilityProcessSpawner(entry: string): EngineSpawner {
-  return adapt(() => utilityProcess.fork(entry, [], { serviceName: 'RAP Studio engine', stdio: 'inherit' }));
+  return adapt(() =>
+    utilityProcess.fork(entry, [], {
+      serviceName: 'RAP Studio engine',
+      stdio: 'inherit',
+      // The engine's memory limit: hitting it ends the engine, never the app.
+      execArgv: engineExecArgv(),
+    }),
+  );
 }

@@ -2,27 +2,39 @@
  * Electron main process: window creation, security settings and the IPC bridge. All real work
  * happens in the plain-TypeScript services (src/services), the same ones web mode runs.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
+import { bundledWorkerEntry } from '../services/ledger-client.ts';
 import { defaultLedgerPathForApp } from '../services/paths.ts';
 import { createServices, type Services } from '../services/services.ts';
+import { createWorkDir, privateFilesRemover, removeStaleWorkDirs } from '../services/work-dir.ts';
 import type { AppEvent } from '../shared/api.ts';
 import { IPC_CHANNELS, isActiveStatus } from '../shared/constants.ts';
+import { type CloseState, closePrompt } from './close-prompt.ts';
 import { electronDialogs } from './dialogs.ts';
 import { utilityProcessSpawner } from './engine-spawner.ts';
+import {
+  devToolsAllowed,
+  permissionCheckHandler,
+  permissionRequestHandler,
+  rendererSource,
+  requestAllowed,
+  trustedSender,
+  willPreventUnloadHandler,
+} from './security.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const source = rendererSource(process.env, app.isPackaged, join(here, '../renderer/index.html'));
 const windows = new Set<BrowserWindow>();
 let services: Services | undefined;
 
-/** Whether a run is under way (closing the window then asks first). */
-async function runInProgress(): Promise<boolean> {
+/** What closing must ask about: a run under way, finished releases not exported yet. */
+async function closeState(): Promise<CloseState> {
   const run = services ? await services.runState({}) : null;
-  return run !== null && isActiveStatus(run.status);
+  const pending = services ? await services.pendingReleases({}).catch(() => []) : [];
+  return { active: run !== null && isActiveStatus(run.status), unexported: pending.length };
 }
 
 function broadcast(event: AppEvent): void {
@@ -43,6 +55,7 @@ async function createWindow(): Promise<void> {
       sandbox: true,
       nodeIntegration: false,
       webSecurity: true,
+      devTools: devToolsAllowed(app.isPackaged),
     },
   });
   windows.add(win);
@@ -51,23 +64,30 @@ async function createWindow(): Promise<void> {
   win.on('close', (e) => {
     if (confirmedClose) return;
     e.preventDefault();
-    void runInProgress().then((busy) => {
+    void closeState().then((state) => {
+      const prompt = closePrompt(state);
       const leave =
-        !busy ||
+        prompt === null ||
         dialog.showMessageBoxSync(win, {
           type: 'warning',
-          buttons: ['Keep running', 'Cancel the run and close'],
+          buttons: [...prompt.buttons],
           defaultId: 0,
           cancelId: 0,
-          title: 'A run is in progress',
-          message: 'A run is in progress. Closing cancels it; its privacy spend stays counted in the ledger.',
+          title: prompt.title,
+          message: prompt.message,
+          detail: prompt.detail,
         }) === 1;
       if (!leave) return;
-      if (busy) void services?.cancelRun({});
+      if (state.active) void services?.cancelRun({});
       confirmedClose = true;
       win.close();
     });
   });
+  // The page's beforeunload must not silently cancel a close the curator already confirmed here.
+  win.webContents.on(
+    'will-prevent-unload',
+    willPreventUnloadHandler(() => confirmedClose),
+  );
   win.once('ready-to-show', () => win.show());
   // No navigation away from the app and no new windows: links open in the system browser.
   win.webContents.on('will-navigate', (e) => e.preventDefault());
@@ -75,30 +95,41 @@ async function createWindow(): Promise<void> {
     if (url.startsWith('https://')) void shell.openExternal(url);
     return { action: 'deny' };
   });
-  if (process.env.ELECTRON_RENDERER_URL) await win.loadURL(process.env.ELECTRON_RENDERER_URL);
-  else await win.loadFile(join(here, '../renderer/index.html'));
+  if (source.kind === 'dev') await win.loadURL(source.url);
+  else await win.loadFile(source.file);
 }
 
 app.whenReady().then(async () => {
   // No remote content, ever.
   session.defaultSession.webRequest.onBeforeRequest((details, callback) => {
-    const ok = /^(file|devtools|blob|data):/.test(details.url) || details.url.startsWith('http://localhost');
-    callback({ cancel: !ok });
+    callback({ cancel: !requestAllowed(details.url, app.isPackaged, source) });
   });
-  const workDir = await mkdtemp(join(tmpdir(), 'rap-studio-'));
-  app.on('will-quit', () => {
-    void rm(workDir, { recursive: true, force: true });
-  });
+  session.defaultSession.setPermissionRequestHandler(permissionRequestHandler);
+  session.defaultSession.setPermissionCheckHandler(permissionCheckHandler);
+  removeStaleWorkDirs();
+  const workDir = createWorkDir();
+  // Synchronous: the process may end right after will-quit.
+  const removePrivateFiles = privateFilesRemover(workDir, true);
+  app.on('will-quit', removePrivateFiles);
+  process.on('exit', removePrivateFiles);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => app.quit());
   const svc = createServices({
     mode: 'electron',
     ledgerPath: defaultLedgerPathForApp(),
     workDir,
+    ledgerWorker: bundledWorkerEntry(here),
     emit: broadcast,
     dialogs: electronDialogs(() => BrowserWindow.getFocusedWindow() ?? [...windows][0]),
     spawner: utilityProcessSpawner(join(here, 'engine-child.js')),
   });
   services = svc;
-  ipcMain.handle(IPC_CHANNELS.invoke, async (_e, method: unknown, arg: unknown) => {
+  ipcMain.handle(IPC_CHANNELS.invoke, async (e, method: unknown, arg: unknown) => {
+    if (!trustedSender(e.senderFrame?.url, source)) {
+      return {
+        ok: false,
+        error: { kind: 'input', message: 'Refused: the call did not come from RAP Studio.' },
+      };
+    }
     try {
       return { ok: true, result: await dispatch(svc, String(method), arg) };
     } catch (err) {

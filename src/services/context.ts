@@ -5,6 +5,7 @@
  */
 import type { EngineSpawner } from '../core/engine/process/client.ts';
 import type { AppEvent, AppMode } from '../shared/api.ts';
+import type { WorkerEntry } from './ledger-client.ts';
 
 /** Native file dialogs (Electron); web mode has none and uses uploads and downloads instead. */
 export interface NativeDialogs {
@@ -26,6 +27,10 @@ export interface ServiceContext {
   readonly ledgerPath: string;
   /** A private working directory (mode 0700) for uploads and exports in web mode. */
   readonly workDir: string;
+  /** How to start the ledger's worker thread (Electron: the bundled entry); default the TypeScript one. */
+  readonly ledgerWorker?: WorkerEntry;
+  /** The result store's folder (finished releases until exported); default `results/` beside the ledger. */
+  readonly resultsDir?: string;
   emit(event: AppEvent): void;
   /** Web mode: makes a written file downloadable by the browser; returns its URL path. */
   offerDownload?(path: string, fileName: string): string;

@@ -14,8 +14,8 @@ import { domainSize, type Schema } from '../core/data/schema.ts';
 import { parseSchemaJson } from '../core/data/schema-file.ts';
 import { integerRange } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
-import type { Ledger } from '../core/ledger/ledger.ts';
 import type {
+  BudgetView,
   DatasetFormat,
   DatasetView,
   HistogramView,
@@ -25,7 +25,7 @@ import type {
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import { readablePath } from './upload-guard.ts';
-import { budgetView, schemaView } from './views.ts';
+import { schemaView } from './views.ts';
 
 /** Rows shown in the Data step's preview. */
 export const PREVIEW_ROWS = 200;
@@ -140,7 +140,8 @@ export async function applySchema(ctx: ServiceContext, ds: OpenedDataset, schema
   ds.schema = schema;
 }
 
-export function datasetView(ds: OpenedDataset, ledger: Ledger): DatasetView {
+/** `budget`: the dataset's budget in the ledger (UNREGISTERED_BUDGET when the ledger cannot be read). */
+export function datasetView(ds: OpenedDataset, budget: BudgetView): DatasetView {
   const s = ds.loaded.summary;
   return {
     id: ds.id,
@@ -158,7 +159,7 @@ export function datasetView(ds: OpenedDataset, ledger: Ledger): DatasetView {
     ignoredColumns: [...s.ignoredColumns],
     preview: ds.preview,
     schema: schemaView(ds.schema),
-    budget: budgetView(ledger, ds.loaded.fingerprint),
+    budget,
   };
 }
 

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { CancelledError } from '../core/engine/process/errors.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
+import { LedgerError } from '../core/ledger/errors.ts';
 import { OutputNotWrittenError } from '../core/release/messages.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
@@ -108,6 +109,8 @@ export const argSchemas = {
   results: z.object({ runId: id }).strict(),
   marginalCompare: z.object({ runId: id, features: z.array(feature).min(1).max(2) }).strict(),
   exportRun: z.object({ runId: id, fileName }).strict(),
+  pendingReleases: empty,
+  discardRun: z.object({ runId: id, confirm: z.literal('discard') }).strict(),
   ledgerOverview: empty,
   ledgerVerify: empty,
   ledgerExport: z.object({ format: z.enum(['csv', 'json']) }).strict(),
@@ -128,6 +131,7 @@ export function toErrorPayload(err: unknown): ApiErrorPayload {
   if (err instanceof InputError) return { kind: 'input', message: err.message };
   if (err instanceof BudgetRefusedError) return { kind: 'budget', message: err.message };
   if (err instanceof OutputNotWrittenError) return { kind: 'output', message: err.message };
+  if (err instanceof LedgerError) return { kind: 'ledger', message: err.message };
   if (err instanceof CancelledError) return { kind: 'cancelled', message: err.message };
   return { kind: 'internal', message: 'Internal error: see the application log for details.' };
 }

@@ -1,24 +1,31 @@
 /**
- * The Export step: the rounded synthetic rows decoded to the input's columns, written atomically
- * as CSV with a release manifest JSON beside it, then the ledger commits the release with the
- * CSV's SHA-256. A write failure leaves the release reserved (its spend counted) and says the
- * file was not written; the curator can export again.
+ * The Export step: the release's synthetic CSV — decoded once when the run finished and kept in
+ * the result store (result-store.ts) — copied to where the curator chose, with a release manifest
+ * beside it, then the ledger commits the release with the CSV's SHA-256. A write failure leaves
+ * the release reserved (its spend counted) and says the file was not written; the curator can
+ * export again.
  *
- * The manifest is public: parameters, ρ/ε/δ, the ledger release id and hashes. The error
- * metrics are NOT in it (they compare with the exact private answers).
+ * One export at a time per release, and never over an existing file: a second export of the
+ * same release while one is under way gets the first one's outcome (one file, whose hash the
+ * ledger holds); the CSV and the manifest are created exclusively (a temp file hard-linked into
+ * place, which fails if the name exists), so an export never replaces the input, an existing
+ * manifest, or a file another export is writing.
+ *
+ * The manifest is public: parameters, ρ/ε/δ, the ledger release id, the ledger's id and head, and
+ * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
-import { mkdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir, open, rm, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { describeSchemaOrigin } from '../core/data/schema.ts';
 import { InputError } from '../core/errors.ts';
-import type { Ledger } from '../core/ledger/ledger.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
-import type { WrittenCsv } from '../core/release/output.ts';
-import { type Finished, writeAndCommit } from '../core/release/release.ts';
+import type { Finished, LedgerPort } from '../core/release/release.ts';
 import { APP_VERSION } from '../core/version.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
-import { type RunRecord, runView } from './runs.ts';
+import type { ResultStore, StoredRelease } from './result-store.ts';
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
 
@@ -31,47 +38,49 @@ function safeFileName(name: string): string {
   return /\.csv$/i.test(clean) ? clean : `${clean}.csv`;
 }
 
-export function defaultExportName(run: RunRecord): string {
-  return `${run.dataset.fileName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
+export function defaultExportName(datasetName: string): string {
+  return `${datasetName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
 }
 
-function manifest(run: RunRecord, f: Finished, csv: WrittenCsv) {
+/** The manifest's fields fixed when the run finishes (stored with the release). */
+export function manifestFields(
+  run: { readonly releaseId: string; readonly datasetName: string },
+  f: Finished,
+): Record<string, unknown> {
   const { request, plan, options } = f;
   return {
     format: MANIFEST_FORMAT,
     version: 1,
     releaseId: run.releaseId,
-    createdAt: new Date().toISOString(),
     appVersion: APP_VERSION,
     mechanism: request.mechanism,
     privacy: { epsilon: options.epsilon, delta: options.delta, rho: plan.rho, accounting: 'zCDP' },
     parameters: { ...request.params, mode: options.mode },
     seedMode: f.spec.noise.mode,
     backend: f.result.report.backend,
-    dataset: { name: run.dataset.fileName, sha256: f.facts.fingerprint, rows: f.facts.rows },
+    dataset: { name: run.datasetName, sha256: f.facts.fingerprint, rows: f.facts.rows },
     schema: {
       sha256: request.schema.hash,
       origin: request.schema.origin,
       note: describeSchemaOrigin(f.spec.source.schema),
     },
     workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
-    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
   };
 }
 
 async function destination(
   ctx: ServiceContext,
-  run: RunRecord,
+  stored: StoredRelease,
   fileName: string | undefined,
 ): Promise<string | null> {
-  const name = safeFileName(fileName ?? defaultExportName(run));
+  const name = safeFileName(fileName ?? defaultExportName(stored.run.datasetName));
   if (ctx.mode === 'web') {
-    const dir = join(ctx.workDir, 'exports', run.id);
+    const dir = join(ctx.workDir, 'exports', stored.run.runId);
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       // A read-only or full export folder fails here, before any byte is written: say so.
-      throw outputNotWritten('app', 'synthetic data', join(dir, name), run.releaseId, err);
+      throw outputNotWritten('app', 'synthetic data', join(dir, name), stored.releaseId, err);
     }
     return join(dir, name);
   }
@@ -83,36 +92,107 @@ async function destination(
   });
 }
 
-/** Stage 5 of the release (write & commit), when the curator exports a finished run. */
-export async function exportRun(
+/**
+ * Puts a complete file at `dest` only if nothing is there: the bytes go to a temp file beside it
+ * (fsynced), which is then hard-linked to `dest` — link fails with EEXIST rather than replace.
+ */
+async function createExclusive(dest: string, fill: (temp: string) => Promise<void>): Promise<void> {
+  const temp = join(dirname(dest), `.${basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await fill(temp);
+    const h = await open(temp, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+    await link(temp, dest);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+function exists(file: string, releaseId: string): InputError {
+  return new InputError(
+    `${file} already exists: an export never replaces a file (not the input, not another export's). ` +
+      `Choose another name; release ${releaseId} stays reserved until it is exported.`,
+    { file },
+  );
+}
+
+async function writeOnce(
+  what: string,
+  dest: string,
+  releaseId: string,
+  fill: (temp: string) => Promise<void>,
+) {
+  try {
+    await createExclusive(dest, fill);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists(dest, releaseId);
+    throw outputNotWritten('app', what, dest, releaseId, err);
+  }
+}
+
+/** Exports in flight, by release: a second request waits for the first and gets its outcome. */
+const inFlight = new Map<string, Promise<ExportOutcome>>();
+
+/** Stage 5 of the release (write & commit) for a release kept in the result store. */
+export function exportStored(
   ctx: ServiceContext,
-  ledger: Ledger,
-  run: RunRecord,
+  ledger: LedgerPort,
+  store: ResultStore,
+  stored: StoredRelease,
   fileName?: string,
 ): Promise<ExportOutcome> {
-  const { state } = run;
-  if (state.status === 'exported') return { written: true, ...state.exported };
-  if (state.status !== 'finished') {
-    throw new InputError(
-      'This run has no synthetic data to export: it has not finished. Export a finished run.',
-    );
-  }
-  const path = await destination(ctx, run, fileName);
+  const running = inFlight.get(stored.releaseId);
+  if (running) return running;
+  const p = exportOnce(ctx, ledger, store, stored, fileName).finally(() => inFlight.delete(stored.releaseId));
+  inFlight.set(stored.releaseId, p);
+  return p;
+}
+
+async function exportOnce(
+  ctx: ServiceContext,
+  ledger: LedgerPort,
+  store: ResultStore,
+  given: StoredRelease,
+  fileName: string | undefined,
+): Promise<ExportOutcome> {
+  // Re-read: an export that finished a moment ago has recorded where it went.
+  const stored = (await store.get(given.releaseId)) ?? given;
+  if (stored.exported) return { written: true, ...stored.exported };
+  const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
   const manifestPath = `${path.replace(/\.csv$/i, '')}.manifest.json`;
-  const { finished } = state;
-  const { csv } = await writeAndCommit(ledger, finished, {
-    voice: 'app',
-    csvPath: path,
-    sidecar: {
-      what: 'release manifest',
-      path: manifestPath,
-      removeCsvIfUnwritten: true,
-      content: (written) => manifest(run, finished, written),
-    },
-  });
+  const { releaseId, csv } = stored;
+  await writeOnce('synthetic data', path, releaseId, (temp) =>
+    copyFile(store.csvPath(releaseId), temp, constants.COPYFILE_EXCL),
+  );
+  const head = await ledger.identity();
+  const manifest = {
+    ...stored.manifest,
+    createdAt: new Date().toISOString(),
+    // The ledger this release is recorded in, and its head before this release's commit event.
+    ledger: { id: head.ledgerId, events: head.events, headHash: head.headHash },
+    output: { file: basename(path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
+  };
+  try {
+    await writeOnce('release manifest', manifestPath, releaseId, async (temp) => {
+      const h = await open(temp, 'wx', 0o644);
+      try {
+        await h.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
+      } finally {
+        await h.close();
+      }
+    });
+  } catch (err) {
+    await rm(path, { force: true });
+    throw err;
+  }
+  await ledger.commit(releaseId, { sha256: csv.sha256, path });
   const view: ExportView = {
-    releaseId: run.releaseId,
+    releaseId,
     fileName: basename(path),
     path,
     manifestPath,
@@ -121,7 +201,6 @@ export async function exportRun(
     downloadUrl: ctx.offerDownload ? ctx.offerDownload(path, basename(path)) : null,
     manifestUrl: ctx.offerDownload ? ctx.offerDownload(manifestPath, basename(manifestPath)) : null,
   };
-  run.state = { status: 'exported', finished, exported: view };
-  ctx.emit({ type: 'run-update', run: runView(run) });
+  await store.markExported(releaseId, view).catch(() => undefined);
   return { written: true, ...view };
 }

@@ -1,16 +1,22 @@
 /**
  * Runs from the app, through the one release pipeline (src/core/release/release.ts): prepare,
  * validate and reserve are awaited (a refusal is the caller's error), the engine runs in the
- * background, and its result waits in memory until the curator exports it (exporter.ts, the
- * pipeline's write & commit). A failure or cancel marks the release aborted; its spend stays
- * counted. The run's state, progress history included, lives here, so a reloaded renderer finds
- * it again.
+ * background, and its output is decoded once and written to the result store (result-store.ts)
+ * BEFORE the run is shown as finished; it waits there — across restarts — until the curator
+ * exports it (exporter.ts) or discards it. A failure or cancel marks the release aborted; its
+ * spend stays counted. The run's state, progress history included, lives here, so a reloaded
+ * renderer finds it again.
+ *
+ * One start at a time: the start is recorded synchronously, before the first await, so two Run
+ * requests at the same instant (two tabs, a double click, a reload while reserving) make one
+ * reservation, and a start can be cancelled before it reserves.
  */
 import { randomUUID } from 'node:crypto';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
-import type { Ledger } from '../core/ledger/ledger.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
+import { writeSyntheticCsv } from '../core/release/output.ts';
+import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
 import type {
   ApiErrorPayload,
@@ -23,6 +29,8 @@ import type {
 import { isActiveStatus } from '../shared/constants.ts';
 import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
+import { manifestFields } from './exporter.ts';
+import type { ResultStore, StoredRelease } from './result-store.ts';
 import { INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
 import { resolveWorkload } from './workloads.ts';
 
@@ -36,7 +44,11 @@ const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'row
 export type RunState =
   | { readonly status: 'loading' }
   | { readonly status: 'running'; readonly enginePid: number | null }
-  | { readonly status: 'finished'; readonly finished: release.Finished }
+  | {
+      readonly status: 'finished';
+      readonly finished: release.Finished;
+      readonly stored: StoredRelease | null;
+    }
   | { readonly status: 'exported'; readonly finished: release.Finished; readonly exported: ExportView }
   | { readonly status: 'failed' | 'cancelled'; readonly error: ApiErrorPayload };
 
@@ -103,10 +115,13 @@ function thin(history: ProgressPoint[]): ProgressPoint[] {
 export class RunManager {
   private current: RunRecord | undefined;
   private readonly byId = new Map<string, RunRecord>();
+  /** A start under way (before its record exists): set before the first await. */
+  private starting: AbortController | undefined;
 
   constructor(
     private readonly ctx: ServiceContext,
-    private readonly ledger: Ledger,
+    private readonly ledger: LedgerPort,
+    readonly store: ResultStore,
   ) {}
 
   get latest(): RunRecord | undefined {
@@ -114,7 +129,12 @@ export class RunManager {
   }
 
   get busy(): boolean {
-    return isActive(this.current);
+    return this.starting !== undefined || isActive(this.current);
+  }
+
+  /** This session's run, if it is still in memory. */
+  find(runId: string): RunRecord | undefined {
+    return this.byId.get(runId);
   }
 
   get(runId: string): RunRecord {
@@ -126,6 +146,21 @@ export class RunManager {
   /** Stages 1–3, awaited (so a refusal is the caller's error); stage 4 goes on in the background. */
   async start(ds: OpenedDataset, settings: RunSettingsInput): Promise<RunRecord> {
     if (this.busy) throw new InputError('A run is in progress: wait for it to finish or cancel it.');
+    // Synchronously, before any await: a second request now finds the app busy.
+    const starting = new AbortController();
+    this.starting = starting;
+    try {
+      return await this.startReserving(ds, settings, starting.signal);
+    } finally {
+      this.starting = undefined;
+    }
+  }
+
+  private async startReserving(
+    ds: OpenedDataset,
+    settings: RunSettingsInput,
+    signal: AbortSignal,
+  ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
     if (ds.workloads.main.length === 0) {
@@ -154,8 +189,8 @@ export class RunManager {
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);
     }
-    const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn));
-    const reserved = release.reserve(this.ledger, validated, warn);
+    const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn, signal));
+    const reserved = await release.reserve(this.ledger, validated, warn, signal);
     const record: RunRecord = {
       id: randomUUID(),
       dataset: ds,
@@ -177,13 +212,22 @@ export class RunManager {
     return record;
   }
 
-  /** Results hold private rows in memory: keep the last few runs only. */
+  /**
+   * Results hold private rows in memory: keep the last few runs only. A finished run's output
+   * is in the result store, so forgetting its record loses nothing paid for; a run whose output
+   * could not be stored stays.
+   */
   private forgetOldRuns(): void {
     const ids = [...this.byId.keys()];
-    for (const id of ids.slice(0, Math.max(0, ids.length - 3))) this.byId.delete(id);
+    for (const id of ids.slice(0, Math.max(0, ids.length - 3))) {
+      const r = this.byId.get(id);
+      if (r?.state.status === 'finished' && r.state.stored === null) continue;
+      this.byId.delete(id);
+    }
   }
 
   cancel(): RunRecord | undefined {
+    this.starting?.abort();
     const r = this.current;
     if (!r || !isActive(r)) return r;
     r.controller.abort();
@@ -206,12 +250,41 @@ export class RunManager {
           this.update(r);
         },
       });
-      r.state = { status: 'finished', finished };
+      // Stored before it is shown as finished: from here on a crash or restart loses nothing.
+      r.state = { status: 'finished', finished, stored: await this.keep(r, finished) };
     } catch (err) {
       this.fail(r, err);
     } finally {
       r.endedAt = new Date().toISOString();
       this.update(r);
+    }
+  }
+
+  /**
+   * Writes the finished release to the result store; null when it cannot (full disk…): the run
+   * is still finished, the output stays in memory, the curator is told to export it now, and the
+   * export stores it again first.
+   */
+  async keep(r: RunRecord, finished: release.Finished): Promise<StoredRelease | null> {
+    try {
+      return await this.store.save(
+        {
+          releaseId: r.releaseId,
+          run: { ...runView(r), status: 'finished', endedAt: new Date().toISOString(), enginePid: null },
+          manifest: manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished),
+          report: finished.result.report,
+        },
+        (csvPath) =>
+          writeSyntheticCsv(csvPath, finished.loaded, finished.result, finished.spec.noise, { mode: 0o600 }),
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      this.log(`run ${r.id}: could not store release ${r.releaseId} (${code})`);
+      (r.warnings as string[]).push(
+        `The finished release could not be saved to ${this.store.dir} (${code}): it lives in memory only. ` +
+          'Export it now, before closing RAP Studio.',
+      );
+      return null;
     }
   }
 

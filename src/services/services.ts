@@ -5,24 +5,36 @@
  * InputError whose message says what to do.
  */
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
 import { InputError } from '../core/errors.ts';
 import { BACKENDS } from '../core/input/choices.ts';
 import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
-import { Ledger } from '../core/ledger/ledger.ts';
+import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
+import { outputNotWritten } from '../core/release/messages.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
-import type { ApiArg, ApiMethod, ApiResult, AppInfo, WorkloadRole, WorkloadView } from '../shared/api.ts';
+import type {
+  ApiArg,
+  ApiMethod,
+  ApiResult,
+  AppInfo,
+  BudgetView,
+  WorkloadRole,
+  WorkloadView,
+} from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
-import { exportRun } from './exporter.ts';
+import { exportStored } from './exporter.ts';
+import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
+import { ResultStore } from './result-store.ts';
 import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
 import { planView } from './settings.ts';
-import { budgetView } from './views.ts';
+import { budgetView, UNREGISTERED_BUDGET } from './views.ts';
 import { allSubsets, namedThresholds, randomThresholds, resolveWorkload, workloadView } from './workloads.ts';
 
 export type Services = { [M in ApiMethod]: (arg: ApiArg<M>) => Promise<ApiResult<M>> };
@@ -71,15 +83,41 @@ function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
 
 export function createServices(ctx: ServiceContext): Services {
   const datasets = new Map<string, OpenedDataset>();
+  /**
+   * Desktop app: the paths the native file dialog returned. openDataset opens only those, so a
+   * page that ran foreign script could not make the app read any file by path. (Web mode opens
+   * only uploads, upload-guard.ts.)
+   */
+  const picked = new Set<string>();
   let currentId: string | undefined;
-  let ledgerHandle: Ledger | undefined;
-  const ledger = (): Ledger => {
-    ledgerHandle ??= Ledger.open(ctx.ledgerPath);
-    return ledgerHandle;
+  /** Finished releases until exported or discarded: beside the ledger unless given. */
+  const store = new ResultStore(ctx.resultsDir ?? join(dirname(ctx.ledgerPath), 'results'));
+  /**
+   * The ledger runs in a worker thread (ledger-client.ts): a lock wait blocks the worker, never
+   * this event loop. Opened on first use; a failed open (anchor refused, read-only…) is retried
+   * on the next call.
+   */
+  let client: Promise<LedgerClient> | undefined;
+  const open = (): Promise<LedgerClient> => {
+    client ??= LedgerClient.open(ctx.ledgerPath, {
+      ...(ctx.ledgerWorker ? { entry: ctx.ledgerWorker } : {}),
+      onWarning: (m) => (ctx.log ?? ((x: string) => process.stderr.write(`${x}\n`)))(m),
+    }).catch((err: unknown) => {
+      client = undefined;
+      throw err;
+    });
+    return client;
   };
+  const ledger = Object.fromEntries(
+    LEDGER_METHODS.map((m) => [
+      m,
+      async (...args: unknown[]) =>
+        ((await open()).ledger[m] as (...a: unknown[]) => Promise<unknown>)(...args),
+    ]),
+  ) as unknown as AsyncLedger;
   let runsHandle: RunManager | undefined;
   const runs = (): RunManager => {
-    runsHandle ??= new RunManager(ctx, ledger());
+    runsHandle ??= new RunManager(ctx, ledger, store);
     return runsHandle;
   };
   const dataset = (id: string): OpenedDataset => {
@@ -87,7 +125,20 @@ export function createServices(ctx: ServiceContext): Services {
     if (!ds) throw new InputError('That dataset is no longer open: open the file again on the Data step.');
     return ds;
   };
-  const view = (ds: OpenedDataset) => datasetView(ds, ledger());
+  /**
+   * A dataset opens even when the ledger cannot be used (locked, read-only, rolled back…): its
+   * budget then shows as unknown, and the run is refused with the ledger's own message.
+   */
+  const view = async (ds: OpenedDataset) => {
+    let budget: BudgetView;
+    try {
+      budget = await budgetView(ledger, ds.loaded.fingerprint);
+    } catch (err) {
+      if (!(err instanceof LedgerError)) throw err;
+      budget = UNREGISTERED_BUDGET;
+    }
+    return datasetView(ds, budget);
+  };
   const workloadOf = (ds: OpenedDataset, role: WorkloadRole): WorkloadView => {
     const list = ds.workloads[role];
     return workloadView(role, list.length > 0 ? resolveWorkload(list, ds.schema) : null, ds.schema);
@@ -124,7 +175,7 @@ export function createServices(ctx: ServiceContext): Services {
         }
       };
       return {
-        dataset: ds ? view(ds) : null,
+        dataset: ds ? await view(ds) : null,
         workload: ds ? safe(() => workloadOf(ds, 'main')) : null,
         evalWorkload: ds ? safe(() => workloadOf(ds, 'eval')) : null,
         run: run ? runView(run) : null,
@@ -144,10 +195,16 @@ export function createServices(ctx: ServiceContext): Services {
           { name: 'All files', extensions: ['*'] },
         ],
       });
+      if (path !== null) picked.add(path);
       return path === null ? null : { path, name: path.split(/[\\/]/).pop() ?? path };
     },
 
     async openDataset(arg) {
+      if (ctx.mode === 'electron' && !picked.has(arg.path)) {
+        throw new InputError(
+          'Open files with "Open CSV…": only a file chosen in the file dialog can be opened.',
+        );
+      }
       const ds = await openDataset(ctx, arg);
       datasets.set(ds.id, ds);
       currentId = ds.id;
@@ -238,7 +295,7 @@ export function createServices(ctx: ServiceContext): Services {
         schema: ds.schema,
         n: ds.loaded.summary.rowsRead,
         workload,
-        budget: budgetView(ledger(), ds.loaded.fingerprint),
+        budget: await budgetView(ledger, ds.loaded.fingerprint),
         busy: runs().busy,
       });
     },
@@ -251,10 +308,9 @@ export function createServices(ctx: ServiceContext): Services {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, n))
           : parseDelta('The cap δ', delta);
-      const l = ledger();
-      l.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
-      l.setCap(ds.loaded.fingerprint, eps, d);
-      return budgetView(l, ds.loaded.fingerprint);
+      await ledger.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
+      await ledger.setCap(ds.loaded.fingerprint, eps, d);
+      return budgetView(ledger, ds.loaded.fingerprint);
     },
 
     async startRun({ datasetId, settings }) {
@@ -280,19 +336,82 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async exportRun({ runId, fileName }) {
-      return exportRun(ctx, ledger(), runs().get(runId), fileName);
+      const live = runs().find(runId);
+      if (!live) {
+        // A release from an earlier start, kept in the result store.
+        const stored = (await store.list()).find((s) => s.run.runId === runId);
+        if (!stored) throw new InputError(`No run with id ${runId}: start a run on the Run step.`);
+        return exportStored(ctx, ledger, store, stored, fileName);
+      }
+      const { state } = live;
+      if (state.status === 'exported') return { written: true, ...state.exported };
+      if (state.status !== 'finished') {
+        throw new InputError(
+          'This run has no synthetic data to export: it has not finished. Export a finished run.',
+        );
+      }
+      // An output the store could not take when the run finished is stored now, or not exported.
+      const stored = state.stored ?? (await runs().keep(live, state.finished));
+      if (!stored) {
+        throw outputNotWritten('app', 'synthetic data', store.dir, live.releaseId, new Error('not stored'));
+      }
+      const outcome = await exportStored(ctx, ledger, store, stored, fileName);
+      if (outcome.written && live.state.status === 'finished') {
+        live.state = { status: 'exported', finished: state.finished, exported: outcome };
+        ctx.emit({ type: 'run-update', run: runView(live) });
+      }
+      return outcome;
+    },
+
+    async pendingReleases() {
+      const views = (await store.list())
+        .filter((s) => s.exported === null)
+        .map((s) => {
+          const live = runsHandle?.find(s.run.runId);
+          return live ? runView(live) : s.run;
+        })
+        .filter((v) => v.status === 'finished');
+      return views.reverse();
+    },
+
+    async discardRun({ runId }) {
+      const stored = (await store.list()).find((s) => s.run.runId === runId);
+      if (!stored) throw new InputError(`No finished release for run ${runId} is waiting for export.`);
+      if (stored.exported)
+        throw new InputError(
+          `Release ${stored.releaseId} was exported already: there is nothing to discard.`,
+        );
+      await store.discard(stored.releaseId);
+      try {
+        await ledger.abort(stored.releaseId, 'output discarded by the curator');
+      } catch {
+        // already ended in the ledger: the spend is counted either way
+      }
+      const live = runsHandle?.find(runId);
+      const message = `The synthetic data of release ${stored.releaseId} was discarded. Its privacy budget stays spent: the ledger keeps counting it.`;
+      if (live) {
+        live.state = { status: 'cancelled', error: { kind: 'cancelled', message } };
+        ctx.emit({ type: 'run-update', run: runView(live) });
+      }
+      return { releaseId: stored.releaseId, message };
     },
 
     async ledgerOverview() {
-      return ledgerOverview(ledger());
+      return ledgerOverview(ledger, ctx.ledgerPath);
     },
 
     async ledgerVerify() {
-      return ledger().verify();
+      // A ledger its anchor refuses is reported as a failed verification, as `ledger verify` does.
+      try {
+        return await ledger.verify();
+      } catch (err) {
+        if (!(err instanceof LedgerAnchorError)) throw err;
+        return { ok: false, firstBrokenTable: 'anchor', firstBrokenId: err.anchorFile, reason: err.message };
+      }
     },
 
     async ledgerExport({ format }) {
-      return { fileName: `rap-studio-ledger.${format}`, text: ledger().export(format) };
+      return { fileName: `rap-studio-ledger.${format}`, text: await ledger.export(format) };
     },
   };
 }

@@ -3,10 +3,10 @@
  */
 import { layoutOf } from '../core/data/onehot.ts';
 import { describeSchemaOrigin, domainSizes, type Schema } from '../core/data/schema.ts';
-import type { Ledger } from '../core/ledger/ledger.ts';
 import type { BudgetTotals, ReleaseRecord } from '../core/ledger/types.ts';
 import { epsilonFromRho } from '../core/privacy/accounting.ts';
 import type { BudgetView, ColumnView, ReleaseView, SchemaView } from '../shared/api.ts';
+import type { AsyncLedger } from './ledger-client.ts';
 
 export function schemaView(schema: Schema): SchemaView {
   const columns: ColumnView[] = schema.columns.map((c) =>
@@ -53,8 +53,10 @@ export function budgetFromTotals(t: BudgetTotals): BudgetView {
 }
 
 /** The ledger's budget record for a fingerprint (unregistered when the ledger does not know it). */
-export function budgetView(ledger: Ledger, fingerprint: string): BudgetView {
-  return ledger.dataset(fingerprint) ? budgetFromTotals(ledger.totals(fingerprint)) : UNREGISTERED_BUDGET;
+export async function budgetView(ledger: AsyncLedger, fingerprint: string): Promise<BudgetView> {
+  return (await ledger.dataset(fingerprint))
+    ? budgetFromTotals(await ledger.totals(fingerprint))
+    : UNREGISTERED_BUDGET;
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */

@@ -285,6 +285,12 @@ export interface ExportView {
   readonly manifestUrl: string | null;
 }
 
+export interface DiscardOutcome {
+  readonly releaseId: string;
+  /** What happened to the budget, in words (it stays spent). */
+  readonly message: string;
+}
+
 export type ExportOutcome =
   | ({ readonly written: true } & ExportView)
   | { readonly written: false; readonly reason: 'cancelled' };
@@ -408,6 +414,10 @@ export interface ApiMethods {
   results: [RunRef, ResultsView];
   marginalCompare: [RunRef & { readonly features: readonly string[] }, MarginalView];
   exportRun: [RunRef & { readonly fileName?: string }, ExportOutcome];
+  /** Finished releases not exported yet (kept in the result store, also across restarts), newest first. */
+  pendingReleases: [Empty, readonly RunView[]];
+  /** Drops a finished, unexported release's output for good; its spend stays counted. */
+  discardRun: [RunRef & { readonly confirm: 'discard' }, DiscardOutcome];
   ledgerOverview: [Empty, LedgerOverview];
   ledgerVerify: [Empty, LedgerVerifyView];
   ledgerExport: [{ readonly format: 'csv' | 'json' }, TextFile];
@@ -431,7 +441,8 @@ export type AppEvent =
 
 /** The error shape carried across the bridge. `kind` lets the UI choose what to say. */
 export interface ApiErrorPayload {
-  readonly kind: 'input' | 'budget' | 'cancelled' | 'internal' | 'output';
+  /** 'ledger': the ledger is locked, read-only, full, corrupt or disagrees with its anchor. */
+  readonly kind: 'input' | 'budget' | 'cancelled' | 'internal' | 'output' | 'ledger';
   readonly message: string;
 }
 

@@ -82,3 +82,11 @@ export function mountTinyDisk(dir: string): () => void {
   // Lazy unmount: still succeeds if something has a file open there.
   return () => run('umount', ['-l', dir]);
 }
+
+/** Mounts a tmpfs of `size` (e.g. '512k') on `dir` (created if needed). Returns the undo. */
+export function mountDisk(dir: string, size: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  if (!run('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir]))
+    throw new Error(`cannot mount a tmpfs on ${dir}: ${diskFullUnavailable}`);
+  return () => run('umount', ['-l', dir]);
+}

@@ -29,6 +29,8 @@ export interface HostOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The host's private folder for uploads and exports (`--work-dir`); a fresh temp one if absent. */
   readonly workDir?: string;
+  /** More host flags (e.g. `--max-upload-bytes N`). */
+  readonly args?: readonly string[];
 }
 
 export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
@@ -44,6 +46,7 @@ export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
       '--ledger',
       ledgerPath,
       ...(opts.workDir ? ['--work-dir', opts.workDir] : []),
+      ...(opts.args ?? []),
     ],
     {
       cwd: repoRoot,
@@ -123,6 +126,17 @@ export async function callApi<M extends ApiMethod>(
   });
   if (!res.ok) throw new Error(`the host answered ${res.status} to ${method}`);
   return (await res.json()) as never;
+}
+
+/** Uploads `text` as the page's file picker does; the host's private copy's path. */
+export async function uploadFile(host: RunningHost, name: string, text: string): Promise<string> {
+  const res = await fetch(`${host.origin}/upload?name=${encodeURIComponent(name)}`, {
+    method: 'POST',
+    headers: { 'x-rap-token': host.token },
+    body: text,
+  });
+  if (!res.ok) throw new Error(`the host answered ${res.status} to the upload`);
+  return ((await res.json()) as { result: { path: string } }).result.path;
 }
 
 /** What the ledger file holds, read without writing (read-only connection; zeros if no file). */

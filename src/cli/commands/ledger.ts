@@ -10,7 +10,8 @@ import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
-import { Ledger } from '../../core/ledger/ledger.ts';
+import { LedgerAnchorError } from '../../core/ledger/errors.ts';
+import { Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import type { BudgetTotals, DatasetRecord, ReleaseRecord } from '../../core/ledger/types.ts';
 
@@ -65,10 +66,10 @@ export function register(program: Command): void {
   ledger
     .command('verify')
     .description(
-      'recompute the hash chain and check every record against it (exit 1 on the first broken link)',
+      'recompute the hash chain, check every record against it and the file against its anchor (exit 1 on the first broken link)',
     )
     .addOption(ledgerOption())
-    .action((opts: LedgerOpts) => withLedger(opts, verify));
+    .action((opts: LedgerOpts) => verifyCommand(opts));
 
   ledger
     .command('export')
@@ -89,8 +90,11 @@ export function register(program: Command): void {
     );
 }
 
-function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T): T {
-  const l = Ledger.open(opts.ledger ?? defaultLedgerPath());
+function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T, openOpts: OpenOptions = {}): T {
+  const l = Ledger.open(opts.ledger ?? defaultLedgerPath(), {
+    onWarning: (m) => process.stderr.write(`warning: ${m}\n`),
+    ...openOpts,
+  });
   try {
     return fn(l);
   } finally {
@@ -203,6 +207,18 @@ function setCap(
   out(`  ${budgetLine(l.totals(d.fingerprint))}`);
 }
 
+/** Opens without refusing on the anchor, so a rolled-back or rewritten file is reported as a failure. */
+function verifyCommand(opts: LedgerOpts): void {
+  try {
+    withLedger(opts, verify, { anchorCheck: 'report' });
+  } catch (err) {
+    // Only a missing ledger is refused even in report mode (nothing is created in its place).
+    if (err instanceof LedgerAnchorError)
+      throw new LedgerTamperedError(`ledger ${err.file} FAILED verification: ${err.message}`);
+    throw err;
+  }
+}
+
 function verify(l: Ledger): void {
   const result = l.verify();
   if (!result.ok) {
@@ -213,4 +229,5 @@ function verify(l: Ledger): void {
   }
   out(`Ledger ${l.file} verified: ${result.rows} events, hash chain intact, every record matches it.`);
   out(`Head hash: ${result.headHash}`);
+  if (result.anchor) out(`Anchor: ${result.anchor.status} — ${result.anchor.message}`);
 }

@@ -164,7 +164,7 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   const spec = await synthSpec(flags);
   if (spec.noise.mode === 'insecure-seed') process.stderr.write(`${INSECURE_SEED_WARNING}\n`);
   const ledgerPath = flags.ledger ?? defaultLedgerPath();
-  const ledger = Ledger.open(ledgerPath);
+  const ledger = Ledger.open(ledgerPath, { onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
   const cancel = new AbortController();
   const onSignal = () => cancel.abort();
   process.on('SIGINT', onSignal);

@@ -23,10 +23,14 @@ async function writeAll(handle: FileHandle, chunk: Chunk): Promise<void> {
   }
 }
 
-/** Writes `chunks` (strings or bytes, in order) to `path` atomically. */
-export async function writeFileAtomic(path: string, chunks: Iterable<Chunk> | Chunk): Promise<void> {
+/** Writes `chunks` (strings or bytes, in order) to `path` atomically; `mode` for a new file (default 0666 less umask). */
+export async function writeFileAtomic(
+  path: string,
+  chunks: Iterable<Chunk> | Chunk,
+  opts: { readonly mode?: number } = {},
+): Promise<void> {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx');
+  const handle = await open(temp, 'wx', opts.mode ?? 0o666);
   try {
     try {
       for (const chunk of typeof chunks === 'string' || chunks instanceof Uint8Array ? [chunks] : chunks) {

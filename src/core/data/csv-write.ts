@@ -27,6 +27,7 @@ export async function writeCsv(
   path: string,
   header: readonly string[],
   rows: Iterable<readonly string[]>,
+  opts: { readonly mode?: number } = {},
 ): Promise<void> {
-  await writeFileAtomic(path, csvChunks(header, rows));
+  await writeFileAtomic(path, csvChunks(header, rows), opts);
 }

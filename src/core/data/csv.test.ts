@@ -3,7 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../errors.ts';
-import { type CsvProgress, type CsvReadOptions, detectDelimiter, readCsvRecords } from './csv.ts';
+import {
+  type CsvProgress,
+  type CsvReadOptions,
+  detectDelimiter,
+  MAX_CSV_COLUMNS,
+  readCsvRecords,
+} from './csv.ts';
 import { writeCsv } from './csv-write.ts';
 import { fingerprintFile } from './fingerprint.ts';
 import { tempDir } from './testing.ts';
@@ -32,6 +38,15 @@ async function failure(promise: Promise<unknown>): Promise<InputError> {
 }
 
 describe('readCsvRecords', () => {
+  it('refuses a record with more than MAX_CSV_COLUMNS fields (a 1 MiB header holds ~500k), naming the line', async () => {
+    const header = Array.from({ length: MAX_CSV_COLUMNS + 1 }, (_, i) => `c${i}`).join(',');
+    const path = dir.file('wide.csv', `a,b\n1,2\n${header}\n`);
+    const err = await failure(records(path));
+    expect(err.message).toMatch(/line 3: 10001 fields; RAP Studio reads at most 10000 columns/);
+    const ok = Array.from({ length: MAX_CSV_COLUMNS }, (_, i) => `c${i}`).join(',');
+    expect(await records(dir.file('wide-ok.csv', `${ok}\n`))).toHaveLength(1);
+  });
+
   it('handles BOM, CRLF, quoted fields with embedded newlines, blank lines; counts physical lines', async () => {
     const path = dir.file('mixed.csv', '\uFEFFa,b,c\r\n1,"x\r\ny, ""z""",3\r\n\r\n4, 5 ,6\r\n"7",8,9');
     expect(await records(path)).toEqual([

@@ -52,6 +52,13 @@ export interface CsvReadResult {
 export type RecordHandler = (fields: string[], line: number) => void;
 
 export const DEFAULT_MAX_RECORD_CHARS = 1 << 20;
+/**
+ * Most fields a record may have. A 1 MiB record could otherwise hold ~500k one-character
+ * columns, each of which becomes a schema column, a one-hot block and a workload feature; the
+ * app's schema editor takes at most as many (src/services/dispatch.ts), and the engine's guards
+ * refuse more (src/core/engine/limits.ts).
+ */
+export const MAX_CSV_COLUMNS = 10_000;
 const DEFAULT_CHUNK_BYTES = 256 * 1024;
 
 /**
@@ -148,6 +155,7 @@ export async function readCsvRecords(
             blankLines++;
             return;
           }
+          if (fields.length > MAX_CSV_COLUMNS) throw tooWide(file, line, fields.length);
           if (trim) for (let i = 0; i < fields.length; i++) fields[i] = fields[i].trim();
           records++;
           onRecord(fields, line);
@@ -172,6 +180,14 @@ export async function readCsvRecords(
       error: (err) => fail(err),
     });
   });
+}
+
+function tooWide(file: string, line: number, fields: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: ${fields} fields; RAP Studio reads at most ${MAX_CSV_COLUMNS} columns. ` +
+      'Keep only the columns the release needs, or check the delimiter.',
+    { file, line },
+  );
 }
 
 function tooLong(file: string, line: number, max: number): InputError {

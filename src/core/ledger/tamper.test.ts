@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rhoFromEpsilon } from '../privacy/accounting.ts';
+import { LedgerAnchorError } from './errors.ts';
 import { eventHash } from './events.ts';
 import { Ledger } from './ledger.ts';
 import { fingerprintOf, requestFor, tempLedgerPath } from './testing/fixtures.ts';
@@ -30,8 +31,9 @@ function populatedLedger(): { file: string; ids: string[] } {
   return { file, ids };
 }
 
+/** Opened as `ledger verify` opens it: an anchor mismatch is reported, not refused. */
 function verifyAt(file: string) {
-  const l = Ledger.open(file);
+  const l = Ledger.open(file, { anchorCheck: 'report' });
   open.push(l);
   return l.verify();
 }
@@ -132,8 +134,12 @@ describe('verify', () => {
       prev = hash;
     }
     db.close();
+    // The anchor outside the file holds the old head: the rewrite is refused at open.
+    expect(() => Ledger.open(file)).toThrow(LedgerAnchorError);
+    expect(() => Ledger.open(file)).toThrow(/history was rewritten.*anchor/);
     const result = verifyAt(file);
     expect(result).toMatchObject({ ok: false, firstBrokenTable: 'releases', firstBrokenId: ids[2] });
+    expect(result.anchor?.status).toBe('rewritten');
     expect(!result.ok && result.reason).toMatch(/column rho is .* event log says 1e-9/);
   });
 

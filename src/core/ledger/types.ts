@@ -2,6 +2,7 @@
  * The ledger's public records. A release's status decides which outcome fields it carries, so a
  * reserved run can never show an output hash and an aborted run always says why.
  */
+import type { AnchorReport } from './anchor.ts';
 
 export type ReleaseStatus = 'reserved' | 'committed' | 'aborted';
 export type SchemaOrigin = 'declared' | 'inferred';
@@ -114,10 +115,18 @@ export interface BudgetTotals {
 }
 
 export type VerifyResult =
-  | { readonly ok: true /** events checked */; readonly rows: number; readonly headHash: string }
+  | {
+      readonly ok: true /** events checked */;
+      readonly rows: number;
+      readonly headHash: string;
+      /** The check against the anchor file (absent for a ledger without one, e.g. in memory). */
+      readonly anchor?: AnchorReport;
+    }
   | {
       readonly ok: false;
+      /** 'anchor' when the chain holds but the file is behind / not the one its anchor records. */
       readonly firstBrokenTable: string;
       readonly firstBrokenId: string;
       readonly reason: string;
+      readonly anchor?: AnchorReport;
     };

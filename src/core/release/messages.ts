@@ -54,7 +54,8 @@ export function ledgerAbortReason(code: AbortCode, err: unknown): string {
     case 'cancelled':
       return 'cancelled';
     case 'engine-crashed': {
-      const { signal, exitCode } = err as EngineCrashedError;
+      const { signal, exitCode, outOfMemory } = err as EngineCrashedError;
+      if (outOfMemory) return 'engine process ran out of memory';
       return `engine process ended unexpectedly (${signal ? `signal ${signal}` : `exit code ${exitCode}`})`;
     }
     case 'bad-input':

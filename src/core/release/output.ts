@@ -40,6 +40,7 @@ export async function writeSyntheticCsv(
   loaded: LoadResult,
   result: RapResult,
   noise: NoiseSpec,
+  opts: { readonly mode?: number } = {},
 ): Promise<Omit<WrittenCsv, 'sha256'>> {
   const table = outputTable(loaded, result);
   // Values inside a numeric bin are spread uniformly. Not privacy noise (the codes are already
@@ -47,6 +48,6 @@ export async function writeSyntheticCsv(
   // byte-for-byte reproducible and a secure run uses no predictable generator.
   const source = noise.mode === 'secure' ? secureNoise() : seededNoise(`${noise.seed}/decode`);
   const rows = decodedRows(table.schema, table.codes, result.synthetic.n, { random: () => source.uniform() });
-  await writeCsv(file, table.header, rows);
+  await writeCsv(file, table.header, rows, opts);
   return { path: file, rows: result.synthetic.n, header: table.header };
 }

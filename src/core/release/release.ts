@@ -33,7 +33,7 @@ import { type PublicPlan, publicPlan } from '../engine/process/public-plan.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../engine/process/row-count.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { Ledger, LedgerIdentity } from '../ledger/ledger.ts';
 import type { ReleaseRecord, ReserveRequest } from '../ledger/types.ts';
 import { defaultDelta, deltaWarning } from '../privacy/accounting.ts';
 import { APP_VERSION } from '../version.ts';
@@ -104,6 +104,19 @@ type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
 
 /** 2. The private file read and encoded (for the engine once the budget is reserved). */
 export type Validated = After<Prepared, 'validated'> & { readonly loaded: LoadResult };
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What the release needs of the ledger. The CLI passes the Ledger itself (synchronous); the app
+ * passes the same Ledger running in a worker thread (src/services/ledger-client.ts), whose calls
+ * answer with promises, so a lock wait never blocks the app's event loop.
+ */
+export type LedgerPort = {
+  readonly [M in 'ensureDataset' | 'setCap' | 'reserve' | 'abort' | 'commit']: (
+    ...args: Parameters<Ledger[M]>
+  ) => Awaitable<ReturnType<Ledger[M]>>;
+} & { identity(): Awaitable<LedgerIdentity> };
 
 /** 3. The budget reserved in the ledger. */
 export type Reserved = After<Validated, 'reserved'> & { readonly release: ReleaseRecord };
@@ -190,19 +203,19 @@ export async function validate(
 // ---- 3. reserve ------------------------------------------------------------------------------
 
 /** Registers the dataset (and its cap when asked), then reserves in one BEGIN IMMEDIATE. */
-export function reserve(
-  ledger: Ledger,
+export async function reserve(
+  ledger: LedgerPort,
   validated: Validated,
   warn: Warn = () => {},
   signal?: AbortSignal,
-): Reserved {
+): Promise<Reserved> {
   const { facts, spec, name } = validated;
-  const dataset = ledger.ensureDataset({ fingerprint: facts.fingerprint, name, rows: facts.rows });
+  const dataset = await ledger.ensureDataset({ fingerprint: facts.fingerprint, name, rows: facts.rows });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));
-  else if (cap) ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
+  else if (cap) await ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
   if (signal?.aborted) throw new CancelledError(CANCELLED_BEFORE_RESERVE);
-  return { ...validated, stage: 'reserved', release: ledger.reserve(validated.request) };
+  return { ...validated, stage: 'reserved', release: await ledger.reserve(validated.request) };
 }
 
 // ---- 4. run ----------------------------------------------------------------------------------
@@ -216,7 +229,7 @@ export interface RunHooks {
 }
 
 /** The engine on the validated data; any failure marks the release aborted (ReleaseAbortedError). */
-export async function run(ledger: Ledger, reserved: Reserved, hooks: RunHooks = {}): Promise<Finished> {
+export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHooks = {}): Promise<Finished> {
   const { signal } = hooks;
   const releaseId = reserved.release.id;
   try {
@@ -245,7 +258,7 @@ export async function run(ledger: Ledger, reserved: Reserved, hooks: RunHooks = 
     const code = abortCode(err, signal?.aborted === true);
     let marked = true;
     try {
-      ledger.abort(releaseId, ledgerAbortReason(code, err));
+      await ledger.abort(releaseId, ledgerAbortReason(code, err));
     } catch {
       marked = false;
     }
@@ -324,7 +337,7 @@ export async function releaseStraightThrough(
 ): Promise<ReleaseOutcome> {
   const warn = hooks.onWarning ?? (() => {});
   const validated = await validate(await prepare(spec, warn), warn, hooks.signal);
-  const reserved = reserve(ledger, validated, warn, hooks.signal);
+  const reserved = await reserve(ledger, validated, warn, hooks.signal);
   hooks.onReserved?.(reserved.release);
   const finished = await run(ledger, reserved, hooks).catch((err: unknown) => {
     throw err instanceof ReleaseAbortedError ? err.forCli() : err;

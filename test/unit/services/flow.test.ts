@@ -3,7 +3,7 @@
  * engine sees data), cancel, crash, export (and its failure), the ledger views, the web-mode
  * path guard. The real engine runs in the e2e test.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
@@ -19,8 +19,13 @@ afterEach(() => {
 const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' as const };
 
 async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) {
-  h = harness({ engine, ...opts });
+  // The desktop app opens only files its dialog returned: pick the file first there.
+  let pickedPath = '';
+  const dialogs = opts.dialogs && { ...opts.dialogs, openFile: async () => pickedPath };
+  h = harness({ engine, ...opts, dialogs });
   const path = h.upload('shop.csv', sampleCsv());
+  pickedPath = path;
+  if (opts.mode === 'electron') await h.call('pickFile', { purpose: 'data' });
   const ds = await h.call('openDataset', { path });
   await h.call('setWorkload', {
     datasetId: ds.id,
@@ -249,6 +254,25 @@ describe('runs', () => {
     expect((await h!.call('appInfo', {})).mode).toBe('web');
   });
 
+  it('the engine over its memory limit: the run fails saying so, the release is aborted and counted', async () => {
+    process.env.RAP_STUDIO_ENGINE_HEAP_MB = '64';
+    try {
+      const { ds } = await ready('oom');
+      await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+      await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+      const run = await settle(h!, 60_000);
+      expect(run.status).toBe('failed');
+      expect(run.error?.message).toMatch(/out of memory.*its limit is 64 MiB.*spend stays counted/i);
+      expect(ledgerReleases(h!)[0]).toMatchObject({
+        status: 'aborted',
+        abortReason: 'engine process ran out of memory',
+      });
+      expect((await h!.call('appInfo', {})).mode).toBe('web');
+    } finally {
+      delete process.env.RAP_STUDIO_ENGINE_HEAP_MB;
+    }
+  });
+
   it('an export that cannot be written says so and leaves the release reserved; a retry commits', async () => {
     let target = '/nonexistent-dir/out.csv';
     const { ds } = await ready('done', {
@@ -267,6 +291,60 @@ describe('runs', () => {
     const out = await h!.call('exportRun', { runId: run.runId });
     expect(out).toMatchObject({ written: true, path: target, downloadUrl: null });
     expect(ledgerReleases(h!)[0].status).toBe('committed');
+  });
+
+  it('desktop app: openDataset opens only a path the file dialog returned', async () => {
+    await ready('done', {
+      mode: 'electron',
+      dialogs: { openFile: async () => null, saveFile: async () => null },
+    });
+    const other = h!.upload('other.csv', sampleCsv());
+    await expect(h!.call('openDataset', { path: other })).rejects.toThrow(
+      /only a file chosen in the file dialog/,
+    );
+    await expect(h!.call('openDataset', { path: '/etc/passwd' })).rejects.toThrow(/only a file chosen/);
+  });
+
+  it('an export never replaces a file: not the input, not an existing manifest', async () => {
+    let target = '';
+    const { ds, path: input } = await ready('done', {
+      mode: 'electron',
+      dialogs: { openFile: async () => null, saveFile: async () => target },
+    });
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    const before = readFileSync(input, 'utf8');
+    target = input;
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toThrow(
+      /already exists: an export never replaces a file/,
+    );
+    expect(readFileSync(input, 'utf8')).toBe(before);
+    target = join(h!.dir, 'taken.csv');
+    writeFileSync(join(h!.dir, 'taken.manifest.json'), '{"mine":true}');
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toThrow(
+      /taken\.manifest\.json already exists/,
+    );
+    expect(existsSync(target)).toBe(false); // the CSV written before the manifest failed is removed
+    expect(ledgerReleases(h!)[0].status).toBe('reserved');
+    target = join(h!.dir, 'free.csv');
+    expect(await h!.call('exportRun', { runId: run.runId })).toMatchObject({ written: true, path: target });
+  });
+
+  it('a finished release waits in the result store; discarding it says the budget stays spent', async () => {
+    const { ds } = await ready();
+    await h!.call('setCap', { datasetId: ds.id, epsilon: '3' });
+    await h!.call('startRun', { datasetId: ds.id, settings: SETTINGS });
+    const run = await settle(h!);
+    expect((await h!.call('pendingReleases', {})).map((p) => p.releaseId)).toEqual([run.releaseId]);
+    const out = await h!.call('discardRun', { runId: run.runId, confirm: 'discard' });
+    expect(out.message).toMatch(/discarded\. Its privacy budget stays spent/);
+    expect(await h!.call('pendingReleases', {})).toEqual([]);
+    expect(ledgerReleases(h!)[0]).toMatchObject({
+      status: 'aborted',
+      abortReason: 'output discarded by the curator',
+    });
+    await expect(h!.call('exportRun', { runId: run.runId })).rejects.toThrow(/has not finished/);
   });
 
   it('a cancelled save dialog writes nothing', async () => {

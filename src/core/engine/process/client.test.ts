@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import type { EncodedDataset } from '../../data/schema.ts';
 import { InputError } from '../../errors.ts';
 import type { ProgressEvent } from '../types.ts';
-import { type EngineProcess, forkSpawner, startEngine } from './client.ts';
+import {
+  type EngineProcess,
+  engineExecArgv,
+  engineHeapLimitMiB,
+  forkSpawner,
+  startEngine,
+} from './client.ts';
 import { CancelledError, EngineCrashedError } from './errors.ts';
 import type { EngineRequest } from './protocol.ts';
 import { type UtilityProcessLike, utilityProcessSpawner } from './utility-process.ts';
@@ -122,6 +128,24 @@ describe.concurrent('startEngine (fake engine child)', () => {
     expect(err).toBeInstanceOf(EngineCrashedError);
     expect((err as EngineCrashedError).exitCode).toBe(7);
     expect((err as Error).message).toContain('exit code 7');
+  });
+
+  it('a child over its memory limit (--max-old-space-size) rejects as out of memory, naming the limit', async () => {
+    const env = { ...process.env, FAKE_ENGINE_MODE: 'oom', RAP_STUDIO_ENGINE_HEAP_MB: '64' };
+    const handle = startEngine(request, { spawner: forkSpawner(FAKE_CHILD, env) });
+    const err = await handle.result.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineCrashedError);
+    expect((err as EngineCrashedError).outOfMemory).toBe(true);
+    expect((err as Error).message).toMatch(/out of memory.*ran out of memory \(its limit is \d+ MiB\)/);
+    expect(isAlive(handle.pid)).toBe(false);
+  });
+
+  it('the engine heap limit: half the machine, 1–16 GiB, or RAP_STUDIO_ENGINE_HEAP_MB', () => {
+    expect(engineHeapLimitMiB({ RAP_STUDIO_ENGINE_HEAP_MB: '256' })).toBe(256);
+    const auto = engineHeapLimitMiB({});
+    expect(auto).toBeGreaterThanOrEqual(1024);
+    expect(auto).toBeLessThanOrEqual(16_384);
+    expect(engineExecArgv({ RAP_STUDIO_ENGINE_HEAP_MB: '300' })).toEqual(['--max-old-space-size=300']);
   });
 
   it('a child killed from outside rejects with the signal', async () => {

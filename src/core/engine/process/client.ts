@@ -8,15 +8,18 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { InputError } from '../../errors.ts';
 import type { ProgressEvent, RapResult } from '../types.ts';
-import { CancelledError, EngineCrashedError } from './errors.ts';
+import { CancelledError, EngineCrashedError, OUT_OF_MEMORY, outOfMemoryDetail } from './errors.ts';
 import { type ChildMessage, type EngineRequest, type HostMessage, parseChildMessage } from './protocol.ts';
 
 export interface EngineExit {
   readonly code: number | null;
   readonly signal: string | null;
+  /** The process said it ran out of memory (V8 heap limit) before it died. */
+  readonly outOfMemory?: boolean;
 }
 
 /**
@@ -86,7 +89,12 @@ export function startEngine(request: EngineRequest, options: StartOptions = {}):
     proc.onExit((exit) => {
       exited = true;
       clearTimeout(killTimer);
-      const final = outcome ?? { ok: false, error: new EngineCrashedError(exit.code, exit.signal) };
+      const final = outcome ?? {
+        ok: false,
+        error: exit.outOfMemory
+          ? new EngineCrashedError(exit.code, exit.signal, outOfMemoryDetail(engineHeapLimitMiB()), true)
+          : new EngineCrashedError(exit.code, exit.signal),
+      };
       if (final.ok) resolve(final.result);
       else reject(final.error);
     });
@@ -120,7 +128,9 @@ export function startEngine(request: EngineRequest, options: StartOptions = {}):
         const error =
           message.kind === 'input'
             ? new InputError(message.message, message.where)
-            : new Error(`engine error: ${message.message}`);
+            : OUT_OF_MEMORY.test(message.message)
+              ? new EngineCrashedError(null, null, outOfMemoryDetail(undefined), true)
+              : new Error(`engine error: ${message.message}`);
         return conclude({ ok: false, error });
       }
     }
@@ -161,27 +171,54 @@ export function forkSpawner(childPath: string = ENGINE_CHILD_PATH, env?: NodeJS.
   return () => wrapChildProcess(forkEngineChild(childPath, env));
 }
 
+/**
+ * The engine's JS heap limit in MiB (`--max-old-space-size`): half the machine's memory, at
+ * least 1 GiB and at most 16 GiB, or `RAP_STUDIO_ENGINE_HEAP_MB`. Hitting it ends the engine
+ * (not the app, which holds every finished result), and the release is aborted cleanly:
+ * spend counted, "out of memory" shown. Typed arrays live outside this heap; their allocation
+ * failing is caught as an error and reported the same way.
+ */
+export function engineHeapLimitMiB(env: NodeJS.ProcessEnv = process.env): number {
+  const given = Number(env.RAP_STUDIO_ENGINE_HEAP_MB);
+  if (Number.isSafeInteger(given) && given >= 16) return given;
+  return Math.min(16_384, Math.max(1024, Math.floor(totalmem() / 2 / 2 ** 20)));
+}
+
+/** Node/Electron flags of the engine process: its memory limit. */
+export function engineExecArgv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [`--max-old-space-size=${engineHeapLimitMiB(env)}`];
+}
+
 function forkEngineChild(childPath: string, env: NodeJS.ProcessEnv | undefined): ChildProcess {
   const child = fork(childPath, [], {
     env,
-    execArgv: ['--import', tsxLoaderUrl()],
+    execArgv: ['--import', tsxLoaderUrl(), ...engineExecArgv(env ?? process.env)],
     serialization: 'advanced', // typed arrays cross the channel as typed arrays
     // The child's stdout (library banners) goes to our stderr: stdout belongs to the command's output.
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    // Its stderr passes through too, watched for V8's out-of-memory report.
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   child.stdout?.pipe(process.stderr, { end: false });
+  child.stderr?.pipe(process.stderr, { end: false });
   return child;
 }
 
 function wrapChildProcess(child: ChildProcess): EngineProcess {
   let exitListener: ((exit: EngineExit) => void) | undefined;
   let exited: EngineExit | undefined;
+  let outOfMemory = false;
+  let tail = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-4096);
+    if (OUT_OF_MEMORY.test(tail)) outOfMemory = true;
+  });
   const onGone = (exit: EngineExit): void => {
     if (exited) return;
     exited = exit;
     exitListener?.(exit);
   };
-  child.on('exit', (code, signal) => onGone({ code, signal }));
+  // 'close' follows 'exit' once stdio is drained, so V8's last words have been read.
+  child.on('close', (code, signal) => onGone({ code, signal, outOfMemory }));
   // 'error' without a pid is a failed spawn (no 'exit' follows); later errors are failed sends.
   child.on('error', () => {
     if (child.pid === undefined) onGone({ code: null, signal: null });

@@ -15,12 +15,26 @@ export class EngineCrashedError extends Error {
     readonly exitCode: number | null,
     readonly signal: string | null,
     detail?: string,
+    /** The engine hit its memory limit (V8's heap limit, or an array it could not allocate). */
+    readonly outOfMemory = false,
   ) {
     super(
-      `the engine process ended unexpectedly (${describeExit(exitCode, signal)})${detail ? `: ${detail}` : ''}`,
+      `the engine process ended unexpectedly (${outOfMemory ? 'out of memory' : describeExit(exitCode, signal)})${detail ? `: ${detail}` : ''}`,
     );
   }
 }
+
+/** What the curator is told when the engine ran out of memory. */
+export function outOfMemoryDetail(limitMiB: number | undefined): string {
+  return (
+    `it ran out of memory${limitMiB ? ` (its limit is ${limitMiB} MiB)` : ''}. ` +
+    "Use fewer synthetic rows n', a smaller oversampling factor, or a smaller workload"
+  );
+}
+
+/** V8's and Node's words for running out of memory, on the engine's stderr or in its error. */
+export const OUT_OF_MEMORY =
+  /JavaScript heap out of memory|Reached heap limit|Array buffer allocation failed|allocation failed/i;
 
 function describeExit(code: number | null, signal: string | null): string {
   if (signal === 'SIGKILL') return 'killed with SIGKILL: out of memory, or killed from outside';

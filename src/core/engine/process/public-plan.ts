@@ -6,6 +6,7 @@
 import type { EncodedDataset, Schema } from '../../data/schema.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import type { Workload } from '../../workload/types.ts';
+import { assertRunFits, type MachineMemory, thisMachine } from '../limits.ts';
 import { plannedRounds, planRun, type RunKind } from '../plan.ts';
 import type { RapOptions } from '../types.ts';
 
@@ -34,9 +35,26 @@ function unreachable(): never {
  * planRun uses only the schema and n of the dataset (the rule for T and K is data-independent),
  * so it runs here on a dataset with no rows' values: nothing private is read.
  */
-export function publicPlan(options: RapOptions, schema: Schema, n: number, workload: Workload): PublicPlan {
+export function publicPlan(
+  options: RapOptions,
+  schema: Schema,
+  n: number,
+  workload: Workload,
+  machine: MachineMemory = thisMachine(),
+): PublicPlan {
+  // Sizes and memory first: a run that cannot finish is refused before anything is planned or reserved.
+  const size = {
+    mode: options.mode,
+    rows: options.rows,
+    oversample: options.oversample,
+    n,
+    schema,
+    workload,
+  };
+  assertRunFits({ ...size, rounds: options.rounds ?? 1, perRound: options.perRound ?? 1 }, machine);
   const valueless: EncodedDataset = { schema, n, codes: [] };
   const plan = planRun({ data: valueless, workload, options, noise: NO_NOISE });
+  assertRunFits({ ...size, rounds: plannedRounds(plan), perRound: plan.perRound }, machine);
   return {
     kind: plan.kind,
     rho: plan.rho,

@@ -24,9 +24,25 @@ export class BridgeError extends Error {
   }
 }
 
+/**
+ * The per-start token: read once from the address (`?token=…`), kept in this tab's
+ * sessionStorage, and taken out of the address bar (history.replaceState) so that it is not
+ * left in the history, a bookmark or a screenshot. A reload finds it in sessionStorage (and the
+ * page itself in the host's cookie).
+ */
 function webToken(): string {
-  const fromUrl = new URLSearchParams(window.location.search).get('token');
-  if (fromUrl) sessionStorage.setItem('rap_token', fromUrl);
+  const params = new URLSearchParams(window.location.search);
+  const fromUrl = params.get('token');
+  if (fromUrl) {
+    sessionStorage.setItem('rap_token', fromUrl);
+    params.delete('token');
+    const query = params.toString();
+    history.replaceState(
+      history.state,
+      '',
+      `${window.location.pathname}${query ? `?${query}` : ''}${window.location.hash}`,
+    );
+  }
   return fromUrl ?? sessionStorage.getItem('rap_token') ?? '';
 }
 

@@ -1,0 +1,116 @@
+/**
+ * The app's private working folder (uploads of private CSVs in web mode, exports waiting for the
+ * browser's download): a fresh `rap-studio-XXXXXX` folder under the system temp directory, mode
+ * 0700, with an owner marker (pid, start time). It holds copies of private data, so:
+ * - it is removed synchronously when the app stops (SIGINT, also twice, SIGTERM, SIGHUP, normal
+ *   quit, an uncaught error: see `removeOnExit`); synchronous, so a second signal cannot cut the
+ *   removal short;
+ * - after a crash (SIGKILL, power cut) the next start removes every such folder of ours whose
+ *   owner process is gone (`removeStaleWorkDirs`).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const WORK_DIR_PREFIX = 'rap-studio-';
+export const OWNER_MARKER = '.rap-studio-owner.json';
+
+interface Owner {
+  readonly app: 'rap-studio';
+  readonly pid: number;
+  readonly startedAt: string;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: a process we may not signal exists.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A new private working folder (0700) marked as this process's. */
+export function createWorkDir(base = tmpdir()): string {
+  const dir = mkdtempSync(join(base, WORK_DIR_PREFIX));
+  const owner: Owner = { app: 'rap-studio', pid: process.pid, startedAt: new Date().toISOString() };
+  writeFileSync(join(dir, OWNER_MARKER), JSON.stringify(owner), { mode: 0o600 });
+  return dir;
+}
+
+/**
+ * Removes the working folders under `base` left by RAP Studio processes that are gone: our
+ * prefix, our user, a marker whose pid is not running. Returns what was removed. Folders
+ * without a marker, of another user, or of a live process are left alone.
+ */
+export function removeStaleWorkDirs(base = tmpdir(), alive: (pid: number) => boolean = pidAlive): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return removed;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    if (!name.startsWith(WORK_DIR_PREFIX)) continue;
+    const dir = join(base, name);
+    try {
+      const st = statSync(dir);
+      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+      const owner = JSON.parse(readFileSync(join(dir, OWNER_MARKER), 'utf8')) as Partial<Owner>;
+      if (owner.app !== 'rap-studio' || !Number.isSafeInteger(owner.pid)) continue;
+      if (owner.pid === process.pid || alive(owner.pid as number)) continue;
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // no marker, unreadable, or already gone: not ours to touch
+    }
+  }
+  return removed;
+}
+
+/**
+ * What the app removes when it stops: the whole folder when it made it, else (a folder given for
+ * tests) the private upload copies in it. Synchronous and idempotent.
+ */
+export function privateFilesRemover(workDir: string, owned: boolean): () => void {
+  return () => {
+    rmSync(owned ? workDir : join(workDir, 'uploads'), { recursive: true, force: true });
+  };
+}
+
+/**
+ * Stops the app on SIGINT, SIGTERM and SIGHUP after removing the private files first
+ * (synchronously), however many signals arrive: the first one starts the stop, later ones are
+ * ignored (a terminal's Ctrl-C reaches `npm start` and the host alike). Also removes them on any
+ * exit. `stop` closes what is open; the process exits when it resolves (or after `graceMs`).
+ */
+export function removeOnExit(
+  remove: () => void,
+  stop: () => Promise<void>,
+  opts: { graceMs?: number; exit?: (code: number) => void } = {},
+): { stopping: () => boolean } {
+  const exit = opts.exit ?? ((code: number) => process.exit(code));
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      remove();
+    } finally {
+      setTimeout(() => exit(0), opts.graceMs ?? 3000).unref();
+      stop().finally(() => exit(0));
+    }
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
+  process.on('exit', () => {
+    try {
+      remove();
+    } catch {
+      // exiting anyway
+    }
+  });
+  return { stopping: () => stopping };
+}
