@@ -122,14 +122,18 @@ export function defaultTablePlan(p: { rho: number; n: number; thresholds: number
  * otherwise select adaptively. Measured on ADULT (64 random 3-way marginals, released CSV, tight
  * ρ): at ε = 1 (expected 0.0073) direct 0.0045 / 0.0053 / 0.0051 (seeds 0–2) against adaptive
  * 0.015–0.019; at ε = 0.1 (expected 0.067) adaptive ≈ 0.050, where measuring all 64 tables
- * leaves each too little ρ. The bound 0.03 sits between the two regimes.
+ * leaves each too little ρ. The bound 0.03 sits between the two regimes. Only for marginal
+ * workloads: an r < k answer sums many cells, and the direct fit's zeroed small cells
+ * (measure.ts, fitTarget) add up (16 random 1-of-3, ε = 1, seed 1: direct 0.064, adaptive 0.023).
  */
 export function defaultTableStrategy(p: {
   rho: number;
   n: number;
   cells: readonly number[];
+  /** Every threshold is a marginal (r = k). */
+  marginals: boolean;
 }): 'direct' | 'adaptive' {
-  if (p.cells.some((c) => c > TABLE_CELL_LIMIT)) return 'adaptive';
+  if (!p.marginals || p.cells.some((c) => c > TABLE_CELL_LIMIT)) return 'adaptive';
   const sigma = measurementSigma(p.rho, { tables: p.cells.length }, p.n);
   const total = p.cells.reduce((a, b) => a + b, 0);
   return sigma * expectedMaxAbsNormal(total) <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'adaptive';

@@ -60,7 +60,7 @@ describe('table-mode planner (public inputs only)', () => {
     expect(low.kind === 'table' && low.strategy).toBe('adaptive');
   });
 
-  it('picks direct exactly when the GM on the direct tables is within the bound and every table fits', () => {
+  it('picks direct exactly for marginals whose GM on the direct tables is within the bound, every table fitting', () => {
     for (const [epsilon, k, r] of [
       [1, 3, 3],
       [0.1, 3, 3],
@@ -74,11 +74,11 @@ describe('table-mode planner (public inputs only)', () => {
       const sigma = measurementSigma(p.rho, { tables: cells.length }, n);
       // σ is the stated sensitivity √(2N)/n over √(2ρ).
       expect(sigma).toBeCloseTo(Math.sqrt(2 * cells.length) / n / Math.sqrt(2 * p.rho), 15);
-      const fits = cells.every((c) => c <= 1_000_000);
+      const fits = cells.every((c) => c <= 1_000_000) && r === k;
       const expected = sigma * expectedMaxAbsNormal(cells.reduce((a, b) => a + b, 0));
       const direct = fits && expected <= DIRECT_MAX_EXPECTED_ERROR;
       expect(p.strategy).toBe(direct ? 'direct' : 'adaptive');
-      expect(defaultTableStrategy({ rho: p.rho, n, cells })).toBe(p.strategy);
+      expect(defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k })).toBe(p.strategy);
     }
   });
 

@@ -120,7 +120,8 @@ export function planRun(input: RapInput): RunPlan {
     // ends when the budget is spent.
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
-    const strategy = o.tablePlan ?? defaultTableStrategy({ rho, n: data.n, cells });
+    const marginals = workload.thresholds.every((t) => t.r === t.features.length);
+    const strategy = o.tablePlan ?? defaultTableStrategy({ rho, n: data.n, cells, marginals });
     return {
       ...base,
       kind: 'table',
