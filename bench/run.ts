@@ -74,6 +74,7 @@ async function runAll(cases: readonly BenchCase[], args: BenchArgs, outDir: stri
         log,
         ...(args.maxRounds !== undefined ? { maxRounds: args.maxRounds } : {}),
         ...(args.backend !== undefined ? { backend: args.backend } : {}),
+        ...(args.threads !== undefined ? { threads: args.threads } : {}),
         ...(args.profile ? { profileFile: profilePath(outDir, c.id) } : {}),
       });
       await writeRunJson(outDir, result);

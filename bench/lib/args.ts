@@ -1,6 +1,7 @@
 /** Command-line options of `npm run bench`. */
 import { parseArgs } from 'node:util';
 import type { BackendName } from '../../src/core/engine/types.ts';
+import { BACKENDS } from '../../src/core/input/choices.ts';
 
 export const USAGE = `npm run bench -- [options]
 
@@ -13,7 +14,8 @@ export const USAGE = `npm run bench -- [options]
   --max-rounds R     cut cases with T > R rounds to R rounds at the same per-round ρ and
                      extrapolate their times to T (labelled extrapolated; errors n/a)
   --profile          CPU-profile each run: phase and kernel breakdown in the table, .cpuprofile files
-  --backend NAME     cpu, wasm, node, node-gpu (default: the engine's choice)
+  --backend NAME     cpu, wasm, node, node-gpu, webgpu (default: the engine's choice)
+  --threads N        CPU kernel threads (default: every core; results do not depend on it)
   --no-latest        do not update bench/results/latest-<suite>.md
   --latest           update it even for a filtered run (its header names the filter)
   --from DIR         run nothing: build the table from the runs/*.json of earlier --out folders
@@ -30,6 +32,7 @@ export interface BenchArgs {
   readonly maxRounds?: number;
   readonly profile: boolean;
   readonly backend?: BackendName;
+  readonly threads?: number;
   readonly latest: boolean;
   readonly list: boolean;
   readonly help: boolean;
@@ -39,8 +42,6 @@ export interface BenchArgs {
 }
 
 export class BenchArgsError extends Error {}
-
-const BACKENDS: readonly BackendName[] = ['cpu', 'wasm', 'node', 'node-gpu'];
 
 function positiveInt(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -59,7 +60,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     throw new BenchArgsError((err as Error).message);
   }
   const backend = values.backend;
-  if (backend !== undefined && !BACKENDS.includes(backend as BackendName)) {
+  if (backend !== undefined && !(BACKENDS as readonly string[]).includes(backend)) {
     throw new BenchArgsError(`--backend must be one of ${BACKENDS.join(', ')}, got '${backend}'`);
   }
   const filter = values.filter ?? [];
@@ -75,6 +76,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   }
   const seeds = positiveInt('seeds', values.seeds);
   const maxRounds = positiveInt('max-rounds', values['max-rounds']);
+  const threads = positiveInt('threads', values.threads);
   return {
     suite: values.suite ?? 'quick',
     ...(values.out !== undefined ? { out: values.out } : {}),
@@ -83,6 +85,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     ...(maxRounds !== undefined ? { maxRounds } : {}),
     profile: values.profile ?? false,
     ...(backend !== undefined ? { backend: backend as BackendName } : {}),
+    ...(threads !== undefined ? { threads } : {}),
     latest: !(values['no-latest'] ?? false) && (filter.length === 0 || (values.latest ?? false)),
     list: values.list ?? false,
     help: values.help ?? false,
@@ -104,6 +107,7 @@ function parse(argv: readonly string[]) {
       'max-rounds': { type: 'string' },
       profile: { type: 'boolean' },
       backend: { type: 'string' },
+      threads: { type: 'string' },
       'no-latest': { type: 'boolean' },
       latest: { type: 'boolean' },
       list: { type: 'boolean' },

@@ -21,6 +21,7 @@ export interface RunSettings {
   /** Truncate cases with explicit rounds T > maxRounds and extrapolate (see extrapolate.ts). */
   readonly maxRounds?: number;
   readonly backend?: BackendName;
+  readonly threads?: number;
   /** Write a .cpuprofile here and attach a summary to the result. */
   readonly profileFile?: string;
   /** Progress lines (stderr). */
@@ -78,6 +79,7 @@ function optionsFor(
   delta: number,
   cut: Truncation | undefined,
   backend?: BackendName,
+  threads?: number,
 ): RapOptions {
   return defaultOptions({
     epsilon: cut?.epsilon ?? c.epsilon,
@@ -87,6 +89,7 @@ function optionsFor(
     ...(c.rounds !== undefined ? { rounds: cut?.measured ?? c.rounds } : {}),
     ...(c.perRound !== undefined ? { perRound: c.perRound } : {}),
     ...(backend !== undefined ? { backend } : {}),
+    ...(threads !== undefined ? { threads } : {}),
   });
 }
 
@@ -130,7 +133,7 @@ export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings
   const workload = buildWorkload(c.workload, data.schema, c.seed);
   const delta = c.delta ?? defaultDelta(data.n);
   const cut = truncationFor(c, delta, s.maxRounds);
-  const options = optionsFor(c, delta, cut, s.backend);
+  const options = optionsFor(c, delta, cut, s.backend, s.threads);
   const clock = new RoundClock();
   const logProgress = progressLogger(s.log);
   const startedAt = new Date().toISOString();

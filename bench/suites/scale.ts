@@ -11,7 +11,7 @@ import type { Suite } from '../lib/types.ts';
 export const scale: Suite = {
   name: 'scale',
   description:
-    "Synthetic LOANS-domain data (42,535 rows, one-hot width 4,427), 64 random 1-of-4 thresholds over the features with ≤ 64 categories (~10^7 queries), T = 64, K = 4, ε = 1, δ = 1/n², n' = 1000.",
+    "Synthetic LOANS-domain data (42,535 rows, one-hot width 4,427), 64 random 1-of-4 thresholds over the features with ≤ 64 categories (~10^7 queries), ε = 1, δ = 1/n², n' = 1000: query mode at T = 64, K = 4, and table mode at its default T₀ and K.",
   defaultSeeds: 1,
   // Measured 2026-11-21 after the selection speedups: 64 rounds in 1,180 CPU s (2,550 s wall
   // with other benchmarks on the 2 cores); rounds slow down as D' densifies, so --max-rounds R
@@ -29,6 +29,14 @@ export const scale: Suite = {
           rounds: 64,
           perRound: 4,
           mode: 'query',
+        },
+        // Table mode beside it (issue 20): the engine's default plan (T₀ and K by its rule).
+        {
+          dataset: 'loans-synthetic',
+          workload: { k: 4, r: 1, size: 64, maxDomain: 64 },
+          epsilon: 1,
+          rows: 1000,
+          mode: 'table',
         },
       ],
       seeds,

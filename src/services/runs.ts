@@ -97,6 +97,7 @@ export function runView(r: RunRecord): RunView {
     seedMode: r.prepared.spec.noise.mode,
     backendRequested: o.backend ?? 'auto',
     backend: finishedOf(r)?.result.report.backend ?? null,
+    backendNote: finishedOf(r)?.result.report.backendNote ?? null,
     enginePid: state.status === 'running' ? state.enginePid : null,
     history: r.history,
     error: 'error' in state ? state.error : null,

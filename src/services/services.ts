@@ -5,6 +5,7 @@
  * InputError whose message says what to do.
  */
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
@@ -59,13 +60,17 @@ function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
     wasm: true,
     node,
     'node-gpu': gpu,
+    webgpu: installed('webgpu'),
   };
   const backends = ['auto', ...BACKENDS.filter((b) => present[b])];
+  const cpu = `cpu (typed arrays, ${availableParallelism()} threads)`;
   const backend = gpu
     ? 'node-gpu (GPU) if a device is present, else cpu'
-    : node
-      ? 'node (CPU native)'
-      : 'cpu (typed arrays)';
+    : present.webgpu
+      ? `webgpu on a hardware GPU that passes its self-check, else ${node ? 'node (CPU native)' : cpu}`
+      : node
+        ? 'node (CPU native)'
+        : cpu;
   return { backend, backends };
 }
 

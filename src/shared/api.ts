@@ -231,6 +231,8 @@ export interface RunView {
   /** Requested backend ('auto' = the best available) and, once known, the one that ran. */
   readonly backendRequested: string;
   readonly backend: string | null;
+  /** Once known: one line on what ran and why (CPU threads, why the GPU was not used). */
+  readonly backendNote: string | null;
   /** The engine process while it runs (fault-injection tests kill it from outside). */
   readonly enginePid: number | null;
   /** Progress samples (thinned for long runs). */

@@ -142,6 +142,8 @@ describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format A
     expect(await page.getByTestId('chart-loss').locator('canvas').count()).toBeGreaterThan(0);
     expect(await stat(page, 'run-round')).toBe('100.0%');
     expect(await stat(page, 'run-backend')).toMatch(/cpu|wasm|node/);
+    // One line on what ran and why: CPU threads, and why no GPU (this machine has none).
+    expect(await page.getByTestId('run-backend-note').textContent()).toMatch(/^Engine: cpu, \d+ threads?;/);
     expect(await page.getByTestId('run-cancel').count()).toBe(0);
     await shot(page, 'bench-5-run');
   });

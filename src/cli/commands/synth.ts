@@ -52,6 +52,7 @@ export interface SynthFlags {
   seed?: string;
   insecureSeed?: boolean;
   backend?: string;
+  threads?: string;
   budgetEpsilon?: string;
   budgetDelta?: string;
   name?: string;
@@ -87,6 +88,7 @@ export async function synthSpec(
     oversample: count('--oversample', flags.oversample),
     mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, ENGINE_MODES),
     backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
+    threads: count('--threads', flags.threads),
     maxSteps: count('--max-steps', flags.maxSteps),
     tolerance: flags.tolerance === undefined ? undefined : parseNonNegative('--tolerance', flags.tolerance),
   };
@@ -227,6 +229,7 @@ export function register(program: Command): void {
       `early-stopping relative loss improvement (0 = never stop early); default ${DEFAULT_TUNING.tolerance}`,
     )
     .option('--backend <name>', `${BACKENDS.join(' | ')}; default: the best available`)
+    .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .requiredOption('--report <file>', 'report JSON to write (holds non-private diagnostics)')
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)

@@ -47,7 +47,9 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const control = new RunControl(input.signal, input.onProgress);
   control.throwIfAborted();
   const publicPlan = planRun(input);
-  const kernels = await loadKernels(input.options.backend);
+  const kernels = await loadKernels(input.options.backend, {
+    ...(input.options.threads !== undefined ? { threads: input.options.threads } : {}),
+  });
   const exact = new ExactAnswers(input.data);
   const plan: StartedPlan =
     publicPlan.kind === 'table'
@@ -61,7 +63,9 @@ export async function runRap(input: RapInput): Promise<RapResult> {
     session.project();
     const run = new RapRun(input, plan, session, control, exact);
     await run.fit();
-    return await run.finish(shape);
+    const result = await run.finish(shape);
+    // What ran and why (threads, why not the GPU): one line for the report and the Run screen.
+    return kernels.note ? { ...result, report: { ...result.report, backendNote: kernels.note } } : result;
   } finally {
     session.dispose();
   }

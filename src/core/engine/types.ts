@@ -9,7 +9,7 @@ import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 import type { ProgressEvent } from './progress.ts';
 
 /** Which implementation of the engine's kernels runs. */
-export type BackendName = 'node-gpu' | 'node' | 'wasm' | 'cpu';
+export type BackendName = 'node-gpu' | 'webgpu' | 'node' | 'wasm' | 'cpu';
 
 /** Query-level RAP (the papers' mechanism) or table mode (select/measure whole thresholds). */
 export type EngineMode = 'query' | 'table';
@@ -35,6 +35,8 @@ export interface RapOptions {
   readonly tolerance: number;
   readonly batchSize: number;
   readonly backend?: BackendName;
+  /** CPU kernel threads; default every core (os.availableParallelism). Results do not depend on it. */
+  readonly threads?: number;
 }
 
 /** In its own file (no imports) so the renderer's API types can use it without Node types. */
@@ -66,6 +68,8 @@ export interface RapReport {
   readonly secondsSelection: number;
   readonly secondsProjection: number;
   readonly backend: BackendName;
+  /** One line: why this backend (and how many threads) ran, e.g. why the GPU was not used. */
+  readonly backendNote?: string;
   readonly seedMode: SeedMode;
   /** Share of queries within (1 ± ζ)·true ± α, for ζ ∈ {0.1, 0.25} (PREM's notion). */
   readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];

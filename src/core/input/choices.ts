@@ -5,6 +5,12 @@
 import type { BackendName, EngineMode } from '../engine/types.ts';
 
 /** Kernel backends, the default-first order every message lists them in. */
-export const BACKENDS = ['cpu', 'wasm', 'node', 'node-gpu'] as const satisfies readonly BackendName[];
+export const BACKENDS = [
+  'cpu',
+  'wasm',
+  'node',
+  'node-gpu',
+  'webgpu',
+] as const satisfies readonly BackendName[];
 
 export const ENGINE_MODES = ['query', 'table'] as const satisfies readonly EngineMode[];

@@ -64,7 +64,7 @@ export interface DataSource {
 export type EngineOverrides = Partial<
   Pick<
     RapOptions,
-    'rows' | 'rounds' | 'perRound' | 'oversample' | 'mode' | 'backend' | 'maxSteps' | 'tolerance'
+    'rows' | 'rounds' | 'perRound' | 'oversample' | 'mode' | 'backend' | 'threads' | 'maxSteps' | 'tolerance'
   >
 >;
 

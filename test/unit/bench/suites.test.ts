@@ -32,15 +32,18 @@ describe('suites', () => {
     expect(ps.every((c) => c.rows === 1000 && c.delta === undefined)).toBe(true);
   });
 
-  it('scale: LOANS-domain data, 64 1-of-4 thresholds, T = 64, K = 4', () => {
-    const [c, ...rest] = cases('scale', 1);
+  it('scale: LOANS-domain data, 64 1-of-4 thresholds, query mode at T = 64, K = 4 and table mode', () => {
+    const [query, table, ...rest] = cases('scale', 1);
     expect(rest).toEqual([]);
-    expect(c).toMatchObject({
+    expect(query).toMatchObject({
       dataset: 'loans-synthetic',
       rounds: 64,
       perRound: 4,
+      mode: 'query',
       workload: { k: 4, r: 1, size: 64 },
     });
+    expect(table).toMatchObject({ dataset: 'loans-synthetic', mode: 'table', workload: query.workload });
+    expect(table.rounds).toBeUndefined();
   });
 
   it('every suite has unique ids', () => {
@@ -92,7 +95,7 @@ describe('parseBenchArgs', () => {
 
   it('reads every option', () => {
     const a = parseBenchArgs(
-      '--suite scale --out o --seeds 2 --filter a --filter b --max-rounds 4 --profile --backend cpu --from d --from e --note n'.split(
+      '--suite scale --out o --seeds 2 --filter a --filter b --max-rounds 4 --profile --backend cpu --threads 3 --from d --from e --note n'.split(
         ' ',
       ),
     );
@@ -104,6 +107,7 @@ describe('parseBenchArgs', () => {
       maxRounds: 4,
       profile: true,
       backend: 'cpu',
+      threads: 3,
       from: ['d', 'e'],
       notes: ['n'],
     });
@@ -117,6 +121,7 @@ describe('parseBenchArgs', () => {
     ['--seeds', '1.5'],
     ['--max-rounds', 'x'],
     ['--backend', 'gpu'],
+    ['--threads', '0'],
     ['--filter', ','],
     ['--filter', '!'],
     ['--nope', '1'],

@@ -57,7 +57,7 @@ export interface AdamStepConstants {
   readonly sqrtC2: number;
 }
 
-export function beginAdamStep(state: AdamState, hyper: AdamHyper): AdamStepConstants {
+export function beginAdamStep(state: Pick<AdamState, 't'>, hyper: AdamHyper): AdamStepConstants {
   state.t++;
   const { beta1, beta2, epsilon } = hyper;
   return {

@@ -1,9 +1,18 @@
-/** The product-table kernels (by lines, by rows) against the literal row-by-row outer product, bit for bit. */
+/**
+ * The product-table kernels (by lines, by rows) against the literal row-by-row outer product, and
+ * the back-propagation against its literal form, bit for bit.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { layoutFromSizes } from '../../data/onehot.ts';
 import { rowMajorStrides, tableSize } from '../../workload/queries.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
-import { productTable, productTableByLines, productTableByRows } from './product-tables.ts';
+import {
+  backpropProductTable,
+  productTable,
+  productTableByLines,
+  productTableByRows,
+} from './product-tables.ts';
 import { type SparseRows, sparseRows } from './sparse-rows.ts';
 
 /**
@@ -48,6 +57,55 @@ function sameBits(a: Float64Array, b: Float64Array): boolean {
 
 const SIZES = [4, 1, 9, 3, 12, 2];
 
+/** A sparse D' over SIZES with a share of entries dropped (whole rows of a block now and then), some negative. */
+function messyRows(seed: number, rows: number, dropShare: number, projected: boolean): SparseRows {
+  const shape = smallShape(SIZES, rows);
+  const values = randomRelaxed(shape, seed, projected);
+  for (let i = 0; i < values.length; i++) {
+    const u = ((i * 2654435761 + seed * 97) >>> 0) / 2 ** 32;
+    if (u < dropShare) values[i] = 0;
+    else if (!projected && u > 0.97) values[i] = -values[i];
+  }
+  return sparseRows(values, shape);
+}
+
+/**
+ * The back-propagation as first written: per feature j, per row, the other features' nonzero
+ * combinations (earlier features outer, products (1·x₁)·x₂·…) index G with its full strides;
+ * local[v] += G(…, v, …)·p; then grad += scale · local.
+ */
+function literalBackprop(
+  sp: SparseRows,
+  features: readonly number[],
+  dims: readonly number[],
+  G: Float64Array,
+  scale: number,
+): Float64Array {
+  const layout = layoutFromSizes(SIZES);
+  const grad = new Float64Array(sp.rows * layout.width);
+  const strides = rowMajorStrides(dims);
+  features.forEach((f, j) => {
+    for (let i = 0; i < sp.rows; i++) {
+      let combos: [number, number][] = [[0, 1]];
+      features.forEach((g, l) => {
+        if (l === j) return;
+        const b = sp.blocks[g];
+        const next: [number, number][] = [];
+        for (const [idx, p] of combos)
+          for (let e = b.rowStart[i]; e < b.rowStart[i + 1]; e++)
+            next.push([idx + b.category[e] * strides[l], p * b.value[e]]);
+        combos = next;
+      });
+      if (combos.length === 0) continue;
+      const local = new Float64Array(dims[j]);
+      for (const [idx, p] of combos)
+        for (let v = 0; v < dims[j]; v++) local[v] += G[idx + v * strides[j]] * p;
+      for (let v = 0; v < dims[j]; v++) grad[(layout.offsets[f] + v) * sp.rows + i] += scale * local[v];
+    }
+  });
+  return grad;
+}
+
 describe('productTable', () => {
   it('equals the row-by-row outer product bit for bit (dense, sparse and mixed rows; any sign)', () => {
     fc.assert(
@@ -58,16 +116,8 @@ describe('productTable', () => {
         fc.constantFrom(0, 0.3, 0.7, 0.95),
         fc.boolean(),
         (features, seed, rows, dropShare, projected) => {
-          const shape = smallShape(SIZES, rows);
-          const values = randomRelaxed(shape, seed, projected);
-          // Zero out a share of the entries (whole rows of a block now and then), and make some
-          // negative, so that lines go the dense way, the sparse way, and both within a bucket.
-          for (let i = 0; i < values.length; i++) {
-            const u = ((i * 2654435761 + seed * 97) >>> 0) / 2 ** 32;
-            if (u < dropShare) values[i] = 0;
-            else if (!projected && u > 0.97) values[i] = -values[i];
-          }
-          const sp = sparseRows(values, shape);
+          // Lines go the dense way, the sparse way, and both within a bucket.
+          const sp = messyRows(seed, rows, dropShare, projected);
           const dims = features.map((f) => SIZES[f]);
           const expected = rowByRow(sp, features, dims);
           for (const kernel of [productTable, productTableByLines, productTableByRows])
@@ -84,5 +134,99 @@ describe('productTable', () => {
     values.fill(0, 0, 3 * 20);
     const table = productTable(sparseRows(values, shape), [0, 1], [3, 4]);
     expect([...table].every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe('backpropProductTable', () => {
+  it('equals its literal form bit for bit (k = 1 … 4, sparse rows, any row range split)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: SIZES.length - 1 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.constantFrom(0, 0.5, 0.9),
+        fc.integer({ min: 0, max: 40 }),
+        (features, seed, rows, dropShare, cut) => {
+          const sp = messyRows(seed, rows, dropShare, seed % 2 === 0);
+          const dims = features.map((f) => SIZES[f]);
+          const G = Float64Array.from({ length: tableSize(dims) }, (_, y) => Math.sin(y * 1.7 + seed));
+          const expected = literalBackprop(sp, features, dims, G, 0.37);
+          const layout = layoutFromSizes(SIZES);
+          const grad = new Float64Array(rows * layout.width);
+          // Two row ranges (as two threads would take them) give the whole.
+          const split = Math.min(cut, rows);
+          backpropProductTable(sp, layout, features, dims, G, 0.37, grad, 0, split);
+          backpropProductTable(sp, layout, features, dims, G, 0.37, grad, split, rows);
+          expect(sameBits(grad, expected)).toBe(true);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('backpropProductTable into grouped categories', () => {
+  it('equals back-propagating into the groups and adding each group to its categories', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 30 }), (seed, rows) => {
+        // Features 2 (9 categories → 4 groups) and 4 (12 → 5), feature 0 kept: a grouped 3-way table.
+        const features = [0, 2, 4];
+        const of2 = Int32Array.from([0, 0, 1, 2, 2, 3, 1, 0, 3]);
+        const of4 = Int32Array.from([4, 0, 1, 1, 2, 3, 3, 0, 2, 4, 4, 1]);
+        const sp = messyRows(seed, rows, 0.5, true);
+        const group = (f: number, of: Int32Array, count: number) => {
+          const g = new Float64Array(rows * count);
+          const b = sp.blocks[f];
+          // The grouped block as groupBlock builds it, dense: each row's share of each group.
+          for (let i = 0; i < rows; i++)
+            for (let e = b.rowStart[i]; e < b.rowStart[i + 1]; e++)
+              g[i * count + of[b.category[e]]] += b.value[e];
+          return g;
+        };
+        const dense = [group(0, Int32Array.from([0, 1, 2, 3]), 4), group(2, of2, 4), group(4, of4, 5)];
+        const dims = [4, 4, 5];
+        const local: SparseRows = {
+          rows,
+          blocks: dense.map((g, j) => {
+            const rowStart = new Int32Array(rows + 1);
+            const category: number[] = [];
+            const value: number[] = [];
+            for (let i = 0; i < rows; i++) {
+              for (let c = 0; c < dims[j]; c++) {
+                if (g[i * dims[j] + c] !== 0) {
+                  category.push(c);
+                  value.push(g[i * dims[j] + c]);
+                }
+              }
+              rowStart[i + 1] = category.length;
+            }
+            return { rowStart, category: Int32Array.from(category), value: Float64Array.from(value) };
+          }),
+          simplexDeviation: 0,
+        };
+        const G = Float64Array.from({ length: 4 * 4 * 5 }, (_, y) => Math.cos(y + seed));
+        const localLayout = layoutFromSizes(dims);
+        const localGrad = new Float64Array(rows * localLayout.width);
+        backpropProductTable(local, localLayout, [0, 1, 2], dims, G, 0.3, localGrad);
+        const layout = layoutFromSizes(SIZES);
+        const expected = new Float64Array(rows * layout.width);
+        const groups = [undefined, of2, of4];
+        features.forEach((f, j) => {
+          for (let v = 0; v < SIZES[f]; v++) {
+            const from = (localLayout.offsets[j] + (groups[j]?.[v] ?? v)) * rows;
+            for (let i = 0; i < rows; i++)
+              expected[(layout.offsets[f] + v) * rows + i] += localGrad[from + i];
+          }
+        });
+        const grad = new Float64Array(rows * layout.width);
+        backpropProductTable(local, localLayout, [0, 1, 2], dims, G, 0.3, grad, 0, rows, {
+          layout,
+          features,
+          groups,
+        });
+        expect(grad.every((x, i) => x === expected[i])).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

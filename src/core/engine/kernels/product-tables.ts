@@ -195,9 +195,25 @@ export function productTableByRows(
       const start = last.rowStart[i];
       const end = last.rowStart[i + 1];
       if (start === end) continue;
+      const { category, value } = last;
+      if (middle.length === 0) {
+        // Combos of no feature: one, of product 1 (1·x = x).
+        for (let t = start; t < end; t++) out[slab + category[t]] += x * value[t];
+        continue;
+      }
+      if (middle.length === 1) {
+        // One middle feature (3-way tables), unrolled: its products (1·x₁ = x₁) as Combos forms them.
+        const m = sp.blocks[middle[0]];
+        const sm = middleStrides[0];
+        for (let a = m.rowStart[i]; a < m.rowStart[i + 1]; a++) {
+          const base = slab + m.category[a] * sm;
+          const p = m.value[a] * x;
+          for (let t = start; t < end; t++) out[base + category[t]] += p * value[t];
+        }
+        continue;
+      }
       const len = combos.expand(sp, i, middle, middleStrides, slab);
       const { index, product } = combos;
-      const { category, value } = last;
       for (let a = 0; a < len; a++) {
         const base = index[a];
         const p = product[a] * x;
@@ -589,6 +605,7 @@ const CHUNK = 2048;
  * grad += scale · ∂/∂D' Σ_y G(y) · P_F(y)·n' for a cotangent table G over the features' dims
  * (column-major grad, like D'). For each row and each feature f of F, the other features'
  * nonzero combinations index G; every category of f (zero or not) gets its partial derivative.
+ * Rows [firstRow, endRow) only (a thread's share: each row's gradient depends on that row alone).
  */
 export function backpropProductTable(
   sp: SparseRows,
@@ -598,30 +615,148 @@ export function backpropProductTable(
   G: Float64Array,
   scale: number,
   grad: Float64Array,
+  firstRow = 0,
+  endRow = sp.rows,
+  into?: GradientTarget,
 ): void {
+  const k = features.length;
   const strides = rowMajorStrides(dims);
   const rows = sp.rows;
   const combos = new Combos();
   let maxDim = 1;
   for (const d of dims) maxDim = Math.max(maxDim, d);
   const local = new Float64Array(maxDim);
-  features.forEach((f, j) => {
-    const others = features.filter((_, l) => l !== j);
-    const otherStrides = strides.filter((_, l) => l !== j);
+  for (let j = 0; j < k; j++) {
     const size = dims[j];
-    const stride = strides[j];
-    const columnBase = layout.offsets[f] * rows;
-    for (let i = 0; i < rows; i++) {
-      const len = combos.expand(sp, i, others, otherStrides);
-      if (len === 0) continue;
+    const others = features.filter((_, l) => l !== j);
+    // G with axis j innermost (contiguous): line o (the other axes' cell, row-major) holds
+    // G(o, v) for every v at o·size + v. The same numbers as the strided reads, in cache lines.
+    const { table, otherStrides } = axisLast(G, dims, strides, j);
+    const target = into ? into.features[j] : features[j];
+    const columnBase = (into?.layout ?? layout).offsets[target] * rows;
+    const groupOf = into?.groups[j];
+    const categories = groupOf ? groupOf.length : size;
+    for (let i = firstRow; i < endRow; i++) {
       local.fill(0, 0, size);
-      const { index, product } = combos;
-      for (let a = 0; a < len; a++) {
-        const idx = index[a];
-        const p = product[a];
-        for (let v = 0; v < size; v++) local[v] += G[idx + v * stride] * p;
+      if (!accumulateLines(sp, i, others, otherStrides, table, size, local, combos)) continue;
+      if (groupOf) {
+        for (let v = 0; v < categories; v++) grad[columnBase + v * rows + i] += scale * local[groupOf[v]];
+      } else {
+        for (let v = 0; v < size; v++) grad[columnBase + v * rows + i] += scale * local[v];
       }
-      for (let v = 0; v < size; v++) grad[columnBase + v * rows + i] += scale * local[v];
     }
-  });
+  }
+}
+
+/**
+ * Where a grouped table's gradient goes (backpropProductTable's `into`): sp's blocks are the
+ * table's features summed into groups, and every category v of feature features[j] of `layout`
+ * gets its group's derivative (∂ group / ∂ category = 1), groups[j][v] being v's group (or v
+ * itself where the feature is not grouped). The same numbers as back-propagating into the groups'
+ * columns and adding each group's column to its categories', without that buffer.
+ */
+export interface GradientTarget {
+  readonly layout: OneHotLayout;
+  readonly features: readonly number[];
+  readonly groups: readonly (Int32Array | undefined)[];
+}
+
+/** axisLast's buffer, reused across calls (each thread has its own module instance). */
+let lineScratch = new Float64Array(0);
+
+/**
+ * G as lines along axis j (G itself when j is the last axis, else a scratch buffer valid until
+ * the next call), and the lines' strides.
+ */
+function axisLast(
+  G: Float64Array,
+  dims: readonly number[],
+  strides: readonly number[],
+  j: number,
+): { table: Float64Array; otherStrides: number[] } {
+  const size = dims[j];
+  const otherDims = dims.filter((_, l) => l !== j);
+  const otherStrides = rowMajorStrides(otherDims).map((s) => s * size);
+  if (j === dims.length - 1) return { table: G, otherStrides };
+  if (lineScratch.length < G.length)
+    lineScratch = new Float64Array(Math.max(G.length, 2 * lineScratch.length));
+  const table = lineScratch;
+  const stride = strides[j];
+  // Cells of G are (outer, v, inner) with inner < stride: line (outer, inner) gets v contiguous.
+  const outerCount = G.length / (stride * size);
+  let line = 0;
+  for (let outer = 0; outer < outerCount; outer++) {
+    const base = outer * stride * size;
+    for (let inner = 0; inner < stride; inner++) {
+      const to = line * size;
+      for (let v = 0; v < size; v++) table[to + v] = G[base + v * stride + inner];
+      line++;
+    }
+  }
+  return { table, otherStrides };
+}
+
+/**
+ * local[v] += Σ over row i's nonzero combinations of the other features (their product p, in
+ * the Combos order: earlier features outer) of lines[o·size + v]·p. False when a block of the
+ * row is empty (no combination). One and two other features (every marginal up to 3-way) are
+ * unrolled; the products are formed as Combos forms them ((1·x₁)·x₂ = x₁·x₂), bit for bit.
+ */
+function accumulateLines(
+  sp: SparseRows,
+  i: number,
+  others: readonly number[],
+  otherStrides: readonly number[],
+  lines: Float64Array,
+  size: number,
+  local: Float64Array,
+  combos: Combos,
+): boolean {
+  if (others.length === 0) {
+    for (let v = 0; v < size; v++) local[v] += lines[v] * 1;
+    return true;
+  }
+  if (others.length === 1) {
+    const a = sp.blocks[others[0]];
+    const from = a.rowStart[i];
+    const to = a.rowStart[i + 1];
+    if (from === to) return false;
+    const sa = otherStrides[0];
+    for (let e = from; e < to; e++) {
+      const base = a.category[e] * sa;
+      const p = a.value[e];
+      for (let v = 0; v < size; v++) local[v] += lines[base + v] * p;
+    }
+    return true;
+  }
+  if (others.length === 2) {
+    const a = sp.blocks[others[0]];
+    const b = sp.blocks[others[1]];
+    const fromA = a.rowStart[i];
+    const toA = a.rowStart[i + 1];
+    const fromB = b.rowStart[i];
+    const toB = b.rowStart[i + 1];
+    if (fromA === toA || fromB === toB) return false;
+    const sa = otherStrides[0];
+    const sb = otherStrides[1];
+    for (let ea = fromA; ea < toA; ea++) {
+      const baseA = a.category[ea] * sa;
+      const pa = a.value[ea];
+      for (let eb = fromB; eb < toB; eb++) {
+        const base = baseA + b.category[eb] * sb;
+        const p = pa * b.value[eb];
+        for (let v = 0; v < size; v++) local[v] += lines[base + v] * p;
+      }
+    }
+    return true;
+  }
+  const len = combos.expand(sp, i, others, otherStrides);
+  if (len === 0) return false;
+  const { index, product } = combos;
+  for (let c = 0; c < len; c++) {
+    const base = index[c];
+    const p = product[c];
+    for (let v = 0; v < size; v++) local[v] += lines[base + v] * p;
+  }
+  return true;
 }

@@ -60,6 +60,8 @@ export interface KernelSession {
 
 export interface EngineKernels {
   readonly backend: BackendName;
+  /** One line for the report: what runs and why (threads, why the GPU was not used). */
+  readonly note?: string;
   /** A session on D' = initial (column-major, not yet projected). */
   open(shape: RelaxedShape, initial: Float64Array): KernelSession;
 }

@@ -38,6 +38,62 @@ export function createTfjsKernels(tf: Tf, backend: Exclude<BackendName, 'cpu'>):
   return { backend, open: (shape, initial) => new TfjsSession(tf, backend, shape, initial) };
 }
 
+/**
+ * A session whose every read is asynchronous (`await tensor.data()`): for backends that cannot
+ * read synchronously, like WebGPU in Node (gpu-worker.ts runs it behind the synchronous interface).
+ */
+export interface AsyncTfjsSession {
+  project(): void;
+  read(): Promise<Float64Array>;
+  readGradient(): Promise<Float64Array>;
+  thresholdAnswers(t: Threshold): Promise<Float64Array>;
+  lossAndGradient(batch: ProjectionBatch, scale?: number): Promise<LossResult>;
+  adamStep(hyper: AdamHyper): void;
+  resetOptimizer(): void;
+  dispose(): void;
+}
+
+export function openAsyncTfjsSession(
+  tf: Tf,
+  backend: Exclude<BackendName, 'cpu'>,
+  shape: RelaxedShape,
+  initial: Float64Array,
+): AsyncTfjsSession {
+  const s = new TfjsSession(tf, backend, shape, initial);
+  const values = async (t: Tensor) => Float64Array.from((await t.data()) as Float32Array);
+  return {
+    project: () => s.project(),
+    read: () => values(s.current.x),
+    readGradient: () => values(s.current.grad),
+    thresholdAnswers: async (t) => {
+      const table = s.thresholdTable(t);
+      try {
+        return s.answersFromTable(t, await values(table));
+      } finally {
+        table.dispose();
+      }
+    },
+    lossAndGradient: async (batch, scale = 1) => {
+      const { value, maxErrors } = s.lossTensors(batch, scale);
+      try {
+        return lossResult(await values(value), await Promise.all(maxErrors.map(values)));
+      } finally {
+        value.dispose();
+        for (const t of maxErrors) t.dispose();
+      }
+    },
+    adamStep: (hyper) => s.adamStep(hyper),
+    resetOptimizer: () => s.resetOptimizer(),
+    dispose: () => s.dispose(),
+  };
+}
+
+function lossResult(value: Float64Array, maxErrors: readonly Float64Array[]): LossResult {
+  let maxError = 0;
+  for (const m of maxErrors) maxError = Math.max(maxError, m[0]);
+  return { loss: value[0], maxError };
+}
+
 class TfjsSession implements KernelSession {
   private x: Tensor2D;
   private m: Tensor2D;
@@ -84,6 +140,11 @@ class TfjsSession implements KernelSession {
     this.replace('x', next);
   }
 
+  /** D' and the kept gradient as tensors (owned by the session). */
+  get current(): { readonly x: Tensor2D; readonly grad: Tensor2D } {
+    return { x: this.x, grad: this.grad };
+  }
+
   read(): Float64Array {
     return Float64Array.from(this.x.dataSync());
   }
@@ -97,8 +158,17 @@ class TfjsSession implements KernelSession {
    * matMul per threshold, then the match-count recursion on the CPU (product-tables.ts).
    */
   thresholdAnswers(t: Threshold): Float64Array {
+    return this.answersFromTable(t, toFloat64(this.thresholdTable(t)));
+  }
+
+  /** The threshold's k-way table P_S (a new tensor, the caller disposes it). */
+  thresholdTable(t: Threshold): Tensor {
+    return this.productTable(this.x, t.features);
+  }
+
+  /** The threshold's answers from its k-way table's values. */
+  answersFromTable(t: Threshold, full: Float64Array): Float64Array {
     const dims = thresholdSizes(t, this.shape.layout.sizes);
-    const full = toFloat64(this.productTable(this.x, t.features));
     return t.r === dims.length ? full : atLeastRMatches(full, dims, t.r);
   }
 
@@ -138,6 +208,12 @@ class TfjsSession implements KernelSession {
   }
 
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
+    const { value, maxErrors } = this.lossTensors(batch, scale);
+    return lossResult(toFloat64(value), maxErrors.map(toFloat64));
+  }
+
+  /** Adds scale · the gradient to the kept one; the loss and the max errors as tensors (caller disposes). */
+  lossTensors(batch: ProjectionBatch, scale: number): { value: Tensor; maxErrors: Tensor[] } {
     const tf = this.tf;
     const maxErrors: Tensor[] = [];
     const f = (x: Tensor): TF.Scalar => {
@@ -159,14 +235,7 @@ class TfjsSession implements KernelSession {
     const next = tf.tidy(() => tf.add(this.grad, tf.mul(grad, scale)) as Tensor2D);
     grad.dispose();
     this.replace('grad', next);
-    const loss = value.dataSync()[0];
-    value.dispose();
-    let maxError = 0;
-    for (const t of maxErrors) {
-      maxError = Math.max(maxError, t.dataSync()[0]);
-      t.dispose();
-    }
-    return { loss, maxError };
+    return { value, maxErrors };
   }
 
   /** Selected queries: gather their columns, then the Poisson-binomial tail per row. */

@@ -23,6 +23,7 @@ import { type LossResult, queryGroupLoss } from './query-gradient.ts';
 import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
 import { type SparseBlock, type SparseRows, sparseRows } from './sparse-rows.ts';
 import { projectRelaxed } from './sparsemax.ts';
+import { touchedBlocks, touchedRanges } from './touched-columns.ts';
 
 export const typedKernels: EngineKernels = {
   backend: 'cpu',
@@ -57,7 +58,7 @@ class TypedSession implements KernelSession {
   }
 
   project(): void {
-    projectRelaxed(this.values, this.shape, this.touchedBlocks());
+    projectRelaxed(this.values, this.shape, touchedBlocks(this.touched, this.shape));
     this.sparse = undefined;
   }
 
@@ -140,17 +141,19 @@ class TypedSession implements KernelSession {
     };
     const axes = dims.map((_, j) => j);
     const residual = tableResidual(productTable(local, axes, dims), target, acc);
-    const localLayout = layoutFromSizes(dims);
-    const localGrad = new Float64Array(rows * localLayout.width);
-    backpropProductTable(local, localLayout, axes, dims, residual, scale / rows, localGrad);
-    t.features.forEach((f, j) => {
-      const of = grouping[j]?.of;
-      for (let v = 0; v < layout.sizes[f]; v++) {
-        const from = (localLayout.offsets[j] + (of ? of[v] : v)) * rows;
-        const to = (layout.offsets[f] + v) * rows;
-        for (let i = 0; i < rows; i++) this.grad[to + i] += localGrad[from + i];
-      }
-    });
+    const into = { layout, features: t.features, groups: grouping.map((g) => g?.of) };
+    backpropProductTable(
+      local,
+      layoutFromSizes(dims),
+      axes,
+      dims,
+      residual,
+      scale / rows,
+      this.grad,
+      0,
+      rows,
+      into,
+    );
   }
 
   /** A feature's block summed into groups, kept until D' changes. */
@@ -165,7 +168,7 @@ class TypedSession implements KernelSession {
   }
 
   adamStep(hyper: AdamHyper): void {
-    adamStep(this.values, this.grad, this.adam, hyper, this.touchedRanges());
+    adamStep(this.values, this.grad, this.adam, hyper, touchedRanges(this.touched, this.shape));
     this.sparse = undefined;
   }
 
@@ -178,33 +181,10 @@ class TypedSession implements KernelSession {
   dispose(): void {
     this.sparse = undefined;
   }
-
-  /** [start, end) pairs of D' indices (column-major) of the touched columns, merged. */
-  private touchedRanges(): number[] {
-    const { rows, layout } = this.shape;
-    const out: number[] = [];
-    for (let c = 0; c < layout.width; c++) {
-      if (!this.touched[c]) continue;
-      const start = c * rows;
-      if (out.length > 0 && out[out.length - 1] === start) out[out.length - 1] = start + rows;
-      else out.push(start, start + rows);
-    }
-    return out;
-  }
-
-  /** Features with a touched column; before any gradient (initial projection) all of them. */
-  private touchedBlocks(): number[] {
-    const { layout } = this.shape;
-    const all = layout.sizes.map((_, j) => j);
-    if (!this.touched.includes(1)) return all;
-    return all.filter((j) =>
-      this.touched.subarray(layout.offsets[j], layout.offsets[j] + layout.sizes[j]).includes(1),
-    );
-  }
 }
 
 /** 2w·(answer − measured) per cell; adds the weighted squared error to the loss. */
-function tableResidual(answers: Float64Array, target: TableTarget, acc: LossResult): Float64Array {
+export function tableResidual(answers: Float64Array, target: TableTarget, acc: LossResult): Float64Array {
   const w = target.weight;
   const residual = new Float64Array(answers.length);
   for (let y = 0; y < answers.length; y++) {

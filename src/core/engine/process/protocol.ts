@@ -102,6 +102,7 @@ const options = z.object({
   tolerance: finite,
   batchSize: positiveInt,
   backend: backend.optional(),
+  threads: positiveInt.optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [
