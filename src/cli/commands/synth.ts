@@ -334,7 +334,7 @@ export function register(program: Command): void {
       '--per-round <K>',
       'queries per round K (query mode), or whole tables measured per round (table mode); default: the rule',
     )
-    .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 5')
+    .option('--oversample <m>', 'samples per relaxed row in randomized rounding; default 50')
     .option(
       '--mode <mode>',
       "query (select single queries, the papers' RAP) or table (select and measure whole tables, AIM-style); default table",

@@ -71,7 +71,7 @@ describe('defaultOptions', () => {
       epsilon: 1,
       delta: 1e-9,
       rows: 500,
-      oversample: 5,
+      oversample: 50,
       mode: 'table',
       selection: 'oneshot',
     });

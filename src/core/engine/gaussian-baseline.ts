@@ -1,12 +1,10 @@
 /**
- * The GM baseline's error without drawing any noise: if all m queries were measured with the
- * Gaussian mechanism at the full ρ (σ = √(m/(2ρ))/n), the present error would be σ·max_i |Z_i|
- * for m standard normals. We report its expectation,
+ * E[max_i |Z_i|] over m independent standard normals, without drawing any noise: the expected
+ * max error of m cells measured with the Gaussian mechanism is σ times it (the GM baseline,
+ * baselines/gm-tables.ts; the direct-plan rule, defaults.ts). Computed as
  *   E[max_i |Z_i|] = ∫_0^∞ 1 − (1 − 2Q(x))^m dx,   Q = the standard normal upper tail,
- * by numerical integration: deterministic, data-independent and O(1) for any m (drawing 10^8
- * normals would cost seconds and add nothing).
- */
-import { erfc } from '../privacy/erfc.ts';
+ * by numerical integration: deterministic, data-independent and O(1) for any m.
+ */ import { erfc } from '../privacy/erfc.ts';
 
 /** E[max of |Z_i|] over m independent standard normals. */
 export function expectedMaxAbsNormal(m: number): number {
@@ -23,8 +21,4 @@ export function expectedMaxAbsNormal(m: number): number {
   let sum = tail(0) + tail(upper);
   for (let i = 1; i < steps; i++) sum += (i % 2 === 1 ? 4 : 2) * tail(i * h);
   return (sum * h) / 3;
-}
-
-export function gaussianBaselineError(sigma: number, m: number): number {
-  return sigma * expectedMaxAbsNormal(m);
 }

@@ -8,8 +8,9 @@ import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import { normalizeWeights } from '../privacy/mechanisms.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
-import { defaultRoundsAndK, defaultTablePlan } from './defaults.ts';
+import { defaultRoundsAndK, defaultTablePlan, defaultTableStrategy } from './defaults.ts';
 import { ITERATIVE_MAX_CANDIDATES } from './query-mode/select-queries.ts';
+import { directTables } from './table-mode/direct.ts';
 import type { RapInput, RapOptions } from './types.ts';
 
 interface PlanBase {
@@ -29,9 +30,13 @@ export interface QueryPlan extends PlanBase {
   readonly perRound: number;
 }
 
-/** Table mode: rounds of K measurements until ρ is spent; T₀ (`roundBound`) bounds the rounds. */
+/**
+ * Table mode: every workload table measured at once (`direct`), or rounds of K measurements
+ * until ρ is spent (`adaptive`; T₀, `roundBound`, bounds the rounds).
+ */
 export interface TablePlan extends PlanBase {
   readonly kind: 'table';
+  readonly strategy: 'direct' | 'adaptive';
   readonly roundBound: number;
   readonly perRound: number;
 }
@@ -63,6 +68,8 @@ function checkOptions(o: RapOptions): void {
     bad('learningRate', o.learningRate, 'must be > 0');
   if (!(o.tolerance >= 0 && Number.isFinite(o.tolerance))) bad('tolerance', o.tolerance, 'must be >= 0');
   if (o.mode !== 'query' && o.mode !== 'table') bad('mode', o.mode, "must be 'query' or 'table'");
+  if (o.tablePlan !== undefined && o.tablePlan !== 'direct' && o.tablePlan !== 'adaptive')
+    bad('tablePlan', o.tablePlan, "must be 'direct' or 'adaptive'");
   if (o.selection !== 'oneshot' && o.selection !== 'iterative') {
     bad('selection', o.selection, "must be 'oneshot' or 'iterative'");
   }
@@ -134,9 +141,13 @@ export function planRun(input: RapInput): RunPlan {
     // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/budget.ts): the run
     // ends when the budget is spent.
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
+    const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
+    const marginals = workload.thresholds.every((t) => t.r === t.features.length);
+    const strategy = o.tablePlan ?? defaultTableStrategy({ rho, n: data.n, cells, marginals });
     return {
       ...base,
       kind: 'table',
+      strategy,
       roundBound: o.rounds ?? rule.roundBound,
       perRound: o.perRound ?? rule.perRound,
     };

@@ -6,7 +6,7 @@ import { randomDataset } from '../workload/test-data.ts';
 import type { Workload } from '../workload/types.ts';
 import { defaultOptions } from './defaults.ts';
 import { runRap } from './rap.ts';
-import type { ProgressEvent, RapInput, RapOptions, RapReport, TableModeTrace } from './types.ts';
+import type { AdaptiveTableTrace, ProgressEvent, RapInput, RapOptions, RapReport } from './types.ts';
 
 const SIZES = [3, 2, 4, 2];
 const data = randomDataset(SIZES, 400, 7);
@@ -57,10 +57,10 @@ describe('runRap', () => {
     expect(report.backend).toBe('cpu');
     expect(report.seedMode).toBe('insecure-seed');
     expect(report.numQueries).toBe(m);
-    expect([report.rounds, report.perRound, report.rows, report.oversample]).toEqual([3, 4, 25, 5]);
-    expect(synthetic.n).toBe(125);
+    expect([report.rounds, report.perRound, report.rows, report.oversample]).toEqual([3, 4, 25, 50]);
+    expect(synthetic.n).toBe(1250);
     synthetic.codes.forEach((codes, j) => {
-      expect(codes.length).toBe(125);
+      expect(codes.length).toBe(1250);
       expect(Math.max(...codes)).toBeLessThan(SIZES[j]);
     });
     const syntheticData = { schema: data.schema, n: synthetic.n, codes: synthetic.codes };
@@ -110,12 +110,12 @@ describe('runRap', () => {
   it('runs in table mode: one-way start, tables each round until ρ is spent, σ and thresholds shown', async () => {
     const events: ProgressEvent[] = [];
     const { report } = await runRap({
-      ...input({ mode: 'table', rounds: 4, perRound: 1 }),
+      ...input({ mode: 'table', tablePlan: 'adaptive', rounds: 4, perRound: 1 }),
       onProgress: (e) => events.push(e),
     });
     expect(report.mode).toBe('table');
     const trace = report.tableMode;
-    if (!trace) throw new Error('a table-mode report has its trace');
+    if (trace?.strategy !== 'adaptive') throw new Error('an adaptive table-mode report has its trace');
     expect(trace.oneWay.features).toBe(SIZES.length);
     expect(trace.roundBound).toBe(4);
     expect(trace.measurements.length).toBeGreaterThanOrEqual(1);
@@ -137,11 +137,11 @@ describe('runRap', () => {
   });
 
   it('in table mode measures up to perRound distinct tables per round, then fits once', async () => {
-    const { report } = await runRap(input({ mode: 'table', rounds: 6, perRound: 3 }));
+    const { report } = await runRap(input({ mode: 'table', tablePlan: 'adaptive', rounds: 6, perRound: 3 }));
     const trace = report.tableMode;
-    if (!trace) throw new Error('a table-mode report has its trace');
+    if (trace?.strategy !== 'adaptive') throw new Error('an adaptive table-mode report has its trace');
     expect(report.perRound).toBe(3);
-    const byRound = new Map<number, TableModeTrace['measurements'][number][]>();
+    const byRound = new Map<number, AdaptiveTableTrace['measurements'][number][]>();
     for (const r of trace.measurements) byRound.set(r.round, [...(byRound.get(r.round) ?? []), r]);
     expect(report.rounds).toBe(byRound.size);
     for (const records of byRound.values()) {
@@ -154,6 +154,21 @@ describe('runRap', () => {
     for (const [round, records] of byRound) if (round < byRound.size) expect(records).toHaveLength(3);
     expect(trace.measurements.map((r) => r.measurement)).toEqual(trace.measurements.map((_, i) => i + 1));
     await expect(runRap(input({ mode: 'table', perRound: 0 }))).rejects.toThrow(/perRound/);
+  });
+
+  it('in table mode plans direct: every workload table measured once at √(2N)/n, fitted to the noise', async () => {
+    const { report } = await runRap(input({ mode: 'table', tablePlan: 'direct', epsilon: 20 }));
+    const trace = report.tableMode;
+    if (trace?.strategy !== 'direct') throw new Error('a direct table-mode report has its trace');
+    const { direct } = trace;
+    // Three distinct tables; every feature is covered, so no extra one-way.
+    expect(direct.tables).toBe(3);
+    expect(direct.oneWay.rho + direct.rho).toBeCloseTo(report.rho, 12);
+    expect(direct.sigma).toBeCloseTo(Math.sqrt((2 * 3) / (2 * direct.rho)) / data.n, 12);
+    expect(report.fit?.noiseRms).toBeCloseTo(direct.sigma, 12);
+    expect(report.fit?.residualRms).toBeLessThan(3 * direct.sigma);
+    expect(report.gmBaseline.tables).toBe(3);
+    expect(report.presentError).toBeLessThan(report.all0Error);
   });
 
   it('runs with iterative selection', async () => {

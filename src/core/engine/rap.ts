@@ -15,8 +15,8 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
 import { totalQueryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
+import { type GmTablesBaseline, gmTablesBaseline } from './baselines/gm-tables.ts';
 import { ExactAnswers } from './exact-answers.ts';
-import { gaussianBaselineError } from './gaussian-baseline.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
 import { measure, measurementSigma } from './measure.ts';
@@ -34,10 +34,15 @@ import { SelectedQueries } from './query-mode/selected-queries.ts';
 import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
 import { roundRelaxed } from './rounding.ts';
 import { PhaseTimer, RunControl } from './run-control.ts';
-import { type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
+import { measuredFit, type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
+import { TABLE_CELL_LIMIT } from './table-mode/units.ts';
+
+/** The direct plan's one projection may take this many times maxSteps (it starts from one-ways). */
+const DIRECT_STEPS = 4;
+
 import { type EngineTimings, timedSession } from './timings.ts';
 import type { RapInput, RapReport, RapResult, TableModeTrace } from './types.ts';
-import { errorTable, gmBaseline } from './workload-errors.ts';
+import { errorTable, GM_SIMULATION, gmBaseline } from './workload-errors.ts';
 
 export async function runRap(input: RapInput): Promise<RapResult> {
   const control = new RunControl(input.signal, input.onProgress);
@@ -50,7 +55,7 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const exact = new ExactAnswers(input.data);
   const plan: StartedPlan =
     publicPlan.kind === 'table'
-      ? startTablePlan(publicPlan, input.data, exact, input.options.rows, input.noise)
+      ? startTablePlan(publicPlan, { ...input, rows: input.options.rows }, exact, input.noise)
       : publicPlan;
   const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   // Table mode starts from its one-way measurement; query mode from uniform noise.
@@ -72,6 +77,7 @@ type StartedPlan = QueryPlan | StartedTablePlan;
 
 class RapRun {
   private tableTrace: TableModeTrace | undefined;
+  private fitQuality: RapReport['fit'];
   private readonly selection = new PhaseTimer();
   private readonly projection = new PhaseTimer();
   private steps = 0;
@@ -140,10 +146,25 @@ class RapRun {
     await this.projectRound(1, { groups: [], tables }, 0);
   }
 
-  /** Table mode (table-mode/): one-way start, then AIM-style rounds of whole tables. */
+  /** Table mode (table-mode/): every table measured directly, or AIM-style adaptive rounds. */
   private async fitTables(plan: StartedTablePlan): Promise<void> {
     const { exact, session, noise, control } = this;
-    const workload = this.input.workload;
+    const { workload } = this.input;
+    const base = { roundBound: plan.roundBound, cellLimit: TABLE_CELL_LIMIT };
+    if (plan.strategy === 'direct') {
+      const { start } = plan;
+      const selectedThresholds = workload.thresholds.map((_, ti) => ti);
+      const round = { selectedThresholds, rounds: 1, sigma: start.sigma };
+      // One fit to every table, until its residual is the noise's (the projection's floor).
+      const tables = start.measured.map((m) => m.target);
+      await this.projectRound(1, { groups: [], tables }, 0, round, DIRECT_STEPS);
+      const { rho, sigma, cells, oneWay } = start;
+      const direct = { rho, sigma, tables: start.tables, cells, oneWay };
+      this.tableTrace = { strategy: 'direct', ...base, rhoSpent: rho + oneWay.rho, direct };
+      const raw = start.measured.map((m) => ({ target: { ...m.target, measured: m.raw }, sigma: m.sigma }));
+      this.fitQuality = measuredFit(session, raw, plan.layout.sizes);
+      return;
+    }
     const mode = new TableRounds({
       plan,
       workload,
@@ -161,6 +182,7 @@ class RapRun {
       });
     });
     this.tableTrace = mode.trace();
+    this.fitQuality = mode.fit();
   }
 
   private async projectRound(
@@ -169,6 +191,8 @@ class RapRun {
     /** Measurement noise σ where fitting should stop (0: none). */
     noiseFloor: number,
     table?: { selectedThresholds: readonly number[]; rounds: number; sigma: number },
+    /** Step budget as a multiple of maxSteps. */
+    stepsFactor = 1,
   ): Promise<void> {
     const T = table?.rounds ?? plannedRounds(this.plan);
     this.projection.start();
@@ -188,7 +212,7 @@ class RapRun {
     const outcome = await project(
       this.session,
       problem,
-      { ...this.input.options, noiseFloor },
+      { ...this.input.options, maxSteps: this.input.options.maxSteps * stepsFactor, noiseFloor },
       this.noise,
       this.control,
       (s) => this.control.progress(event(s.step, s.loss, s.maxError)),
@@ -234,10 +258,13 @@ class RapRun {
     const future = futures[0];
     const { rho, numQueries: m } = this.plan;
     const sizes = domainSizes(data.schema);
-    const table = (w: Workload, e: WorkloadEvaluation) =>
-      errorTable(e, gmBaseline(w, sizes, rho, data.n), Number(totalQueryCount(w, sizes)));
+    // The GM baseline on the workload's tables (issue 19), computed once and reused by the
+    // present error table's GM column.
+    const gm = gmTablesBaseline({ rho, n: data.n, sizes, workload }, GM_SIMULATION);
+    const table = (w: Workload, e: WorkloadEvaluation, whole?: GmTablesBaseline) =>
+      errorTable(e, gmBaseline(w, sizes, rho, data.n, whole), Number(totalQueryCount(w, sizes)));
     const errorTables = {
-      present: table(workload, present),
+      present: table(workload, present, gm),
       future: futures.map((e, i) => table(evalWorkloads[i], e)),
     };
     const report: RapReport = {
@@ -247,7 +274,8 @@ class RapRun {
       meanError: relaxedErrors.mean,
       roundedMeanError: rounded.mean,
       all0Error: present.maxExact,
-      gmError: gaussianBaselineError(measurementSigma(rho, { queries: m }, data.n), m),
+      gmError: gm.expectedMaxError.mean,
+      gmBaseline: gm,
       numQueries: m,
       rho,
       epsilon: o.epsilon,
@@ -277,7 +305,7 @@ class RapRun {
       relaxedDensity: density(relaxed),
       timings: { ...fitTimings, evaluation: (performance.now() - evaluationStarted) / 1000 },
       ...(this.tableTrace
-        ? { tableMode: this.tableTrace, rounds: this.tableTrace.measurements.at(-1)?.round ?? 0 }
+        ? { tableMode: this.tableTrace, rounds: roundsOf(this.tableTrace), fit: this.fitQuality }
         : {}),
     };
     return { report, synthetic: { n: synthetic.n, codes } };
@@ -287,6 +315,10 @@ class RapRun {
 /** The evaluation workloads of a run: `evalWorkload` first, then `evalWorkloads`. */
 function evaluationWorkloads(input: RapInput): Workload[] {
   return [...(input.evalWorkload ? [input.evalWorkload] : []), ...(input.evalWorkloads ?? [])];
+}
+
+function roundsOf(trace: TableModeTrace): number {
+  return trace.strategy === 'direct' ? 1 : (trace.measurements.at(-1)?.round ?? 0);
 }
 
 /** Share of nonzero entries of D': the work of the all-query tables grows with it. */

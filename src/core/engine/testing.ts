@@ -2,6 +2,7 @@
 
 import { layoutFromSizes } from '../data/onehot.ts';
 import { seededNoise } from '../privacy/noise.ts';
+import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 import type { CategoryGroups } from './kernels/grouped-tables.ts';
 import { projectRelaxed } from './kernels/sparsemax.ts';
 import type { RelaxedShape } from './relaxed.ts';
@@ -33,4 +34,17 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 export function groupsFromLabels(labels: readonly number[]): CategoryGroups {
   const ids = [...new Set(labels)].sort((a, b) => a - b);
   return { of: Int32Array.from(labels, (x) => ids.indexOf(x)), count: ids.length };
+}
+
+/** A report's GM baseline for fixtures (one 4-cell table, exact expected max error `mean`). */
+export function fakeGmBaseline(mean: number): GmTablesBaseline {
+  return {
+    rho: 0.01,
+    n: 100,
+    tables: 1,
+    cells: 4,
+    l2Sensitivity: Math.SQRT2 / 100,
+    sigma: 0.1,
+    expectedMaxError: { mean, standardError: 0, method: 'exact', repetitions: 0 },
+  };
 }

@@ -5,6 +5,7 @@
 import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
+import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 import type { ErrorTables } from './error-tables.ts';
 import type { ProgressEvent } from './progress.ts';
 
@@ -28,9 +29,11 @@ export interface RapOptions {
   /** Rounds T and queries per round K; undefined = the engine's documented default rule. */
   readonly rounds?: number;
   readonly perRound?: number;
-  /** Each relaxed row is sampled this many times by randomized rounding. Default 5. */
+  /** Each relaxed row is sampled this many times by randomized rounding. Default 50. */
   readonly oversample: number;
   readonly mode: EngineMode;
+  /** Table mode's plan; undefined = the public rule (defaults.ts, defaultTableStrategy). */
+  readonly tablePlan?: 'direct' | 'adaptive';
   /** 'oneshot' = OSAS (default), 'iterative' = AS, for comparison. */
   readonly selection: 'oneshot' | 'iterative';
   /** Adam learning rate, step budget per round, early-stopping tolerance, query mini-batch. */
@@ -59,7 +62,9 @@ export interface RapReport {
   readonly meanError: number;
   readonly roundedMeanError: number;
   readonly all0Error: number;
+  /** The GM baseline's expected max error (gmBaseline: each distinct workload table measured once). */
   readonly gmError: number;
+  readonly gmBaseline: GmTablesBaseline;
   readonly numQueries: number;
   readonly rho: number;
   readonly epsilon: number;
@@ -113,6 +118,12 @@ export interface RapReport {
   };
   /** Table mode: what was measured, with which noise (public: noisy outputs and their scales). */
   readonly tableMode?: TableModeTrace;
+  /**
+   * Table mode: how close D' came to its measurements — the weighted RMS of (D' − measured) over
+   * every measured cell — beside the noise's (the same RMS for the true tables, in expectation).
+   * Fitting further than the noise only fits noise.
+   */
+  readonly fit?: { readonly residualRms: number; readonly noiseRms: number };
 }
 
 export interface TableModeFallback {
@@ -139,7 +150,16 @@ export interface TableMeasurementRecord {
   readonly annealed: boolean;
 }
 
-export interface TableModeTrace {
+interface TableTraceBase {
+  /** T₀, the bound on rounds (T₀·K bounds the measurements and sets their first ρ). */
+  readonly roundBound: number;
+  readonly cellLimit: number;
+  readonly rhoSpent: number;
+}
+
+/** The adaptive plan: one-way start, then rounds of selected measurements. */
+export interface AdaptiveTableTrace extends TableTraceBase {
+  readonly strategy: 'adaptive';
   readonly oneWay: { readonly rho: number; readonly sigma: number; readonly features: number };
   /** Features whose small categories were merged for grouped tables: categories → groups. */
   readonly compressed: readonly {
@@ -147,13 +167,24 @@ export interface TableModeTrace {
     readonly categories: number;
     readonly groups: number;
   }[];
-  /** T₀, the bound on rounds (T₀·K bounds the measurements and sets their first ρ). */
-  readonly roundBound: number;
-  readonly cellLimit: number;
   readonly fallbacks: readonly TableModeFallback[];
   readonly measurements: readonly TableMeasurementRecord[];
-  readonly rhoSpent: number;
 }
+
+/** The direct plan: every distinct workload table measured once, together, at the whole ρ. */
+export interface DirectTableTrace extends TableTraceBase {
+  readonly strategy: 'direct';
+  readonly direct: {
+    readonly oneWay: { readonly rho: number; readonly sigma: number };
+    readonly rho: number;
+    readonly sigma: number;
+    readonly tables: number;
+    /** Cells measured: the tables' after merging small categories. */
+    readonly cells: number;
+  };
+}
+
+export type TableModeTrace = AdaptiveTableTrace | DirectTableTrace;
 
 export interface RapInput {
   readonly data: EncodedDataset;

@@ -1,6 +1,7 @@
 /** Hand-made benchmark results for the table and aggregation tests. */
 
 import type { BenchCase, BenchResult, Extrapolation } from '../../../bench/lib/types.ts';
+import { fakeGmBaseline } from '../../../src/core/engine/testing.ts';
 import type { RapReport } from '../../../src/core/engine/types.ts';
 
 export function fakeCase(over: Partial<BenchCase> = {}): BenchCase {
@@ -27,6 +28,7 @@ export function fakeReport(over: Partial<RapReport> = {}): RapReport {
     roundedMeanError: 1.1e-5,
     all0Error: 0.75,
     gmError: 5.9,
+    gmBaseline: fakeGmBaseline(5.9),
     numQueries: 780_674,
     rho: 1e-4,
     epsilon: 0.1,

@@ -114,6 +114,8 @@ export interface GmTablesOptions {
   readonly relativePrecision?: number;
   readonly minRepetitions?: number;
   readonly maxRepetitions?: number;
+  /** At most this many simulated cells in all (repetitions × cells), never below minRepetitions. */
+  readonly cellBudget?: number;
   /** Seed of the simulation noise (public; default 0, so the figure is reproducible). */
   readonly seed?: number;
 }
@@ -163,7 +165,9 @@ export function simulateMaxError(
 ): ExpectedMaxError {
   const precision = options.relativePrecision ?? 0.01;
   const minReps = options.minRepetitions ?? 30;
-  const maxReps = options.maxRepetitions ?? 10_000;
+  const cells = tables.reduce((sum, t) => sum + t.cells, 0);
+  const byBudget = Math.floor((options.cellBudget ?? Number.POSITIVE_INFINITY) / cells);
+  const maxReps = Math.max(minReps, Math.min(options.maxRepetitions ?? 10_000, byBudget));
   if (!(precision > 0) || !(minReps >= 2) || !(maxReps >= minReps))
     throw new RangeError('need relativePrecision > 0 and 2 ≤ minRepetitions ≤ maxRepetitions');
   const normal = standardNormals(seededRng(options.seed ?? 0));

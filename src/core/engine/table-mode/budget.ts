@@ -53,18 +53,20 @@ export class TableBudget {
     readonly rho: number,
     readonly n: number,
     measurementBound: number,
+    /** Share of ρ the one-way start spends. */
+    private readonly oneWayShare = ONE_WAY_SHARE,
   ) {
     if (!(rho > 0 && Number.isFinite(rho))) throw new RangeError(`rho must be > 0, got ${rho}`);
     if (!Number.isSafeInteger(measurementBound) || measurementBound < 1) {
       throw new RangeError(`the measurement bound must be an integer >= 1, got ${measurementBound}`);
     }
-    this.rhoNext = (rho * (1 - ONE_WAY_SHARE)) / measurementBound;
+    this.rhoNext = (rho * (1 - oneWayShare)) / measurementBound;
   }
 
   /** Spends the one-way share: σ₀ for the d one-way marginals measured together. */
   oneWay(features: number): { rho: number; sigma: number } {
     if (this.spent > 0) throw new Error('the one-way start comes first');
-    const rho = this.rho * ONE_WAY_SHARE;
+    const rho = this.rho * this.oneWayShare;
     this.spent += rho;
     return { rho, sigma: measurementSigma(rho, { tables: features }, this.n) };
   }

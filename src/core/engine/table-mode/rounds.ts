@@ -15,12 +15,14 @@ import type { NoiseSource } from '../../privacy/noise.ts';
 import { reportNoisyMax } from '../../privacy/selection.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
+import { cellGroups, groupTable } from '../kernels/grouped-tables.ts';
 import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/session.ts';
 import { measure } from '../measure.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
-import type { TableMeasurementRecord, TableModeFallback, TableModeTrace } from '../types.ts';
+import type { AdaptiveTableTrace, TableMeasurementRecord, TableModeFallback } from '../types.ts';
 import { expectedNoiseL1, type MeasurementScales, TableBudget } from './budget.ts';
+import { type DirectStart, directTables, measureDirect } from './direct.ts';
 import { measureOneWays, type OneWayStart } from './one-way-start.ts';
 import {
   asUnit,
@@ -40,27 +42,65 @@ export interface RoundStart {
   readonly sigma: number;
 }
 
-/** A table-mode plan with its budget and measured one-way start: the rounds need both. */
-export interface StartedTablePlan extends TablePlan {
+/** An adaptive table-mode plan with its budget and measured one-way start: the rounds need both. */
+export interface AdaptiveTablePlan extends TablePlan {
+  readonly strategy: 'adaptive';
   readonly budget: TableBudget;
   readonly start: OneWayStart;
 }
 
-/** Spends the one-way share: measures the one-way start of a table-mode plan. */
+/** A direct table-mode plan with its measurements (direct.ts). */
+export interface DirectTablePlan extends TablePlan {
+  readonly strategy: 'direct';
+  readonly start: DirectStart;
+}
+
+export type StartedTablePlan = AdaptiveTablePlan | DirectTablePlan;
+
+/** Spends the plan's first share: every direct table, or the adaptive plan's one-way start. */
 export function startTablePlan(
   plan: TablePlan,
-  data: EncodedDataset,
+  input: { data: EncodedDataset; workload: Workload; rows: number },
   exact: ExactAnswers,
-  rows: number,
   noise: NoiseSource,
 ): StartedTablePlan {
+  const { data, workload, rows } = input;
+  if (plan.strategy === 'direct') {
+    const tables = directTables(workload, plan.weights, plan.layout.sizes);
+    const shape = { rows, layout: plan.layout };
+    return { ...plan, strategy: 'direct', start: measureDirect(shape, tables, data, exact, plan.rho, noise) };
+  }
   // T₀ bounds the rounds; each makes K measurements, so T₀·K bounds the measurements.
   const budget = new TableBudget(plan.rho, data.n, plan.roundBound * plan.perRound);
-  return { ...plan, budget, start: measureOneWays(data, exact, rows, budget, noise) };
+  return { ...plan, strategy: 'adaptive', budget, start: measureOneWays(data, exact, rows, budget, noise) };
+}
+
+/**
+ * The fit of D' to measured tables: the weighted RMS of (D' − measured) over their cells, and
+ * the noise's own (√(Σ w σ² cells / Σ w cells)), which the true tables would show.
+ */
+export function measuredFit(
+  session: KernelSession,
+  tables: readonly { readonly target: TableTarget; readonly sigma: number }[],
+  sizes: readonly number[],
+): { residualRms: number; noiseRms: number } {
+  let residual = 0;
+  let noiseSq = 0;
+  let weight = 0;
+  for (const { target, sigma } of tables) {
+    const full = session.thresholdAnswers(target.threshold);
+    const dims = target.threshold.features.map((f) => sizes[f]);
+    const cells = target.measured.length;
+    const fitted = target.grouping ? groupTable(full, cellGroups(dims, target.grouping), cells) : full;
+    for (let c = 0; c < cells; c++) residual += target.weight * (fitted[c] - target.measured[c]) ** 2;
+    noiseSq += target.weight * sigma * sigma * cells;
+    weight += target.weight * cells;
+  }
+  return { residualRms: Math.sqrt(residual / weight), noiseRms: Math.sqrt(noiseSq / weight) };
 }
 
 export interface TableRoundsOptions {
-  readonly plan: StartedTablePlan;
+  readonly plan: AdaptiveTablePlan;
   readonly workload: Workload;
   readonly exact: ExactAnswers;
   readonly session: KernelSession;
@@ -147,9 +187,18 @@ export class TableRounds {
     }
   }
 
-  trace(): TableModeTrace {
+  /** D''s fit to every measured table (the one-ways included) after the last round. */
+  fit(): { residualRms: number; noiseRms: number } {
+    const { start } = this.o.plan;
+    const tables = start.targets.map((target) => ({ target, sigma: start.sigma }));
+    for (const m of this.measured.values()) tables.push({ target: this.target(m), sigma: m.sigma });
+    return measuredFit(this.o.session, tables, this.sizes);
+  }
+
+  trace(): AdaptiveTableTrace {
     const { start, budget, roundBound } = this.o.plan;
     return {
+      strategy: 'adaptive',
       oneWay: { rho: start.rho, sigma: start.sigma, features: this.sizes.length },
       compressed: start.groups.flatMap((g, feature) =>
         g ? [{ feature, categories: this.sizes[feature], groups: g.count }] : [],
@@ -241,15 +290,17 @@ export class TableRounds {
     for (const m of all) sigmaMin = Math.min(sigmaMin, m.sigma);
     const oneWayWeight = (sigmaMin / start.sigma) ** 2;
     const tables: TableTarget[] = start.targets.map((t) => ({ ...t, weight: oneWayWeight }));
-    for (const m of all) {
-      tables.push({
-        threshold: unitTable(m.unit.features),
-        measured: m.values,
-        weight: m.unit.weight * (sigmaMin / m.sigma) ** 2,
-        ...(m.unit.grouping ? { grouping: m.unit.grouping } : {}),
-      });
-    }
+    for (const m of all) tables.push(this.target(m, (sigmaMin / m.sigma) ** 2));
     return { groups: [], tables };
+  }
+
+  private target(m: Measured, scale = 1): TableTarget {
+    return {
+      threshold: unitTable(m.unit.features),
+      measured: m.values,
+      weight: m.unit.weight * scale,
+      ...(m.unit.grouping ? { grouping: m.unit.grouping } : {}),
+    };
   }
 }
 

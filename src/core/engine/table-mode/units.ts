@@ -85,16 +85,21 @@ export function withGroupedVersions(
   sizes: readonly number[],
 ): MeasurementUnit[] {
   return units.flatMap((u) => {
-    const grouping = u.features.map((f) => groups[f]);
-    if (grouping.every((g) => g === undefined)) return [u];
-    const cells = tableSize(
-      groupedDims(
-        u.features.map((f) => sizes[f]),
-        grouping,
-      ),
-    );
-    return [u, { ...u, id: `${u.featureSet}/grouped`, grouping, cells }];
+    const grouped = groupedVersion(u, groups, sizes);
+    return grouped === u ? [u] : [u, grouped];
   });
+}
+
+/** The unit with its compressed features' categories merged (the unit itself if none is). */
+export function groupedVersion(
+  u: MeasurementUnit,
+  groups: readonly (CategoryGroups | undefined)[],
+  sizes: readonly number[],
+): MeasurementUnit {
+  const grouping = u.features.map((f) => groups[f]);
+  if (grouping.every((g) => g === undefined)) return u;
+  const dims = u.features.map((f) => sizes[f]);
+  return { ...u, id: `${u.featureSet}/grouped`, grouping, cells: tableSize(groupedDims(dims, grouping)) };
 }
 
 /** The non-empty subsets of `set` (ascending). */
