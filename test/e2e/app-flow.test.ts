@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import {
   chromiumAvailable,
   launchBrowser,
@@ -209,7 +210,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     const file = await (await download).path();
     const text = readFileSync(file, 'utf8');
     expect(csvHeader(text)).toEqual(csvHeader(readFileSync(ADULT, 'utf8')));
-    expect(text.trim().split(/\r?\n/).length).toBe(1 + 500 * 5);
+    expect(text.trim().split(/\r?\n/).length).toBe(1 + 500 * DEFAULT_OVERSAMPLE);
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
     await expect(page.getByTestId('export-sha').textContent()).resolves.toBe(sha);
     await shot(page, '7-export');

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import {
   chromiumAvailable,
   launchBrowser,
@@ -179,7 +180,7 @@ describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format A
     const lines = readFileSync(file, 'utf8').trim().split(/\r?\n/);
     const header = lines[0].split(',');
     expect(header).toEqual(readFileSync(DATA, 'utf8').split(/\r?\n/, 1)[0].split(','));
-    expect(lines.length - 1).toBe(200 * 5);
+    expect(lines.length - 1).toBe(200 * DEFAULT_OVERSAMPLE);
     for (const line of lines.slice(1)) {
       const values = line.split(',');
       header.forEach((h, j) => {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import { peopleCsv } from './fixtures.ts';
 import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import {
@@ -144,7 +145,7 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
     const file = await (await download).path();
     const text = readFileSync(file, 'utf8');
     expect(text.split('\r\n')[0]).toBe('color,size,age');
-    expect(text.trim().split(/\r?\n/)).toHaveLength(1 + 400 * 5);
+    expect(text.trim().split(/\r?\n/)).toHaveLength(1 + 400 * DEFAULT_OVERSAMPLE);
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
     await waitFor('the export result', async () =>
       (await textNow(page, 'export-sha')) === sha ? true : undefined,

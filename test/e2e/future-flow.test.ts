@@ -68,6 +68,9 @@ describe.skipIf(skipReason !== null)('future workloads in the app', () => {
     await page.getByTestId('privacy-mode').selectOption('query');
     await page.getByTestId('privacy-selection').selectOption('adaptive');
     await page.getByTestId('privacy-relaxation').selectOption('softmax');
+    // Query mode over privately discovered columns needs K given (its default rule reads the
+    // domain sizes, known only after discovery).
+    await page.getByTestId('privacy-per-round').fill('4');
     await waitFor('the cap form', async () =>
       (await page.getByTestId('cap-form').count()) > 0 ? true : undefined,
     );

@@ -143,7 +143,11 @@ export function planRun(input: RapInput): RunPlan {
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
     const marginals = workload.thresholds.every((t) => t.r === t.features.length);
-    const strategy = o.tablePlan ?? defaultTableStrategy({ rho, n: data.n, cells, marginals });
+    // A curator who sets T₀ or K asks for rounds: the adaptive plan (still a public rule).
+    const asksForRounds = o.rounds !== undefined || o.perRound !== undefined;
+    const strategy =
+      o.tablePlan ??
+      (asksForRounds ? 'adaptive' : defaultTableStrategy({ rho, n: data.n, cells, marginals }));
     return {
       ...base,
       kind: 'table',
