@@ -14,10 +14,10 @@
  * The manifest is public: parameters, ρ/ε/δ, the ledger release id, the ledger's id and head, and
  * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, mkdir, open, rm, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
+import { tempPathBeside } from '../core/data/atomic-write.ts';
 import { InputError } from '../core/errors.ts';
 import { manifestFields as coreManifestFields, manifestPathFor } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
@@ -88,7 +88,7 @@ async function destination(
  * (fsynced), which is then hard-linked to `dest` — link fails with EEXIST rather than replace.
  */
 async function createExclusive(dest: string, fill: (temp: string) => Promise<void>): Promise<void> {
-  const temp = join(dirname(dest), `.${basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempPathBeside(dest);
   try {
     await fill(temp);
     const h = await open(temp, 'r');

@@ -23,13 +23,21 @@ async function writeAll(handle: FileHandle, chunk: Chunk): Promise<void> {
   }
 }
 
+/**
+ * A fresh temporary name beside `path` (same folder, so the rename or link into place stays on
+ * one file system); the pid and random suffix keep concurrent writers apart.
+ */
+export function tempPathBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
 /** Writes `chunks` (strings or bytes, in order) to `path` atomically; `mode` for a new file (default 0666 less umask). */
 export async function writeFileAtomic(
   path: string,
   chunks: Iterable<Chunk> | Chunk,
   opts: { readonly mode?: number } = {},
 ): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempPathBeside(path);
   const handle = await open(temp, 'wx', opts.mode ?? 0o666);
   try {
     try {

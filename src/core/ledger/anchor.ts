@@ -16,7 +16,7 @@
  * `~/.config/rap-studio/ledger-anchors`; one file per ledger path (SHA-256 of the absolute path),
  * so a test's or a second ledger has its own anchor.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   fsyncSync,
@@ -29,6 +29,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { tempPathBeside } from '../data/atomic-write.ts';
 import { LedgerAnchorError } from './errors.ts';
 
 export const ANCHOR_FORMAT = 'rap-studio-ledger-anchor';
@@ -130,7 +131,7 @@ export function readAnchor(file: string, ledgerFile: string): Anchor | null {
 export function writeAnchor(file: string, anchor: Anchor): void {
   const dir = path.dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempPathBeside(file);
   const fd = openSync(temp, 'wx', 0o600);
   try {
     try {
