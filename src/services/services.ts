@@ -311,6 +311,7 @@ export function createServices(ctx: ServiceContext): Services {
       }
       return planView({
         settings,
+        fileName: ds.fileName,
         schema: ds.schema,
         n: ds.loaded.summary.rowsRead,
         workload,

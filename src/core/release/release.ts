@@ -30,6 +30,7 @@ import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
   type ColumnProvenanceEntry,
+  NOT_DP_OVERRIDE,
   NOT_DP_TEXT,
   notDpColumns,
   notDpRefusal,
@@ -191,11 +192,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   // Refused before anything else: a domain read off the data without DP leaks.
   const notDp = notDpColumns(schema);
   if (notDp.length > 0 && !spec.allowNonPrivateDomain) {
-    throw notDpRefusal(
-      spec.source.path,
-      notDp,
-      '--allow-non-private-domain (command line) or "Release over a non-private domain" (app)',
-    );
+    throw notDpRefusal(spec.source.path, notDp, NOT_DP_OVERRIDE);
   }
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
