@@ -352,7 +352,8 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async marginalCompare({ runId, features }) {
-      return marginalView(runs().get(runId), features);
+      const run = runs().get(runId);
+      return marginalView(run, features, runs().store.csvPath(run.releaseId));
     },
 
     async exportRun({ runId, fileName }) {

@@ -332,13 +332,15 @@ export interface MarginalView {
   readonly synthetic: readonly number[];
   /**
    * One numeric feature: its distribution, not only its bins — the real and the synthetic
-   * cumulative distribution at `x` (the real values' 1st…99th percentiles), synthetic values as
-   * decoded (inside each bin by the discovered shape).
+   * cumulative distribution at `x` (both samples' quantiles every 0.5%, extremes included),
+   * synthetic values as decoded (inside each bin by the discovered shape), and `ks`, the largest
+   * gap between the two over all values (two-sample Kolmogorov–Smirnov).
    */
   readonly distribution?: {
     readonly x: readonly number[];
     readonly real: readonly number[];
     readonly synthetic: readonly number[];
+    readonly ks: number;
   };
 }
 

@@ -46,13 +46,23 @@ async function runAndExport(hh: Harness, datasetId: string, settings: RunSetting
   expect(run.status).toBe('finished');
   const out = await hh.call('exportRun', { runId: run.runId });
   if (!out.written) throw new Error('not written');
-  return JSON.parse(readFileSync(out.manifestPath, 'utf8'));
+  return {
+    manifest: JSON.parse(readFileSync(out.manifestPath, 'utf8')),
+    run,
+    csv: readFileSync(out.path, 'utf8'),
+  };
+}
+
+/** sup |F_a − F_b| over every value of either sample, by brute force. */
+function bruteKs(a: readonly number[], b: readonly number[]): number {
+  const F = (s: readonly number[], v: number) => s.filter((x) => x <= v).length / s.length;
+  return Math.max(...[...a, ...b].map((v) => Math.abs(F(a, v) - F(b, v))));
 }
 
 describe('a release from a schema read off the data, in the app', () => {
   it('by default discovers every column privately; the ledger and the manifest say "discovered"', async () => {
     const { h, ds } = await ready();
-    const manifest = await runAndExport(h, ds.id, BASE);
+    const { manifest } = await runAndExport(h, ds.id, BASE);
     expect(manifest.schema.origin).toBe('discovered');
     expect(manifest.schema.columns.map((c: { domain: string }) => c.domain)).toEqual(
       Array(3).fill('discovered privately'),
@@ -83,7 +93,7 @@ describe('a release from a schema read off the data, in the app', () => {
 
   it('as read, with the override: released; the ledger ("inferred") and the manifest say not DP, column by column', async () => {
     const { h, ds } = await ready();
-    const manifest = await runAndExport(h, ds.id, {
+    const { manifest, run, csv } = await runAndExport(h, ds.id, {
       ...BASE,
       domain: 'as-read',
       allowNonPrivateDomain: true,
@@ -102,8 +112,28 @@ describe('a release from a schema read off the data, in the app', () => {
       schema: { origin: 'inferred' },
     });
     expect(release.params.columns).toEqual(manifest.schema.columns);
-    const run = await h.call('runState', {});
-    expect(run?.warnings.join(' ')).toContain(`${NOT_DP} for "color", "size", "age"`);
+    const state = await h.call('runState', {});
+    expect(state?.warnings.join(' ')).toContain(`${NOT_DP} for "color", "size", "age"`);
+
+    // The Results step: a numeric column's distribution, real against synthetic, on a fine grid.
+    const d = (await h.call('marginalCompare', { runId: run.runId, features: ['age'] })).distribution;
+    if (!d) throw new Error('no distribution for a numeric column');
+    const real = Array.from({ length: 60 }, (_, i) => 18 + i);
+    const synthetic = csv
+      .trim()
+      .split(/\r?\n/)
+      .slice(1)
+      .map((line) => Number(line.split(',')[2]))
+      .filter((x) => Number.isFinite(x));
+    expect(synthetic.length).toBeGreaterThan(0);
+    expect(d.ks).toBeCloseTo(bruteKs(real, synthetic), 12);
+    expect(d.x.length).toBeGreaterThan(50); // every distinct real age, and the synthetic quantiles
+    expect([...d.x].sort((a, b) => a - b)).toEqual(d.x);
+    for (const cdf of [d.real, d.synthetic]) {
+      for (let i = 1; i < cdf.length; i++) expect(cdf[i]).toBeGreaterThanOrEqual(cdf[i - 1]);
+    }
+    expect(d.real.at(-1)).toBe(1);
+    expect(d.real[d.x.indexOf(47)]).toBeCloseTo(30 / 60, 12);
   });
 });
 
