@@ -253,7 +253,8 @@ export function planView(p: PlanInputs): RunPlanView {
     const refusal = notDpRefusal(p.fileName, notDpColumns(p.schema), NOT_DP_OVERRIDE);
     return refuse(refusal.message, 'domain', { columns });
   }
-  if ('problem' in p.workload) return refuse(p.workload.problem, 'workload', { columns, discovery });
+  if ('problem' in p.workload)
+    return refuse(p.workload.problem, 'workload', { columns, discovery, epsilon: parsed.epsilon, delta });
   const workload = p.workload;
   const warnings: string[] = [];
   const dw = deltaWarning(delta, p.n);
