@@ -25,7 +25,7 @@ import {
   screenshotDir,
   startHost,
 } from './harness.ts';
-import { num, openFile } from './ui.ts';
+import { num, openFile, prepareRun, startRun, waitForRunEnabled } from './ui.ts';
 
 const ADULT = join(repoRoot, '../shared/datasets/adult-raw/adult.data');
 const skipReason = !chromiumAvailable()
@@ -263,18 +263,15 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
 
   it('a release over the domain as read: refused unticked (ledger unchanged), let through ticked, recorded as not DP per column', async () => {
     await openFile(page, SMALL);
-    await page.getByTestId('nav-Workload').click();
-    await page.getByTestId('wl-k').fill('2');
-    await page.getByTestId('wl-r').fill('2');
-    await page.getByTestId('wl-random-size').fill('2');
-    await page.getByTestId('wl-add-random').click();
-    await expect.poll(() => stat(page, 'wl-count')).toBe('2');
-    await page.getByTestId('nav-Privacy').click();
-    await page.getByTestId('privacy-rows').fill('50');
-    await page.getByTestId('privacy-rounds').fill('2');
-    await page.getByTestId('cap-epsilon').fill('5');
-    await page.getByTestId('cap-set').click();
-    await expect.poll(() => page.getByTestId('run-disabled-reason').count()).toBe(0);
+    await prepareRun(page, {
+      features: ['color', 'size', 'age'],
+      k: 2,
+      r: 2,
+      epsilon: '1',
+      rows: '50',
+      rounds: '2',
+      cap: '5',
+    });
 
     await page.getByTestId('nav-Schema').click();
     await page.getByTestId('domain-as-read').check();
@@ -315,14 +312,8 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await page.getByTestId('domain-override-check').check();
     await page.getByTestId('nav-Privacy').click();
     await page.getByTestId('plan-not-dp').waitFor();
-    await expect.poll(() => page.getByTestId('run-disabled-reason').count()).toBe(0);
-    await page.getByTestId('run-button').click();
-    await expect
-      .poll(() => page.getByTestId('run-status').getAttribute('data-status'), {
-        timeout: 120_000,
-        interval: 500,
-      })
-      .toBe('finished');
+    await waitForRunEnabled(page);
+    await startRun(page, ['finished']);
     await page.getByTestId('nav-Export').click();
     const download = page.waitForEvent('download');
     await page.getByTestId('export-button').click();
@@ -343,14 +334,8 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await page.getByTestId('nav-Privacy').click();
     await page.locator('details.advanced summary').click();
     await page.getByTestId('privacy-seed').fill('5');
-    await expect.poll(() => page.getByTestId('run-disabled-reason').count()).toBe(0);
-    await page.getByTestId('run-button').click();
-    await expect
-      .poll(() => page.getByTestId('run-status').getAttribute('data-status'), {
-        timeout: 120_000,
-        interval: 500,
-      })
-      .toBe('finished');
+    await waitForRunEnabled(page);
+    await startRun(page, ['finished']);
     await page.getByTestId('nav-Export').click();
     expect(await page.getByTestId('export-button').isDisabled()).toBe(true);
     await expect(page.getByTestId('export-seeded-reason').textContent()).resolves.toContain(

@@ -6,9 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { type Harness, harness, sampleCsv, settle } from './fixtures.ts';
+import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -29,15 +28,6 @@ async function ready() {
   });
   await h.call('setCap', { datasetId: ds.id, epsilon: '5' });
   return { h, ds };
-}
-
-function releases(hh: Harness) {
-  const l = Ledger.open(hh.ctx.ledgerPath);
-  try {
-    return l.releases();
-  } finally {
-    l.close();
-  }
 }
 
 async function runAndExport(hh: Harness, datasetId: string, settings: RunSettingsInput) {
@@ -67,7 +57,7 @@ describe('a release from a schema read off the data, in the app', () => {
     expect(manifest.schema.columns.map((c: { domain: string }) => c.domain)).toEqual(
       Array(3).fill('discovered privately'),
     );
-    const [release] = releases(h);
+    const [release] = ledgerReleases(h);
     expect(release.schema.origin).toBe('discovered');
     expect(release.mechanism).toBe('domain-discovery+rap-query');
   });
@@ -87,7 +77,7 @@ describe('a release from a schema read off the data, in the app', () => {
     expect(message).toContain('discover them privately');
     expect(message).toContain('"Release over a non-private domain"');
     expect(message).not.toContain(h.workDir); // the file's name, not the upload's path
-    expect(releases(h)).toEqual([]);
+    expect(ledgerReleases(h)).toEqual([]);
     expect((await h.call('runState', {}))?.status).toBeUndefined();
   });
 
@@ -105,7 +95,7 @@ describe('a release from a schema read off the data, in the app', () => {
       { name: 'age', domain: NOT_DP },
     ]);
     expect(manifest.privacy.discovery).toBeNull();
-    const [release] = releases(h);
+    const [release] = ledgerReleases(h);
     expect(release).toMatchObject({
       status: 'committed',
       mechanism: 'rap-query',
@@ -150,9 +140,9 @@ describe('a seeded run in the app', () => {
     await expect(h.call('exportRun', { runId: run.runId, fileName: 'x.csv' })).rejects.toThrow(
       /insecure seed/,
     );
-    expect(releases(h).map((r) => [r.status, r.seedMode])).toEqual([['reserved', 'insecure-seed']]);
+    expect(ledgerReleases(h).map((r) => [r.status, r.seedMode])).toEqual([['reserved', 'insecure-seed']]);
     expect((await h.call('pendingReleases', {})).map((p) => p.seedMode)).toEqual(['insecure-seed']);
     await h.call('discardRun', { runId: run.runId, confirm: 'discard' });
-    expect(releases(h).map((r) => r.status)).toEqual(['aborted']);
+    expect(ledgerReleases(h).map((r) => r.status)).toEqual(['aborted']);
   });
 });
