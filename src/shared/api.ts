@@ -381,6 +381,8 @@ export interface ReleaseView {
   readonly perRound: number;
   readonly rows: number;
   readonly seedMode: string;
+  /** The release's domain as a whole: declared, discovered privately, or not DP (inferred). */
+  readonly schemaOrigin: 'declared' | 'inferred' | 'discovered';
   readonly backend: string;
   readonly outputSha256: string | null;
   readonly outputPath: string | null;

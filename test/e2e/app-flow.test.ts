@@ -251,6 +251,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     const row = page.getByTestId('ledger-release-row');
     await expect.poll(() => row.count()).toBe(1);
     expect(await row.getAttribute('data-status')).toBe('committed');
+    await expect(row.textContent()).resolves.toContain('discovered privately');
     expect(await stat(page, 'ledger-spent')).toBe('1');
     expect(number(await stat(page, 'ledger-remaining'))).toBeLessThan(3);
     expect(await chartPoints(page, 'chart-cumulative')).toBe(1);

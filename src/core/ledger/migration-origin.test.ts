@@ -102,7 +102,9 @@ describe('ledger migration 3: a release recorded as discovered', () => {
     const r3 = l.reserve({ ...req, schema: { ...req.schema, origin: 'discovered' } });
     expect(l.release(r3.id)?.schema.origin).toBe('discovered');
     expect(l.verify().ok).toBe(true);
-    expect(JSON.parse(l.export('json')).releases.at(-1).schema.origin).toBe('discovered');
+    const exported = JSON.parse(l.export('json'));
+    expect(exported.releases.at(-1).schema.origin).toBe('discovered');
+    expect(exported.schemaOrigins.discovered).toBe('domain discovered privately');
     expect(l.export('csv').trim().split('\n').at(-1)).toContain(',discovered,');
   });
 
