@@ -391,7 +391,12 @@ class ThreadedSession implements KernelSession {
         at += G.length;
       }
     }
-    this.run({ type: 'backward', tasks: cotangents.map((c) => c.task), exchange: this.exchange });
+    this.run({
+      type: 'backward',
+      tasks: cotangents.map((c) => c.task),
+      exchange: this.exchange,
+      fromZero: batch.groups.length === 0,
+    });
     return acc;
   }
 
