@@ -94,7 +94,9 @@ describe('synth with some ragged rows: refused before any reservation, since n i
     );
     expect(r.code).toBe(2);
     expect(lastLine(r)).toContain(
-      'ragged.csv, line 3: row has 2 fields, expected 4 (kept, every value missing); 1 of the 5 records do not fit the declared domain.',
+      'ragged.csv, line 3, column "a": the row has the wrong number of fields (kept as missing in every column), ' +
+        'and the declared column has no category for missing values. 1 of the 5 records do not fit the declared ' +
+        'domain, and nothing was reserved',
     );
     expect(ledgerCounts(ledger).releases).toBe(0);
   });

@@ -22,6 +22,18 @@ import { binOf, parseNumber } from './values.ts';
  */
 export type OutOfDomain = 'reject' | 'other';
 
+/**
+ * One rule for every column, or a rule per column: private discovery's load maps values outside
+ * a DISCOVERED column's domain to 'other' but never touches a DECLARED column's domain, which is
+ * used exactly (the release refuses a record it cannot hold before reserving; release.ts).
+ */
+export type OutOfDomainRule = OutOfDomain | ((column: Column) => OutOfDomain);
+
+/** The rule for one column. */
+export function outOfDomainFor(rule: OutOfDomainRule, column: Column): OutOfDomain {
+  return typeof rule === 'function' ? rule(column) : rule;
+}
+
 /** The catch-all category added to every categorical column when outOfDomain is 'other'. */
 export const OTHER_CATEGORY = '(other)';
 
@@ -30,17 +42,18 @@ type Encode = (value: string) => number | string;
 
 export interface EncodeOptions {
   readonly missingMarkers: readonly string[];
-  readonly outOfDomain: OutOfDomain;
+  readonly outOfDomain: OutOfDomainRule;
 }
 
 /**
  * The schema a load with outOfDomain 'other' produces: OTHER_CATEGORY appended to every
- * categorical column that lacks it. Every column gets it, whether or not the data needs it, so
- * the domain stays independent of the private rows.
+ * categorical column (whose rule is 'other') that lacks it. Every such column gets it, whether or
+ * not the data needs it, so the domain stays independent of the private rows.
  */
-export function withOtherCategory(schema: Schema): Schema {
+export function withOtherCategory(schema: Schema, rule: OutOfDomainRule = 'other'): Schema {
   const columns = schema.columns.map((c): Column => {
     if (c.kind !== 'categorical' || c.categories.includes(OTHER_CATEGORY)) return c;
+    if (outOfDomainFor(rule, c) !== 'other') return c;
     return { ...c, categories: [...c.categories, OTHER_CATEGORY] };
   });
   return { ...schema, columns };
@@ -53,10 +66,10 @@ function missingReason(column: Column): string {
 function categoricalEncoder(
   column: CategoricalColumn,
   missing: ReadonlySet<string>,
-  opts: EncodeOptions,
+  rule: OutOfDomain,
 ): Encode {
   const index = new Map(column.categories.map((c, i) => [c, i]));
-  const other = opts.outOfDomain === 'other' ? index.get(OTHER_CATEGORY) : undefined;
+  const other = rule === 'other' ? index.get(OTHER_CATEGORY) : undefined;
   // With 'other', a missing value in a column without a missing category is 'other' too: the
   // record is kept (n stays the number of records).
   const onMissing = column.missing ? column.categories.length : (other ?? missingReason(column));
@@ -64,18 +77,16 @@ function categoricalEncoder(
   return (value) => index.get(value) ?? (missing.has(value) ? onMissing : outside);
 }
 
-function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, opts: EncodeOptions): Encode {
+function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, rule: OutOfDomain): Encode {
   const { edges } = column;
   const lower = edges[0];
   const lastBin = edges.length - 2;
   const onMissing = column.missing ? lastBin + 1 : missingReason(column);
   // With 'other', text in a numeric column with a missing category is missing (record kept).
   const notNumber =
-    opts.outOfDomain === 'other' && column.missing
-      ? lastBin + 1
-      : `non-numeric value in numeric column "${column.name}"`;
+    rule === 'other' && column.missing ? lastBin + 1 : `non-numeric value in numeric column "${column.name}"`;
   const outside = `value outside the declared range [${lower}, ${edges[lastBin + 1]}] of column "${column.name}"`;
-  const clamp = opts.outOfDomain === 'other';
+  const clamp = rule === 'other';
   return (value) => {
     if (missing.has(value)) return onMissing;
     const x = parseNumber(value);
@@ -89,9 +100,10 @@ function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, opt
 
 export function columnEncoder(column: Column, opts: EncodeOptions): Encode {
   const missing = new Set(opts.missingMarkers);
+  const rule = outOfDomainFor(opts.outOfDomain, column);
   return column.kind === 'categorical'
-    ? categoricalEncoder(column, missing, opts)
-    : numericEncoder(column, missing, opts);
+    ? categoricalEncoder(column, missing, rule)
+    : numericEncoder(column, missing, rule);
 }
 
 /** A typed array just wide enough for codes 0..size−1. */

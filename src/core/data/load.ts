@@ -6,7 +6,7 @@
  */
 import { InputError } from '../errors.ts';
 import type { Delimiter } from './csv.ts';
-import { DatasetEncoder, type OutOfDomain, withOtherCategory } from './encode.ts';
+import { DatasetEncoder, type OutOfDomainRule, withOtherCategory } from './encode.ts';
 import { type InferOptions, inferSchema, noUsableRows } from './infer.ts';
 import { type RejectedRows, Rejections } from './rejections.ts';
 import type { EncodedDataset, Schema, SchemaOrigin } from './schema.ts';
@@ -29,8 +29,8 @@ export interface LoadOptions extends InferOptions {
   readonly schema?: Schema;
   /** Default ['?', '', 'NA']; a value a categorical column lists as a category is never missing. */
   readonly missingMarkers?: readonly string[];
-  /** Default 'reject'; see encode.ts. */
-  readonly outOfDomain?: OutOfDomain;
+  /** Default 'reject'; one rule, or one per column (see encode.ts). */
+  readonly outOfDomain?: OutOfDomainRule;
   readonly header?: TableOptions['header'];
   readonly columns?: readonly string[];
   readonly delimiter?: TableOptions['delimiter'];
@@ -90,8 +90,8 @@ export async function loadCsv(file: string, opts: LoadOptions = {}): Promise<Loa
     firstFingerprint = inferred.table.fingerprint;
     size.done = inferred.table.totalBytes;
     opts.signal?.throwIfAborted();
-  } else if (opts.outOfDomain === 'other') {
-    schema = withOtherCategory(schema);
+  } else if (opts.outOfDomain !== undefined && opts.outOfDomain !== 'reject') {
+    schema = withOtherCategory(schema, opts.outOfDomain);
   }
   const declared = opts.schema !== undefined;
   const names = schema.columns.map((c) => c.name);
@@ -154,7 +154,7 @@ export async function loadCsv(file: string, opts: LoadOptions = {}): Promise<Loa
  * Which table column feeds each schema column: by name when the table has every schema name;
  * by position for a headerless table as wide as the schema.
  */
-function columnSources(file: string, names: readonly string[], shape: TableShape): number[] {
+export function columnSources(file: string, names: readonly string[], shape: TableShape): number[] {
   const index = new Map(shape.header.map((n, c) => [n, c]));
   const missing = names.filter((n) => !index.has(n));
   if (missing.length === 0) return names.map((n) => index.get(n)!);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../data/testing.ts';
 import { seededNoise } from '../privacy/noise.ts';
-import { checkRawReadable, discoverAndLoad, planRawSource } from './raw-source.ts';
+import { checkRawSource, discoverAndLoad, planRawSource } from './raw-source.ts';
 
 const dir = tempDir('rap-raw-source-');
 afterAll(() => dir.remove());
@@ -34,7 +34,7 @@ describe('a raw CSV as a release source', () => {
 
   it("keeps every record: the engine's n is the record count on a file with malformed values", async () => {
     const plan = await planRawSource(file, [], { epsilon: 50, delta: 1e-6, share: 0.5 });
-    const n = await checkRawReadable(plan);
+    const { records: n } = await checkRawSource(plan);
     expect(n).toBe(601);
     const { loaded, discovery } = await discoverAndLoad(plan, n, seededNoise('malformed'));
     expect(loaded.dataset.n).toBe(601);
@@ -42,10 +42,34 @@ describe('a raw CSV as a release source', () => {
     expect(discovery.columns.every((c) => c.provenance.source === 'discovered')).toBe(true);
   });
 
+  it('a declared column is used exactly: a misfit is found before the reservation; no "(other)" is added', async () => {
+    const city = {
+      name: 'city',
+      kind: 'categorical',
+      categories: ['Oslo', 'Paris'],
+      missing: false,
+    } as const;
+    const refused = await checkRawSource(
+      await planRawSource(file, [city], { epsilon: 50, delta: 1e-6, share: 0.5 }),
+    );
+    expect(refused).toMatchObject({ records: 601, misfits: 2 }); // Atlantis, and the ragged row
+    expect(refused.first).toMatchObject({ line: 9, value: 'Atlantis', problem: 'category', ragged: false });
+    const fits = { ...city, categories: ['Atlantis', 'Oslo', 'Paris'], missing: true };
+    const plan = await planRawSource(file, [fits], { epsilon: 50, delta: 1e-6, share: 0.5 });
+    expect((await checkRawSource(plan)).first).toBeNull();
+    const { loaded } = await discoverAndLoad(plan, 601, seededNoise('declared'));
+    const schema = loaded.dataset.schema;
+    expect(schema.columns.find((c) => c.name === 'city')).toMatchObject({
+      categories: ['Atlantis', 'Oslo', 'Paris'],
+      provenance: { source: 'declared' },
+    });
+    expect(loaded.dataset.n).toBe(601);
+  });
+
   it('an unclosed quote fails the readability check (before any reservation), naming the line', async () => {
     const bad = dir.file('quote.csv', 'a,b\n1,2\n3,"x\n4,5\n');
     const plan = await planRawSource(bad, [], { epsilon: 1, delta: 1e-6, share: 0.2 }).catch((e) => e);
-    const err = plan instanceof Error ? plan : await checkRawReadable(plan).catch((e) => e);
+    const err = plan instanceof Error ? plan : await checkRawSource(plan).catch((e) => e);
     expect(String(err)).toContain('line 3: a quote (") opened on this line is never closed');
   });
 });

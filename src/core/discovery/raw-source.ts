@@ -4,10 +4,10 @@
  * T and K, a readability check that keeps nothing), and what happens after (private discovery,
  * then encoding against the discovered schema with every record kept).
  */
+import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
-import { Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
-import { readTable, readTableHeader } from '../data/table.ts';
+import { readTableHeader } from '../data/table.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { type ReleaseBudget, splitBudget } from './budget.ts';
@@ -76,15 +76,12 @@ export function provisionalSchema(header: readonly string[], declared: readonly 
 }
 
 /**
- * Reads the whole file once for the curator, keeping nothing: a file that cannot be read (not
- * UTF-8, an unclosed quote, no data rows) fails here, before any reservation. Returns the records.
+ * Reads the whole file once for the curator, BEFORE any reservation, keeping nothing but counts:
+ * a file that cannot be read (not UTF-8, an unclosed quote) fails here, and every record is
+ * checked against the declared columns, which are used exactly (the release refuses a misfit).
  */
-export async function checkRawReadable(plan: RawSourcePlan, opts: RawSourceOptions = {}): Promise<number> {
-  const t = await readTable(plan.path, { start() {}, row() {} }, new Rejections(), {
-    raggedAsMissing: true,
-    ...(opts.header === undefined ? {} : { header: opts.header }),
-  });
-  return t.rowsRead;
+export async function checkRawSource(plan: RawSourcePlan, opts: RawSourceOptions = {}): Promise<FitCheck> {
+  return checkDeclaredFit(plan.path, plan.declared, opts.header === undefined ? {} : { header: opts.header });
 }
 
 export interface DiscoveredSource {
@@ -94,8 +91,10 @@ export interface DiscoveredSource {
 
 /**
  * AFTER the reservation: private discovery of the undeclared columns, then the data encoded
- * against the discovered schema with every record kept (values outside the domain become
- * "(other)", are clamped, or become missing), so the engine's n is the record count `n`.
+ * against the discovered schema with every record kept: in a DISCOVERED column a value outside
+ * the domain becomes "(other)", is clamped, or becomes missing; a DECLARED column is used exactly
+ * (checkRawSource refused any record it cannot hold before the reservation). So the engine's n
+ * is the record count `n`.
  */
 export async function discoverAndLoad(
   plan: RawSourcePlan,
@@ -116,7 +115,7 @@ export async function discoverAndLoad(
   });
   const loaded = await loadCsv(plan.path, {
     schema: discovery.schema,
-    outOfDomain: 'other',
+    outOfDomain: (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other'),
     raggedAsMissing: true,
     ...header,
     ...(opts.signal ? { signal: opts.signal } : {}),

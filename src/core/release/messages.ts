@@ -4,6 +4,7 @@
  * The CLI and the app word failures for their own readers ("voice"), both from this file.
  */
 
+import type { FitCheck, Misfit } from '../data/fit.ts';
 import { CancelledError, EngineCrashedError } from '../engine/process/errors.ts';
 import { InputError } from '../errors.ts';
 
@@ -181,5 +182,59 @@ export function recordsDoNotFit(
       'domain (a missing category, "(other)", wider bounds), or leave the columns undeclared so that RAP Studio ' +
       'discovers them privately.',
     first ? { file, line: first.firstLine } : { file },
+  );
+}
+
+/** A cell as the curator's error quotes it: JSON-quoted, cut at 80 characters. */
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
+function misfitText(m: Misfit): { what: string; fix: string } {
+  const c = m.column;
+  switch (m.problem) {
+    case 'missing':
+      return {
+        what: m.ragged
+          ? 'the row has the wrong number of fields (kept as missing in every column), and the declared column has no category for missing values'
+          : `the value ${quoted(m.value)} is missing, and the declared column has no category for missing values`,
+        fix:
+          'add a category for missing values to the column (the schema editor\'s "a category for missing values"; ' +
+          `"missing": true in a schema file)${m.ragged ? ' or fix the row' : ''}`,
+      };
+    case 'category':
+      return {
+        what: `the value ${quoted(m.value)} is not one of its ${c.kind === 'categorical' ? c.categories.length : 0} declared categories`,
+        fix: "add the category to the column's declared categories (or fix the value)",
+      };
+    case 'not-a-number':
+      return {
+        what: `the value ${quoted(m.value)} is not a number, and the column is declared numeric`,
+        fix: 'fix the value, or declare the column categorical',
+      };
+    case 'range': {
+      const edges = c.kind === 'numeric' ? c.edges : [];
+      return {
+        what: `the value ${quoted(m.value)} is outside its declared bounds [${edges[0]}, ${edges[edges.length - 1]}]`,
+        fix: "widen the column's declared bounds (its lower or upper bound: the first or last bin edge)",
+      };
+    }
+  }
+}
+
+/**
+ * A declared column that cannot hold a record refuses the run before any reservation: a declared
+ * domain is used exactly (no "(other)", no clamping) and n is public and fixed (no record
+ * dropped). For the curator's eyes only: it quotes the first such value (checkDeclaredFit).
+ */
+export function declaredDomainMisfit(file: string, check: FitCheck & { readonly first: Misfit }): InputError {
+  const { first, misfits, records } = check;
+  const { what, fix } = misfitText(first);
+  return new InputError(
+    `${file}, line ${first.line}, column "${first.column.name}": ${what}. ${misfits} of the ${records} records ` +
+      'do not fit the declared domain, and nothing was reserved: a declared column is used exactly and n is ' +
+      `public and fixed, so no record may be dropped or changed. To release, ${fix}; or leave the column ` +
+      'undeclared so that RAP Studio discovers its domain privately.',
+    { file, line: first.line, column: first.column.name },
   );
 }

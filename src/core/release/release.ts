@@ -5,8 +5,9 @@
  *   1. prepare   public inputs only: the schema/domain, the workload, ε/δ/T/K; the data file
  *                hashed and its records counted (n is public)
  *   2. validate  load + encode the private CSV for the curator's eyes only: a file that cannot
- *                be read (empty, binary, ragged…) fails here and costs nothing; errors name
- *                lines and columns, never values, and nothing computed from the data goes on
+ *                be read (empty, binary…) or a record a declared column cannot hold fails here
+ *                and costs nothing; errors name lines and columns (and, for the curator only,
+ *                the first value that does not fit), and nothing computed from the data goes on
  *   3. reserve   the dataset registered, then ledger.reserve (BudgetRefusedError: nothing
  *                reserved, the engine never starts)
  *   4. run       the engine in its own process, on the data encoded in 2
@@ -23,6 +24,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
+import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { readTableHeader } from '../data/table.ts';
@@ -37,7 +39,7 @@ import {
   provenanceEntries,
 } from '../discovery/not-dp.ts';
 import {
-  checkRawReadable,
+  checkRawSource,
   discoverAndLoad,
   planRawSource,
   type RawSourcePlan,
@@ -62,6 +64,7 @@ import { manifestPathFor, releaseManifest } from './manifest.ts';
 import {
   abortCode,
   CANCELLED_BEFORE_RESERVE,
+  declaredDomainMisfit,
   fileChangedWhileRead,
   ledgerAbortReason,
   NON_PRIVATE_NOTE,
@@ -336,9 +339,12 @@ export async function validate(
   const { source } = prepared.spec;
   const header = source.header === undefined ? {} : { header: source.header };
   if (prepared.raw) {
-    // Nothing is computed from the values before the reservation: only whether the file reads.
-    const records = await checkRawReadable(prepared.raw, header);
-    if (records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
+    // Before the reservation, for the curator only: whether the file reads, and whether every
+    // record fits the declared columns (used exactly; a misfit is refused here, never dropped,
+    // mapped or found after the budget is spent). Discovery itself waits for the reservation.
+    const check = await checkRawSource(prepared.raw, header);
+    if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
+    if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     return { ...prepared, stage: 'validated', loaded: null };
   }
   const loaded = await loadCsv(source.path, {
@@ -351,7 +357,12 @@ export async function validate(
   if (loaded.fingerprint !== prepared.facts.fingerprint) throw fileChangedWhileRead(source.path);
   // n is public and fixed: a record the declared domain cannot hold is refused here, before any
   // reservation, rather than dropped (which would make the engine's n differ from the ledger's).
-  if (loaded.dataset.n !== prepared.facts.rows) throw recordsDoNotFit(loaded, prepared.facts.rows);
+  if (loaded.dataset.n !== prepared.facts.rows) {
+    // The first record that does not fit, with its value, for the curator's message.
+    const check = await checkDeclaredFit(source.path, source.schema.columns, { ...header, signal });
+    if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
+    throw recordsDoNotFit(loaded, prepared.facts.rows);
+  }
   return { ...prepared, stage: 'validated', loaded };
 }
 

@@ -205,4 +205,81 @@ describe('a release from a raw CSV', () => {
     },
     CLI_TIMEOUT,
   );
+
+  /** city and note declared (the ragged row is missing in both); age and income left to discovery. */
+  function declared(cities: string[], cityMissing: boolean): string {
+    return JSON.stringify({
+      version: 1,
+      origin: 'declared',
+      columns: [
+        { name: 'city', kind: 'categorical', categories: cities, missing: cityMissing },
+        { name: 'note', kind: 'categorical', categories: ['x'], missing: true },
+      ],
+    });
+  }
+
+  it(
+    'a declared column that cannot hold a record is refused before any reservation (exit 2): file, line, column, value, what to do',
+    async () => {
+      writeFileSync(path.join(dir, 'two-cities.json'), declared(['Oslo', 'Lima'], false));
+      const ledger = await capped('l6.sqlite');
+      const before = withLedger(ledger, (l) => [
+        l.releases().length,
+        (l.verify() as { headHash?: string }).headHash,
+      ]);
+      const r = await runCli(
+        synth(ledger, ['--schema', 'two-cities.json', '--discover-undeclared', '--out', 'misfit.csv']),
+        dir,
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        'raw.csv, line 4, column "city": the value "Pune" is not one of its 2 declared categories. ' +
+          '134 of the 400 records do not fit the declared domain, and nothing was reserved',
+      );
+      expect(r.stderr).toContain("add the category to the column's declared categories");
+      expect(r.stderr).toContain('discovers its domain privately');
+      // 133 Pune rows and the ragged row (missing in every column; city has no missing category).
+      expect(
+        withLedger(ledger, (l) => [l.releases().length, (l.verify() as { headHash?: string }).headHash]),
+      ).toEqual(before);
+      expect(readdirSync(dir).filter((f) => f.startsWith('misfit'))).toEqual([]);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'declared and discovered columns mixed: the manifest and the ledger event say which is which',
+    async () => {
+      writeFileSync(path.join(dir, 'three-cities.json'), declared(['Oslo', 'Lima', 'Pune'], true));
+      const ledger = await capped('l7.sqlite');
+      const r = await runCli(
+        synth(ledger, ['--schema', 'three-cities.json', '--discover-undeclared', '--out', 'mixed.csv']),
+        dir,
+      );
+      expect(r.stderr).not.toContain('rap-studio:');
+      expect(r.code).toBe(0);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'mixed.manifest.json'), 'utf8'));
+      const domains = Object.fromEntries(
+        manifest.schema.columns.map((c: { name: string; domain: string }) => [c.name, c.domain]),
+      );
+      expect(domains).toEqual({
+        age: 'discovered privately',
+        city: 'declared',
+        income: 'discovered privately',
+        note: 'declared',
+      });
+      withLedger(ledger, (l) => {
+        const [release] = l.releases();
+        expect(release.schema.origin).toBe('discovered');
+        const cols = release.params.columns as { name: string; domain: string }[];
+        expect(cols.filter((c) => c.domain === 'declared').map((c) => c.name)).toEqual(['city', 'note']);
+      });
+      // Declared categories are used exactly: no "(other)" in a declared column.
+      const rows = readFileSync(path.join(dir, 'mixed.csv'), 'utf8').trim().split('\n').slice(1);
+      const header = readFileSync(path.join(dir, 'mixed.csv'), 'utf8').split('\n')[0].split(',');
+      const cities = new Set(rows.map((line) => line.split(',')[header.indexOf('city')]));
+      expect([...cities].every((c) => ['Oslo', 'Lima', 'Pune', '?'].includes(c))).toBe(true);
+    },
+    CLI_TIMEOUT,
+  );
 });
