@@ -12,6 +12,7 @@
  * reservation, and a start can be cancelled before it reserves.
  */
 import { randomUUID } from 'node:crypto';
+import { declaredColumns } from '../core/discovery/not-dp.ts';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
@@ -180,16 +181,24 @@ export class RunManager {
     const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
-    // A schema read off the data (inferred, confirmed or edited) is discovered privately at
-    // release (the default: no column given, all discovered after the reservation), or, when the
-    // curator chose so, released over as read: the release refuses that before any reservation
-    // unless the curator ticked the override (the same option as the CLI's --allow-non-private-domain).
+    // In a schema read off the data (inferred, confirmed or edited), the columns the curator did
+    // not declare (edit in the schema editor) are discovered privately at release (the default:
+    // the declared ones are given, used exactly and free; the rest discovered after the
+    // reservation), or, when the curator chose so, released over as read: the release refuses
+    // that before any reservation unless the curator ticked the override (the same option as the
+    // CLI's --allow-non-private-domain). Either way a declared column that cannot hold a record
+    // is refused before the reservation (release.validate).
     const header = ds.loaded.summary.hasHeader;
     const source: release.DataSource =
       domainPlan(schema, parsed.domain) === 'discover'
         ? {
             path: ds.path,
-            schema: { ...schema, origin: 'declared', confirmedFromInferred: undefined, columns: [] },
+            schema: {
+              ...schema,
+              origin: 'declared',
+              confirmedFromInferred: undefined,
+              columns: declaredColumns(schema),
+            },
             header,
             discover: {},
           }

@@ -7,8 +7,9 @@
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
+import { type Column, SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
+import { provenanceOf } from '../core/discovery/not-dp.ts';
 import { InputError } from '../core/errors.ts';
 import { BACKENDS } from '../core/input/choices.ts';
 import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
@@ -81,7 +82,23 @@ function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
   return { backend, backends };
 }
 
-/** An edited or imported schema keeps saying that it came from the data when it did. */
+/** Whether two columns state the same domain values (categories, or bin edges). */
+function sameValues(a: Column, b: Column): boolean {
+  if (a.kind === 'categorical' && b.kind === 'categorical')
+    return a.categories.length === b.categories.length && a.categories.every((c, i) => c === b.categories[i]);
+  if (a.kind === 'numeric' && b.kind === 'numeric')
+    return a.edges.length === b.edges.length && a.edges.every((e, i) => e === b.edges[i]);
+  return false;
+}
+
+/**
+ * The schema editor's result. An edited schema keeps saying that it came from the data when it
+ * did; a column whose values the curator changed in the editor (its categories, or its bounds,
+ * bin count or edges) is DECLARED — used exactly, free — and stays declared through later edits.
+ * Applying the values read off the data unchanged, or changing only the missing-category or
+ * integer box, declares nothing: the categories and ranges would still be the data's (issue 17:
+ * confirming an inferred schema does not make it declared).
+ */
 function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
   const fromData = previous.origin === 'inferred' || previous.confirmedFromInferred === true;
   const text = JSON.stringify({
@@ -90,7 +107,15 @@ function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
     ...(fromData ? { confirmedFromInferred: true } : {}),
     columns: input.columns,
   });
-  return parseSchemaJson(text, 'the edited schema');
+  const parsed = parseSchemaJson(text, 'the edited schema');
+  if (!fromData) return parsed;
+  const before = new Map(previous.columns.map((c) => [c.name, c]));
+  const columns = parsed.columns.map((c): Column => {
+    const old = before.get(c.name);
+    const declared = !old || provenanceOf(previous, old).source === 'declared' || !sameValues(old, c);
+    return declared ? { ...c, provenance: { source: 'declared' } } : c;
+  });
+  return { ...parsed, columns };
 }
 
 export function createServices(ctx: ServiceContext): Services {

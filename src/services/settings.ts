@@ -8,7 +8,7 @@
 import type { Schema } from '../core/data/schema.ts';
 import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
-import { NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
+import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -165,41 +165,43 @@ export function readFromData(schema: Schema): boolean {
 }
 
 /**
- * How the run treats the columns' domains, from the schema and the curator's choice: a declared
- * schema is used as declared; one read off the data is discovered privately (the default) or,
+ * How the run treats the columns the curator has not declared, from the schema and the curator's
+ * choice: none (every column declared: used as declared); discovered privately (the default); or,
  * when the curator asks, released over as read (not DP, refused without the override).
  */
 export function domainPlan(schema: Schema, choice: DomainChoice): 'declared' | 'discover' | 'not-dp' {
-  if (!readFromData(schema)) return 'declared';
+  if (declaredColumns(schema).length === schema.columns.length) return 'declared';
   return choice === 'discover' ? 'discover' : 'not-dp';
 }
 
 /**
  * Each column's domain at release and its cost, from the same split the release uses
  * (discovery/budget.ts): splitBudget for discovery's share of ρ, discoveryPerColumn for its
- * equal split over the discovered columns.
+ * equal split over the discovered (undeclared) columns. Declared columns are free.
  */
 function columnsAtRelease(
   schema: Schema,
   mode: ReturnType<typeof domainPlan>,
   budget: { readonly epsilon: number; readonly delta: number } | null,
 ): { columns: ColumnReleaseView[]; discovery: RunPlanView['discovery'] } {
+  const declared = new Set(declaredColumns(schema).map((c) => c.name));
   const names = schema.columns.map((c) => c.name);
+  const undeclared = names.filter((name) => !declared.has(name));
+  const each = (other: (name: string) => ColumnReleaseView): ColumnReleaseView[] =>
+    names.map((name) => (declared.has(name) ? { name, domain: 'declared' } : other(name)));
   if (mode === 'declared')
-    return { columns: names.map((name) => ({ name, domain: 'declared' })), discovery: null };
-  if (mode === 'not-dp')
-    return { columns: names.map((name) => ({ name, domain: 'not-dp' })), discovery: null };
-  if (!budget) {
-    return { columns: names.map((name) => ({ name, domain: 'discovered', cost: null })), discovery: null };
-  }
+    return { columns: each((name) => ({ name, domain: 'declared' })), discovery: null };
+  if (mode === 'not-dp') return { columns: each((name) => ({ name, domain: 'not-dp' })), discovery: null };
+  if (!budget)
+    return { columns: each((name) => ({ name, domain: 'discovered', cost: null })), discovery: null };
   const split = splitBudget(budget.epsilon, budget.delta, DEFAULT_DISCOVERY_SHARE, true);
-  const perColumn = discoveryPerColumn(split, names.length);
+  const perColumn = discoveryPerColumn(split, undeclared.length);
   const cost = { ...perColumn, shareOfRho: perColumn.rho / split.rho };
   return {
-    columns: names.map((name) => ({ name, domain: 'discovered', cost })),
+    columns: each((name) => ({ name, domain: 'discovered', cost })),
     discovery: {
       share: DEFAULT_DISCOVERY_SHARE,
-      columns: names.length,
+      columns: undeclared.length,
       perColumn,
       rhoDiscovery: split.rhoDiscovery,
       rhoSynthesis: split.rhoSynthesis,

@@ -3,6 +3,7 @@
  */
 import { layoutOf } from '../core/data/onehot.ts';
 import { describeSchemaOrigin, domainSizes, type Schema } from '../core/data/schema.ts';
+import { declaredColumns } from '../core/discovery/not-dp.ts';
 import type { BudgetTotals, ReleaseRecord } from '../core/ledger/types.ts';
 import { epsilonFromRho } from '../core/privacy/accounting.ts';
 import type { BudgetView, ColumnView, ReleaseView, SchemaView } from '../shared/api.ts';
@@ -19,6 +20,7 @@ export function schemaView(schema: Schema): SchemaView {
     confirmedFromInferred: schema.confirmedFromInferred === true,
     originText: describeSchemaOrigin(schema),
     columns,
+    declaredColumns: declaredColumns(schema).map((c) => c.name),
     sizes: domainSizes(schema),
     oneHotWidth: layoutOf(schema).width,
   };

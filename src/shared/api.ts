@@ -56,6 +56,12 @@ export interface SchemaView {
   /** One line saying where the schema came from and what that means. */
   readonly originText: string;
   readonly columns: readonly ColumnView[];
+  /**
+   * The columns the curator declared: used exactly at release and free. All of them for a
+   * declared schema; in one read off the data, those edited in the schema editor (categories,
+   * bounds, bin count or edges) or declared in an imported schema file.
+   */
+  readonly declaredColumns: readonly string[];
   /** Codes per column (missing category included). */
   readonly sizes: readonly number[];
   readonly oneHotWidth: number;

@@ -27,6 +27,14 @@ export function notDpColumns(schema: Schema): string[] {
   return schema.columns.filter((c) => provenanceOf(schema, c).source === 'not-dp').map((c) => c.name);
 }
 
+/**
+ * The columns the curator declared (used exactly, free): every column of a declared schema; in one
+ * read off the data, those marked declared (edited in the app's schema editor, or so in a file).
+ */
+export function declaredColumns(schema: Schema): Column[] {
+  return schema.columns.filter((c) => provenanceOf(schema, c).source === 'declared');
+}
+
 /** The default refusal, naming the columns and the two ways out (and the override). */
 export function notDpRefusal(file: string, columns: readonly string[], overrideName: string): InputError {
   const list = columns.map((c) => `"${c}"`).join(', ');

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunSettingsInput } from '../../../src/shared/api.ts';
+import type { ColumnView, RunSettingsInput } from '../../../src/shared/api.ts';
 import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
@@ -124,6 +124,85 @@ describe('a release from a schema read off the data, in the app', () => {
     }
     expect(d.real.at(-1)).toBe(1);
     expect(d.real[d.x.indexOf(47)]).toBeCloseTo(30 / 60, 12);
+  });
+});
+
+describe('columns edited in the schema editor', () => {
+  const edit = (columns: readonly ColumnView[], name: string, change: Partial<ColumnView>) =>
+    columns.map((c) => (c.name === name ? ({ ...c, ...change } as ColumnView) : c));
+
+  it('an edited column is declared (free, used exactly) and sent to the release as declared; the others are discovered', async () => {
+    const { h, ds } = await ready();
+    const read = ds.schema.columns;
+    expect(ds.schema.declaredColumns).toEqual([]);
+    // Applying values as read, or ticking only the missing box, declares nothing.
+    let view = await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: { columns: edit(read, 'size', { missing: true }) },
+    });
+    expect(view.schema.declaredColumns).toEqual([]);
+    view = await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: { columns: edit(view.schema.columns, 'age', { edges: [0, 40, 80, 120], integer: true }) },
+    });
+    expect(view.schema.declaredColumns).toEqual(['age']);
+    expect(view.schema.confirmedFromInferred).toBe(true);
+    // A later edit of another column leaves it declared.
+    view = await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: {
+        columns: edit(view.schema.columns, 'color', { categories: ['blue', 'green', 'red', 'violet'] }),
+      },
+    });
+    expect(view.schema.declaredColumns).toEqual(['color', 'age']);
+
+    const plan = await h.call('runPlan', { datasetId: ds.id, settings: BASE });
+    expect(plan.columns.map((c) => [c.name, c.domain])).toEqual([
+      ['color', 'declared'],
+      ['size', 'discovered'],
+      ['age', 'declared'],
+    ]);
+    expect(plan.discovery?.columns).toBe(1);
+    const size = plan.columns[1];
+    if (size.domain !== 'discovered' || !size.cost) throw new Error('no cost for a discovered column');
+    expect(size.cost.rho).toBeCloseTo(plan.discovery?.rhoDiscovery ?? Number.NaN, 12);
+
+    const { manifest, csv } = await runAndExport(h, ds.id, BASE);
+    expect(manifest.schema.origin).toBe('discovered');
+    expect(manifest.schema.columns.map((c: { name: string; domain: string }) => [c.name, c.domain])).toEqual([
+      ['color', 'declared'],
+      ['size', 'discovered privately'],
+      ['age', 'declared'],
+    ]);
+    const [release] = ledgerReleases(h);
+    expect(release.schema.origin).toBe('discovered');
+    expect(release.params.columns).toEqual(manifest.schema.columns);
+    // Used exactly: the declared categories, no "(other)"; ages inside the declared bounds.
+    const rows = csv
+      .trim()
+      .split(/\r?\n/)
+      .slice(1)
+      .map((l) => l.split(','));
+    expect(rows.every((r) => ['blue', 'green', 'red', 'violet'].includes(r[0]))).toBe(true);
+    expect(rows.every((r) => Number(r[2]) >= 0 && Number(r[2]) <= 120)).toBe(true);
+  });
+
+  it('an edited column that cannot hold a record: refused before any reservation, naming line, column and value', async () => {
+    const { h, ds } = await ready();
+    await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: { columns: edit(ds.schema.columns, 'age', { edges: [20, 40, 80], integer: true }) },
+    });
+    const refused = h.call('startRun', { datasetId: ds.id, settings: BASE });
+    await expect(refused).rejects.toMatchObject({ name: 'InputError' });
+    const message = await refused.catch((e: Error) => e.message);
+    expect(message).toContain(
+      'shop.csv, line 2, column "age": the value "18" is outside its declared bounds [20, 80]. ' +
+        '2 of the 60 records do not fit the declared domain, and nothing was reserved',
+    );
+    expect(message).toContain("widen the column's declared bounds");
+    expect(message).not.toContain(h.workDir);
+    expect(ledgerReleases(h)).toEqual([]);
   });
 });
 
