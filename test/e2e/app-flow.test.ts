@@ -1,6 +1,7 @@
 /**
  * The curator's whole flow in web mode, as a person does it in Chromium: open the raw UCI
- * ADULT file, review the inferred schema, build a 16-threshold 2-of-3 workload, set a budget
+ * ADULT file, review the inferred schema, declare one column by editing it (issue 17: then
+ * "declared · free", and declared in the ledger and the manifest), build a 16-threshold 2-of-3 workload, set a budget
  * cap, run with ε = 1 and n' = 500, watch the run (reloading the page mid-run), read the
  * results, export, and find the release in the ledger. A screenshot of every step goes to
  * test-results/screenshots/. Then, on a small file of our own (issue 17): a release over the domain
@@ -125,6 +126,33 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await shot(page, '2-schema');
   });
 
+  it('a column edited in the schema editor is declared: "declared · free", the others share discovery', async () => {
+    // Public knowledge, not read from the file: ages lie in [0, 100]; ten bins of ten years.
+    await page.getByTestId('schema-edit-age').click();
+    await expect(page.getByTestId('schema-edit-declares').textContent()).resolves.toContain(
+      'declares this column',
+    );
+    await page.getByTestId('schema-edit-lower').fill('0');
+    await page.getByTestId('schema-edit-upper').fill('100');
+    await page.getByTestId('schema-edit-bins').fill('10');
+    await page.getByTestId('schema-edit-fill').click();
+    await expect(page.getByTestId('schema-edit-edges').inputValue()).resolves.toBe(
+      '0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100',
+    );
+    await page.getByTestId('schema-edit-save').click();
+    await expect
+      .poll(() => page.getByTestId('schema-release-age').getAttribute('data-domain'), { timeout: 30_000 })
+      .toBe('declared');
+    await expect(page.getByTestId('schema-release-age').textContent()).resolves.toContain('declared · free');
+    await expect(page.getByTestId('schema-declared-count').textContent()).resolves.toBe('1 of 15 declared');
+    // The 14 columns still read from the file share discovery's 20% of ρ: 1.4% each.
+    await expect
+      .poll(() => page.getByTestId('schema-cost-native-country').textContent(), { timeout: 30_000 })
+      .toContain('1.4% of ρ');
+    expect(await page.getByTestId('schema-release-workclass').getAttribute('data-domain')).toBe('discovered');
+    await shot(page, '2-schema-declared');
+  });
+
   it('builds a 16-threshold 2-of-3 workload', async () => {
     await page.getByTestId('nav-Workload').click();
     await page.getByTestId('wl-k').fill('3');
@@ -243,6 +271,22 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     expect(text.trim().split(/\r?\n/).length).toBe(1 + 500 * DEFAULT_OVERSAMPLE);
     const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
     await expect(page.getByTestId('export-sha').textContent()).resolves.toBe(sha);
+    // The declared age is used exactly: whole years in [0, 100].
+    const ageAt = csvHeader(text).indexOf('age');
+    const ages = text
+      .trim()
+      .split(/\r?\n/)
+      .slice(1)
+      .map((line) => Number(line.split(',')[ageAt]));
+    expect(ages.every((a) => Number.isInteger(a) && a >= 0 && a <= 100)).toBe(true);
+    // The manifest says, per column, how its domain was made: age declared, the others discovered.
+    const manifestDownload = page.waitForEvent('download');
+    await page.getByTestId('export-manifest-download').click();
+    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    expect(manifest.schema.origin).toBe('discovered');
+    const domains = manifest.schema.columns as { name: string; domain: string }[];
+    expect(domains.find((c) => c.name === 'age')).toEqual({ name: 'age', domain: 'declared' });
+    expect(domains.filter((c) => c.domain === 'discovered privately')).toHaveLength(14);
     await shot(page, '7-export');
   });
 
@@ -258,8 +302,13 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await page.getByTestId('ledger-verify').click();
     await expect.poll(() => page.getByTestId('ledger-verify-result').getAttribute('data-ok')).toBe('true');
     await shot(page, '8-ledger');
-    // The ledger records what happened: every column discovered privately.
-    expect(lastRelease(host.ledgerPath)).toMatchObject({ status: 'committed', schemaOrigin: 'discovered' });
+    // The ledger records what happened: age declared, every other column discovered privately.
+    const release = lastRelease(host.ledgerPath);
+    expect(release).toMatchObject({ status: 'committed', schemaOrigin: 'discovered' });
+    expect((release.columns as { name: string; domain: string }[]).find((c) => c.name === 'age')).toEqual({
+      name: 'age',
+      domain: 'declared',
+    });
   });
 
   it('a release over the domain as read: refused unticked (ledger unchanged), let through ticked, recorded as not DP per column', async () => {

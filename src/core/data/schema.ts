@@ -88,6 +88,13 @@ export function describeSchemaOrigin(schema: Schema): string {
     return 'discovered with differential privacy (columns the curator declared are used as declared)';
   }
   if (schema.confirmedFromInferred) {
+    const declared = schema.columns.filter((c) => c.provenance?.source === 'declared').length;
+    if (declared > 0) {
+      return (
+        `edited from an inferred schema: ${declared} of ${schema.columns.length} columns declared by the curator ` +
+        "(edited); the others' categories and ranges were read from the private data"
+      );
+    }
     return 'declared (confirmed from an inferred schema: its categories and ranges were read from the private data)';
   }
   return 'declared (public domain file)';
