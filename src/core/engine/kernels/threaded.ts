@@ -302,6 +302,23 @@ class ThreadedSession implements KernelSession {
     return Float64Array.from(this.shard.answers({ threshold: t }));
   }
 
+  /** Each threshold computed whole by one thread (the forward pass's tasks): as thresholdAnswers. */
+  answersOf(thresholds: readonly Threshold[]): Float64Array[] {
+    this.flushAdam();
+    this.refreshStale();
+    const { sizes } = this.shape.layout;
+    const cells = thresholds.map((t) => tableSize(thresholdSizes(t, sizes)));
+    let offset = 0;
+    const tasks: ForwardTask[] = thresholds.map((t, i) => {
+      const task = { threshold: { features: t.features, r: t.r }, out: offset };
+      offset += cells[i];
+      return task;
+    });
+    this.reserveExchange(offset);
+    this.run({ type: 'forward', tasks, exchange: this.exchange });
+    return tasks.map((task, i) => new Float64Array(this.exchange, 8 * task.out, cells[i]).slice());
+  }
+
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
     this.flushAdam();
     const acc: LossResult = { loss: 0, maxError: 0 };
