@@ -80,6 +80,14 @@ class Combos {
 }
 
 /**
+ * Scratch shared by the kernels below (each thread has its own module instance, and no kernel
+ * calls another while it holds them): allocating them per table cost a measurable share of the
+ * step in garbage collection.
+ */
+const sharedCombos = new Combos();
+const reachedRows = new Uint8Array(64);
+
+/**
  * P_F over the features' dims, row-major in the listed order, divided by n': by lines
  * ({@link productTableByLines}) when the table's lines are long and many rows reach each, else
  * row by row ({@link productTableByRows}). Both give the same table bit for bit.
@@ -182,7 +190,7 @@ export function productTableByRows(
   const middle = features.slice(1, k - 1);
   const middleStrides = strides.slice(1, k - 1);
   const last = k > 1 ? sp.blocks[features[k - 1]] : undefined;
-  const combos = new Combos();
+  const combos = sharedCombos;
   for (let v = 0; v < dims[0]; v++) {
     const slab = v * strides[0];
     for (let e = first.start[v]; e < first.start[v + 1]; e++) {
@@ -622,11 +630,11 @@ export function backpropProductTable(
   const k = features.length;
   const strides = rowMajorStrides(dims);
   const rows = sp.rows;
-  const combos = new Combos();
+  const combos = sharedCombos;
   let maxDim = 1;
   for (const d of dims) maxDim = Math.max(maxDim, d);
   const local = chunkScratch(BACKPROP_CHUNK_ROWS * maxDim);
-  const reached = new Uint8Array(BACKPROP_CHUNK_ROWS);
+  const reached = reachedRows;
   for (let j = 0; j < k; j++) {
     const size = dims[j];
     const others = features.filter((_, l) => l !== j);
@@ -677,7 +685,7 @@ export function backpropProductTable(
  * Rows per chunk of backpropProductTable: their lines (≤ BACKPROP_CHUNK_ROWS × the largest
  * dimension) stay in L1/L2 while they are written out category by category.
  */
-const BACKPROP_CHUNK_ROWS = 64;
+const BACKPROP_CHUNK_ROWS = reachedRows.length;
 
 /** backpropProductTable's line buffer, reused across calls (each thread has its own module instance). */
 let chunkBuffer = new Float64Array(0);
