@@ -90,6 +90,10 @@ class TypedSession implements KernelSession {
     return thresholdAnswers(this.sparse, this.shape.layout, t);
   }
 
+  answersOf(thresholds: readonly Threshold[]): Float64Array[] {
+    return thresholds.map((t) => this.thresholdAnswers(t));
+  }
+
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
     const acc: LossResult = { loss: 0, maxError: 0 };
     const { rows } = this.shape;
