@@ -15,6 +15,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
+import { declaredColumns } from '../../core/discovery/not-dp.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
@@ -183,7 +184,8 @@ export async function synthSpec(
 /**
  * No --schema and no --domain: a raw CSV, every column discovered privately (the default).
  * --schema: its columns are declared and are the release's columns (with --discover-undeclared,
- * the table's other columns are discovered privately and released too).
+ * the table's other columns, and the schema's columns it does not declare — read off the data,
+ * e.g. an app schema with some columns edited — are discovered privately and released too).
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
@@ -201,7 +203,14 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
         throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
       return { path: flags.data, schema };
     }
-    return { path: flags.data, schema, discover: share === undefined ? {} : { share } };
+    // A column the schema does not declare (one read off the data, as in an inferred schema or
+    // one edited in the app and exported) is discovered privately like the table's other columns.
+    const declared: Schema = {
+      version: SCHEMA_VERSION,
+      origin: 'declared',
+      columns: declaredColumns(schema),
+    };
+    return { path: flags.data, schema: declared, discover: share === undefined ? {} : { share } };
   }
   const empty: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
   return { path: flags.data, schema: empty, discover: share === undefined ? {} : { share } };
@@ -307,7 +316,7 @@ export function register(program: Command): void {
     )
     .option(
       '--discover-undeclared',
-      "with --schema: also release the table's other columns, discovered privately",
+      "with --schema: also release the table's other columns, and the schema's columns it does not declare (read off the data), discovered privately",
     )
     .option('--domain <file>', 'benchmark domain file {"column": size, …} (integer-coded CSV)')
     .option(

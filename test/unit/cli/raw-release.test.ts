@@ -282,4 +282,34 @@ describe('a release from a raw CSV', () => {
     },
     CLI_TIMEOUT,
   );
+
+  it(
+    'a schema read off the data with one column declared (as the app exports it): --discover-undeclared discovers the rest',
+    async () => {
+      const inferred = await runCli(['schema', 'infer', 'raw.csv', '--out', 'app-edited.json'], dir);
+      expect(inferred.code).toBe(0);
+      const schema = JSON.parse(readFileSync(path.join(dir, 'app-edited.json'), 'utf8'));
+      schema.columns = schema.columns.map((c: { name: string }) =>
+        c.name === 'city'
+          ? { ...c, categories: ['Lima', 'Oslo', 'Pune'], missing: true, provenance: { source: 'declared' } }
+          : c,
+      );
+      writeFileSync(path.join(dir, 'app-edited.json'), JSON.stringify(schema));
+      const ledger = await capped('l8.sqlite');
+      const r = await runCli(
+        synth(ledger, ['--schema', 'app-edited.json', '--discover-undeclared', '--out', 'edited.csv']),
+        dir,
+      );
+      expect(r.stderr).not.toContain('rap-studio:');
+      expect(r.code).toBe(0);
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'edited.manifest.json'), 'utf8'));
+      expect(manifest.schema.columns.map((c: { domain: string }) => c.domain)).toEqual([
+        'discovered privately',
+        'declared',
+        'discovered privately',
+        'discovered privately',
+      ]);
+    },
+    CLI_TIMEOUT,
+  );
 });
