@@ -11,7 +11,7 @@ import type { Workload } from '../workload/types.ts';
 import { defaultRoundsAndK, defaultTablePlan, defaultTableStrategy } from './defaults.ts';
 import { ITERATIVE_MAX_CANDIDATES } from './query-mode/select-queries.ts';
 import { directTables } from './table-mode/direct.ts';
-import type { RapInput, RapOptions } from './types.ts';
+import type { RapInput, RapOptions, TableStrategy } from './types.ts';
 
 interface PlanBase {
   readonly rho: number;
@@ -31,12 +31,13 @@ export interface QueryPlan extends PlanBase {
 }
 
 /**
- * Table mode: every workload table measured at once (`direct`), or rounds of K measurements
- * until ρ is spent (`adaptive`; T₀, `roundBound`, bounds the rounds).
+ * Table mode: every workload table measured at once (`direct`), rounds of K measurements until ρ
+ * is spent (`adaptive`; T₀, `roundBound`, bounds the rounds), or every workload table measured
+ * with a share of ρ and then rounds (`mixed`).
  */
 export interface TablePlan extends PlanBase {
   readonly kind: 'table';
-  readonly strategy: 'direct' | 'adaptive';
+  readonly strategy: TableStrategy;
   readonly roundBound: number;
   readonly perRound: number;
 }
@@ -68,8 +69,8 @@ function checkOptions(o: RapOptions): void {
     bad('learningRate', o.learningRate, 'must be > 0');
   if (!(o.tolerance >= 0 && Number.isFinite(o.tolerance))) bad('tolerance', o.tolerance, 'must be >= 0');
   if (o.mode !== 'query' && o.mode !== 'table') bad('mode', o.mode, "must be 'query' or 'table'");
-  if (o.tablePlan !== undefined && o.tablePlan !== 'direct' && o.tablePlan !== 'adaptive')
-    bad('tablePlan', o.tablePlan, "must be 'direct' or 'adaptive'");
+  if (o.tablePlan !== undefined && !['direct', 'mixed', 'adaptive'].includes(o.tablePlan))
+    bad('tablePlan', o.tablePlan, "must be 'direct', 'mixed' or 'adaptive'");
   if (o.selection !== 'oneshot' && o.selection !== 'iterative') {
     bad('selection', o.selection, "must be 'oneshot' or 'iterative'");
   }
