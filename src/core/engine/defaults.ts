@@ -124,7 +124,7 @@ export function defaultTablePlan(p: { rho: number; n: number; thresholds: number
  * 3-way marginals, released CSV, tight ρ, mean of seeds 0–4):
  *
  *   ε (GM expected)   direct    mixed (0.5)   adaptive
- *   1    (0.0073)     0.0055    —             0.015–0.019 (seeds 0–2)
+ *   1    (0.0073)     0.0055    0.0057 / 0.0066 (seeds 0–1; direct 0.0045 / 0.0053)   0.015–0.019 (0–2)
  *   0.1  (0.067)      0.0488    0.0334        0.0416
  *   0.05 (0.131)      —         0.0534        0.0563
  *
