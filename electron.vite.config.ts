@@ -13,6 +13,10 @@ export default defineConfig({
           'engine-child': resolve(__dirname, 'src/main/engine-child.ts'),
           // The ledger's worker thread (src/services/ledger-client.ts).
           'ledger-worker': resolve(__dirname, 'src/services/ledger-worker-entry.ts'),
+          // The engine's CPU threads and GPU worker: workerFile() (kernels/threaded.ts) finds
+          // them beside the module that starts them, which rollup puts in this folder's chunks.
+          'chunks/thread-worker': resolve(__dirname, 'src/core/engine/kernels/thread-worker.ts'),
+          'chunks/gpu-worker': resolve(__dirname, 'src/core/engine/kernels/gpu-worker.ts'),
         },
       },
     },

@@ -56,6 +56,8 @@ const settings = z
     relaxation: z.enum(['sparsemax', 'softmax']).optional(),
     importance: z.enum(['none', 'history']).optional(),
     insecureSeed: field.optional(),
+    domain: z.enum(['discover', 'as-read']).optional(),
+    allowNonPrivateDomain: z.boolean().optional(),
   })
   .strict();
 

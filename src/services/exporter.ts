@@ -49,14 +49,23 @@ export function manifestFields(
   return { ...coreManifestFields(f, run.datasetName), releaseId: run.releaseId };
 }
 
-/**
- * An insecure-seed run is never exported as a release: its file says so in its name (whatever
- * name is asked for), and its manifest carries `notARelease`.
- */
 function exportName(stored: StoredRelease, asked: string | undefined): string {
-  const name = safeFileName(asked ?? defaultExportName(stored.run.datasetName));
-  if (stored.manifest.seedMode !== 'insecure-seed') return name;
-  return name.replace(/\.csv$/i, '-insecure-seed-NOT-A-RELEASE.csv');
+  return safeFileName(asked ?? defaultExportName(stored.run.datasetName));
+}
+
+/**
+ * An insecure-seed run is not a release: anyone who knows the seed can remove its noise. The app
+ * never exports one as a release (the Export step's button is disabled with this reason; this is
+ * the service's own refusal, for any caller). Its budget stays spent; Discard ends it in the
+ * ledger. The CLI still writes seeded runs for tests and benchmarks, marked `notARelease` in the
+ * manifest.
+ */
+export function seededNotExportable(releaseId: string): InputError {
+  return new InputError(
+    `Release ${releaseId} ran with an insecure seed: anyone who knows the seed can remove its noise, so it is ` +
+      'NOT a differentially private release and the app does not export it. Discard it (its budget stays spent) ' +
+      'and run again without a seed.',
+  );
 }
 
 async function destination(
@@ -136,6 +145,7 @@ export function exportStored(
   stored: StoredRelease,
   fileName?: string,
 ): Promise<ExportOutcome> {
+  if (stored.run.seedMode === 'insecure-seed') return Promise.reject(seededNotExportable(stored.releaseId));
   const running = inFlight.get(stored.releaseId);
   if (running) return running;
   const p = exportOnce(ctx, ledger, store, stored, fileName).finally(() => inFlight.delete(stored.releaseId));

@@ -32,7 +32,7 @@ import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { manifestFields } from './exporter.ts';
 import type { ResultStore, StoredRelease } from './result-store.ts';
-import { INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
+import { domainPlan, INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
 import { resolveWorkload } from './workloads.ts';
 
 /** Progress samples kept per run; older ones are thinned, so long runs stay cheap to restore. */
@@ -180,18 +180,20 @@ export class RunManager {
     const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
-    // A schema read off the data (inferred, confirmed or not) is never released over: its
-    // columns are discovered privately instead (the default), after the reservation.
-    const fromData = schema.origin === 'inferred' || schema.confirmedFromInferred === true;
+    // A schema read off the data (inferred, confirmed or edited) is discovered privately at
+    // release (the default: no column given, all discovered after the reservation), or, when the
+    // curator chose so, released over as read: the release refuses that before any reservation
+    // unless the curator ticked the override (the same option as the CLI's --allow-non-private-domain).
     const header = ds.loaded.summary.hasHeader;
-    const source: release.DataSource = fromData
-      ? {
-          path: ds.path,
-          schema: { ...schema, origin: 'declared', confirmedFromInferred: undefined, columns: [] },
-          header,
-          discover: {},
-        }
-      : { path: ds.path, schema, header };
+    const source: release.DataSource =
+      domainPlan(schema, parsed.domain) === 'discover'
+        ? {
+            path: ds.path,
+            schema: { ...schema, origin: 'declared', confirmedFromInferred: undefined, columns: [] },
+            header,
+            discover: {},
+          }
+        : { path: ds.path, schema, header };
     const spec = {
       source,
       datasetName: ds.fileName,
@@ -201,6 +203,7 @@ export class RunManager {
       delta: parsed.delta,
       overrides: parsed.overrides,
       noise: parsed.noise,
+      allowNonPrivateDomain: parsed.allowNonPrivateDomain,
     } as const;
     const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {

@@ -311,6 +311,7 @@ export function createServices(ctx: ServiceContext): Services {
       }
       return planView({
         settings,
+        fileName: ds.fileName,
         schema: ds.schema,
         n: ds.loaded.summary.rowsRead,
         workload,
@@ -351,7 +352,8 @@ export function createServices(ctx: ServiceContext): Services {
     },
 
     async marginalCompare({ runId, features }) {
-      return marginalView(runs().get(runId), features);
+      const run = runs().get(runId);
+      return marginalView(run, features, runs().store.csvPath(run.releaseId));
     },
 
     async exportRun({ runId, fileName }) {

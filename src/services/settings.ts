@@ -6,8 +6,9 @@
  */
 
 import type { Schema } from '../core/data/schema.ts';
-import { splitBudget } from '../core/discovery/budget.ts';
+import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
+import { NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -23,9 +24,17 @@ import {
 import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
+import { warnings as warnings_ } from '../core/release/messages.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
 import type { Workload } from '../core/workload/types.ts';
-import type { BudgetView, FieldProblem, RunPlanView, RunSettingsInput } from '../shared/api.ts';
+import type {
+  BudgetView,
+  ColumnReleaseView,
+  DomainChoice,
+  FieldProblem,
+  RunPlanView,
+  RunSettingsInput,
+} from '../shared/api.ts';
 
 export interface ParsedSettings {
   readonly epsilon: number;
@@ -34,6 +43,9 @@ export interface ParsedSettings {
   readonly noise: NoiseSpec;
   /** Weights from the workload's own history (workload/importance.ts), or the curator's. */
   readonly importance: ImportanceName;
+  /** A schema read off the data: discovered privately (default) or released over as read. */
+  readonly domain: DomainChoice;
+  readonly allowNonPrivateDomain: boolean;
 }
 
 export const INSECURE_SEED_NOTE =
@@ -109,11 +121,18 @@ export function parseSettings(input: RunSettingsInput): {
     ...(selection !== undefined && input.mode === 'query' && { selection }),
     ...(relaxation !== undefined && { relaxation }),
   };
-  return { parsed: { epsilon, delta, overrides, noise, importance }, problems };
+  const domain = input.domain ?? 'discover';
+  const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
+  return {
+    parsed: { epsilon, delta, overrides, noise, importance, domain, allowNonPrivateDomain },
+    problems,
+  };
 }
 
 export interface PlanInputs {
   readonly settings: RunSettingsInput;
+  /** The file's name as the curator knows it (the refusal names it). */
+  readonly fileName: string;
   readonly schema: Schema;
   /** Public record count of the file. */
   readonly n: number;
@@ -138,8 +157,56 @@ const EMPTY_PLAN = {
   kind: null,
   numQueries: null,
   remainingAfterEpsilon: null,
-  discovery: null,
 } as const;
+
+/** Whether the schema's domain was read off the private data (inferred, confirmed or edited). */
+export function readFromData(schema: Schema): boolean {
+  return schema.origin === 'inferred' || schema.confirmedFromInferred === true;
+}
+
+/**
+ * How the run treats the columns' domains, from the schema and the curator's choice: a declared
+ * schema is used as declared; one read off the data is discovered privately (the default) or,
+ * when the curator asks, released over as read (not DP, refused without the override).
+ */
+export function domainPlan(schema: Schema, choice: DomainChoice): 'declared' | 'discover' | 'not-dp' {
+  if (!readFromData(schema)) return 'declared';
+  return choice === 'discover' ? 'discover' : 'not-dp';
+}
+
+/**
+ * Each column's domain at release and its cost, from the same split the release uses
+ * (discovery/budget.ts): splitBudget for discovery's share of ρ, discoveryPerColumn for its
+ * equal split over the discovered columns.
+ */
+function columnsAtRelease(
+  schema: Schema,
+  mode: ReturnType<typeof domainPlan>,
+  budget: { readonly epsilon: number; readonly delta: number } | null,
+): { columns: ColumnReleaseView[]; discovery: RunPlanView['discovery'] } {
+  const names = schema.columns.map((c) => c.name);
+  if (mode === 'declared')
+    return { columns: names.map((name) => ({ name, domain: 'declared' })), discovery: null };
+  if (mode === 'not-dp')
+    return { columns: names.map((name) => ({ name, domain: 'not-dp' })), discovery: null };
+  if (!budget) {
+    return { columns: names.map((name) => ({ name, domain: 'discovered', cost: null })), discovery: null };
+  }
+  const split = splitBudget(budget.epsilon, budget.delta, DEFAULT_DISCOVERY_SHARE, true);
+  const perColumn = discoveryPerColumn(split, names.length);
+  const cost = { ...perColumn, shareOfRho: perColumn.rho / split.rho };
+  return {
+    columns: names.map((name) => ({ name, domain: 'discovered', cost })),
+    discovery: {
+      share: DEFAULT_DISCOVERY_SHARE,
+      columns: names.length,
+      perColumn,
+      rhoDiscovery: split.rhoDiscovery,
+      rhoSynthesis: split.rhoSynthesis,
+      deltaDiscovery: split.deltaDiscovery,
+    },
+  };
+}
 
 function fmt3(x: number): string {
   return Number(x.toPrecision(3)).toString();
@@ -165,28 +232,34 @@ export function planView(p: PlanInputs): RunPlanView {
     affordable: false,
     reason,
     blocker,
+    columns: [],
+    discovery: null,
     ...extra,
   });
 
-  if (!parsed) return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings');
-  if ('problem' in p.workload) return refuse(p.workload.problem, 'workload');
+  const mode = domainPlan(p.schema, p.settings.domain ?? 'discover');
+  // The columns' domains and costs are shown as soon as ε and δ parse (the Schema step comes
+  // before the workload exists).
+  const delta = parsed ? (parsed.delta ?? base.defaultDelta) : null;
+  const { columns, discovery } = columnsAtRelease(
+    p.schema,
+    mode,
+    parsed && delta !== null ? { epsilon: parsed.epsilon, delta } : null,
+  );
+  if (!parsed || delta === null)
+    return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings', { columns });
+  // Refused as the release refuses it (core/discovery/not-dp.ts), before any reservation.
+  if (mode === 'not-dp' && !parsed.allowNonPrivateDomain) {
+    const refusal = notDpRefusal(p.fileName, notDpColumns(p.schema), NOT_DP_OVERRIDE);
+    return refuse(refusal.message, 'domain', { columns });
+  }
+  if ('problem' in p.workload)
+    return refuse(p.workload.problem, 'workload', { columns, discovery, epsilon: parsed.epsilon, delta });
   const workload = p.workload;
-  const delta = parsed.delta ?? base.defaultDelta;
   const warnings: string[] = [];
   const dw = deltaWarning(delta, p.n);
   if (dw) warnings.push(dw);
-  // A schema read off the data is never released over: its columns are discovered privately.
-  const fromData = p.schema.origin === 'inferred' || p.schema.confirmedFromInferred === true;
-  const split = fromData ? splitBudget(parsed.epsilon, delta, DEFAULT_DISCOVERY_SHARE, true) : null;
-  const discovery = split
-    ? {
-        share: DEFAULT_DISCOVERY_SHARE,
-        columns: p.schema.columns.length,
-        rhoDiscovery: split.rhoDiscovery,
-        rhoSynthesis: split.rhoSynthesis,
-        deltaDiscovery: split.deltaDiscovery,
-      }
-    : null;
+  if (mode === 'not-dp') warnings.push(warnings_.domainNotDp(notDpColumns(p.schema)).message);
   if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
   let plan: ReturnType<typeof publicPlan>;
   let defaults: ReturnType<typeof publicPlan> | undefined;
@@ -196,7 +269,12 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     problems.push({ field: 'plan', message: err.message });
-    return refuse(`Fix the settings first: ${err.message}.`, 'settings', { delta, deltaWarning: dw });
+    return refuse(`Fix the settings first: ${err.message}.`, 'settings', {
+      delta,
+      deltaWarning: dw,
+      columns,
+      discovery,
+    });
   }
   try {
     const { rounds: _t, perRound: _k, ...rest } = options;
@@ -220,6 +298,7 @@ export function planView(p: PlanInputs): RunPlanView {
     kind: plan.kind,
     numQueries: plan.numQueries,
     discovery,
+    columns,
   };
   const b = p.budget;
   const remainingAfterEpsilon =

@@ -77,6 +77,7 @@ export function releaseViews(releases: readonly ReleaseRecord[], capDelta: numbe
       perRound: r.params.perRound,
       rows: r.params.rows,
       seedMode: r.seedMode,
+      schemaOrigin: r.schema.origin,
       backend: r.backend,
       outputSha256: r.outputSha256 ?? null,
       outputPath: r.outputPath ?? null,

@@ -179,7 +179,31 @@ export interface RunSettingsInput {
   readonly importance?: 'none' | 'history';
   /** Reproducible, NOT private-grade randomness (tests and benchmarks only). */
   readonly insecureSeed?: string;
+  /**
+   * For a schema read off the data: discover each column's domain privately at release (the
+   * default), or release over the domain as read (not differentially private), which is refused
+   * unless `allowNonPrivateDomain` is set. Ignored for a declared schema.
+   */
+  readonly domain?: DomainChoice;
+  /** The curator's explicit override ("Release over a non-private domain"). */
+  readonly allowNonPrivateDomain?: boolean;
 }
+
+export type DomainChoice = 'discover' | 'as-read';
+
+/**
+ * One column's domain at release, as the ledger and the manifest will state it, with its cost:
+ * declared (free), discovered privately (its ρ and δ, and its share of the run's ρ; null until
+ * ε and δ are valid), or not differentially private (only with the override).
+ */
+export type ColumnReleaseView =
+  | { readonly name: string; readonly domain: 'declared' }
+  | {
+      readonly name: string;
+      readonly domain: 'discovered';
+      readonly cost: { readonly rho: number; readonly delta: number; readonly shareOfRho: number } | null;
+    }
+  | { readonly name: string; readonly domain: 'not-dp' };
 
 export interface FieldProblem {
   readonly field: string;
@@ -210,7 +234,9 @@ export interface RunPlanView {
   /** Why the run cannot start (shown next to the disabled Run button); null when it can. */
   readonly reason: string | null;
   /** What needs fixing for the reason: lets the screen offer the fix right there. */
-  readonly blocker: 'settings' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  readonly blocker: 'settings' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  /** Each column's domain at release and its cost (the Schema step shows it). */
+  readonly columns: readonly ColumnReleaseView[];
   readonly warnings: readonly string[];
   readonly seedMode: 'secure' | 'insecure-seed';
   /**
@@ -220,6 +246,8 @@ export interface RunPlanView {
   readonly discovery: {
     readonly share: number;
     readonly columns: number;
+    /** What one discovered column costs (discovery's ρ and δ split equally). */
+    readonly perColumn: { readonly rho: number; readonly delta: number };
     readonly rhoDiscovery: number;
     readonly rhoSynthesis: number;
     readonly deltaDiscovery: number;
@@ -304,13 +332,15 @@ export interface MarginalView {
   readonly synthetic: readonly number[];
   /**
    * One numeric feature: its distribution, not only its bins — the real and the synthetic
-   * cumulative distribution at `x` (the real values' 1st…99th percentiles), synthetic values as
-   * decoded (inside each bin by the discovered shape).
+   * cumulative distribution at `x` (both samples' quantiles every 0.5%, extremes included),
+   * synthetic values as decoded (inside each bin by the discovered shape), and `ks`, the largest
+   * gap between the two over all values (two-sample Kolmogorov–Smirnov).
    */
   readonly distribution?: {
     readonly x: readonly number[];
     readonly real: readonly number[];
     readonly synthetic: readonly number[];
+    readonly ks: number;
   };
 }
 
@@ -351,6 +381,8 @@ export interface ReleaseView {
   readonly perRound: number;
   readonly rows: number;
   readonly seedMode: string;
+  /** The release's domain as a whole: declared, discovered privately, or not DP (inferred). */
+  readonly schemaOrigin: 'declared' | 'inferred' | 'discovered';
   readonly backend: string;
   readonly outputSha256: string | null;
   readonly outputPath: string | null;

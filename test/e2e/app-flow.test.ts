@@ -3,22 +3,29 @@
  * ADULT file, review the inferred schema, build a 16-threshold 2-of-3 workload, set a budget
  * cap, run with ε = 1 and n' = 500, watch the run (reloading the page mid-run), read the
  * results, export, and find the release in the ledger. A screenshot of every step goes to
- * test-results/screenshots/.
+ * test-results/screenshots/. Then, on a small file of our own (issue 17): a release over the domain
+ * as read is refused until the curator ticks the override, and is then recorded as not DP per
+ * column; a seeded run cannot be exported as a release.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import {
+  callApi,
   chromiumAvailable,
   launchBrowser,
+  ledgerCounts,
   type RunningHost,
   repoRoot,
   screenshotDir,
   startHost,
 } from './harness.ts';
+import { num, openFile, prepareRun, startRun, waitForRunEnabled } from './ui.ts';
 
 const ADULT = join(repoRoot, '../shared/datasets/adult-raw/adult.data');
 const skipReason = !chromiumAvailable()
@@ -26,6 +33,14 @@ const skipReason = !chromiumAvailable()
   : !existsSync(ADULT)
     ? `the raw ADULT file is missing (${ADULT})`
     : null;
+
+/** A small table of our own for the override and seeded runs (quick to run). */
+const smallDir = mkdtempSync(join(tmpdir(), 'rap-e2e-small-'));
+const SMALL = join(smallDir, 'small.csv');
+writeFileSync(
+  SMALL,
+  `color,size,age\n${Array.from({ length: 300 }, (_, i) => `${['red', 'green', 'blue'][i % 3]},${['S', 'M', 'L'][(i * 7) % 3]},${18 + ((i * 13) % 60)}`).join('\n')}\n`,
+);
 
 const number = (text: string | null) => Number((text ?? '').replace(/[^\d.e+-]/g, ''));
 const csvHeader = (text: string) =>
@@ -63,6 +78,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
   afterAll(async () => {
     await browser?.close();
     await host?.stop();
+    rmSync(smallDir, { recursive: true, force: true });
   });
 
   it('opens the file, shows what it loaded and marks the inferred schema', async () => {
@@ -91,11 +107,20 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await page.getByTestId('schema-column-education').click();
     await expect.poll(() => chartPoints(page, 'histogram-chart')).toBe(16);
     await expect(page.getByTestId('histogram-chart').locator('canvas').count()).resolves.toBeGreaterThan(0);
+    // Issue 17: the private way is the default; each column says how its domain is made and what
+    // that costs (at the Privacy step's ε = 1: 20% of ρ split over 15 columns).
     await expect(page.getByTestId('schema-release-domain').textContent()).resolves.toContain(
-      'At release: private discovery',
+      'Private discovery (recommended, the default)',
     );
+    expect(await page.getByTestId('domain-discover').isChecked()).toBe(true);
     await expect(page.getByTestId('schema-release-age').textContent()).resolves.toContain(
       'private discovery',
+    );
+    await expect
+      .poll(() => page.getByTestId('schema-cost-age').textContent(), { timeout: 30_000 })
+      .toMatch(/ρ = [\d.e−-]+ \(1\.3% of ρ\)/);
+    await expect(page.getByTestId('schema-cost-native-country').textContent()).resolves.toContain(
+      '1.3% of ρ',
     );
     await shot(page, '2-schema');
   });
@@ -199,7 +224,12 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await page.getByTestId('marginal-first').selectOption('capital-gain');
     await expect.poll(() => chartPoints(page, 'chart-distribution'), { timeout: 30_000 }).toBeGreaterThan(1);
     await page.getByTestId('marginal-first').selectOption('age');
-    await expect.poll(() => chartPoints(page, 'chart-distribution'), { timeout: 30_000 }).toBeGreaterThan(10);
+    // A fine grid: every distinct age on both sides (integers: about 60 points), not 16 bins.
+    await expect.poll(() => chartPoints(page, 'chart-distribution'), { timeout: 30_000 }).toBeGreaterThan(40);
+    // The largest gap between the real and the released distribution (KS), for the curator only.
+    const ks = num(await page.getByTestId('distribution-ks').textContent());
+    expect(ks).toBeGreaterThan(0);
+    expect(ks).toBeLessThan(0.2);
     await shot(page, '6-results-distribution');
   });
 
@@ -221,14 +251,123 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     const row = page.getByTestId('ledger-release-row');
     await expect.poll(() => row.count()).toBe(1);
     expect(await row.getAttribute('data-status')).toBe('committed');
+    await expect(row.textContent()).resolves.toContain('discovered privately');
     expect(await stat(page, 'ledger-spent')).toBe('1');
     expect(number(await stat(page, 'ledger-remaining'))).toBeLessThan(3);
     expect(await chartPoints(page, 'chart-cumulative')).toBe(1);
     await page.getByTestId('ledger-verify').click();
     await expect.poll(() => page.getByTestId('ledger-verify-result').getAttribute('data-ok')).toBe('true');
     await shot(page, '8-ledger');
+    // The ledger records what happened: every column discovered privately.
+    expect(lastRelease(host.ledgerPath)).toMatchObject({ status: 'committed', schemaOrigin: 'discovered' });
+  });
+
+  it('a release over the domain as read: refused unticked (ledger unchanged), let through ticked, recorded as not DP per column', async () => {
+    await openFile(page, SMALL);
+    await prepareRun(page, {
+      features: ['color', 'size', 'age'],
+      k: 2,
+      r: 2,
+      epsilon: '1',
+      rows: '50',
+      rounds: '2',
+      cap: '5',
+    });
+
+    await page.getByTestId('nav-Schema').click();
+    await page.getByTestId('domain-as-read').check();
+    await expect(page.getByTestId('domain-override-warning').textContent()).resolves.toMatch(
+      /columns color, size, age were read straight from your private file\. Publishing them can reveal that a rare value, or an extreme value, occurs in your data\. Tick only if these columns hold nothing sensitive\./,
+    );
+    expect(await page.getByTestId('domain-override-check').isChecked()).toBe(false);
+    await expect
+      .poll(() => page.getByTestId('schema-release-age').getAttribute('data-domain'))
+      .toBe('not-dp');
+    await shot(page, '2-schema-not-dp');
+
+    // Unticked: the Run button says why it is refused; the service refuses too; nothing recorded.
+    const before = ledgerCounts(host.ledgerPath);
+    await page.getByTestId('nav-Privacy').click();
+    await expect
+      .poll(() => page.getByTestId('run-disabled-reason').getAttribute('data-blocker'))
+      .toBe('domain');
+    const reason = (await page.getByTestId('run-disabled-reason').textContent()) ?? '';
+    expect(reason).toContain(
+      'small.csv: the domain of columns "color", "size", "age" was read from the private data',
+    );
+    expect(reason).toContain('declare these columns');
+    expect(reason).toContain('discover them privately');
+    expect(await page.getByTestId('run-button').isDisabled()).toBe(true);
+    const session = await callApi(host, 'session', {});
+    const datasetId = session.ok ? (session.result.dataset?.id ?? '') : '';
+    const refused = await callApi(host, 'startRun', {
+      datasetId,
+      settings: { epsilon: '1', rows: '50', rounds: '2', domain: 'as-read' },
+    });
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'input' } });
+    expect(!refused.ok && refused.error.message).toContain('"Release over a non-private domain"');
+    expect(ledgerCounts(host.ledgerPath)).toEqual(before);
+
+    // Ticked: the run goes through and the ledger and the manifest say "not DP" for each column.
+    await page.getByTestId('nav-Schema').click();
+    await page.getByTestId('domain-override-check').check();
+    await page.getByTestId('nav-Privacy').click();
+    await page.getByTestId('plan-not-dp').waitFor();
+    await waitForRunEnabled(page);
+    await startRun(page, ['finished']);
+    await page.getByTestId('nav-Export').click();
+    const download = page.waitForEvent('download');
+    await page.getByTestId('export-button').click();
+    await download;
+    const manifestDownload = page.waitForEvent('download');
+    await page.getByTestId('export-manifest-download').click();
+    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    expect(manifest.schema.origin).toBe('inferred');
+    expect(manifest.schema.columns).toEqual(
+      ['color', 'size', 'age'].map((name) => ({ name, domain: 'domain not differentially private' })),
+    );
+    const release = lastRelease(host.ledgerPath);
+    expect(release).toMatchObject({ status: 'committed', schemaOrigin: 'inferred' });
+    expect(release.columns).toEqual(manifest.schema.columns);
+  });
+
+  it('a seeded run cannot be exported as a release: the button is disabled with its reason', async () => {
+    await page.getByTestId('nav-Privacy').click();
+    await page.locator('details.advanced summary').click();
+    await page.getByTestId('privacy-seed').fill('5');
+    await waitForRunEnabled(page);
+    await startRun(page, ['finished']);
+    await page.getByTestId('nav-Export').click();
+    expect(await page.getByTestId('export-button').isDisabled()).toBe(true);
+    await expect(page.getByTestId('export-seeded-reason').textContent()).resolves.toContain(
+      'Not exportable: this run used an insecure seed',
+    );
+    await shot(page, '7-export-seeded');
+    expect(lastRelease(host.ledgerPath)).toMatchObject({ status: 'reserved', seedMode: 'insecure-seed' });
+    // Discard ends it; its budget stays spent.
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('export-discard').click();
+    await expect.poll(() => lastRelease(host.ledgerPath).status).toBe('aborted');
   });
 });
+
+/** The newest release in the ledger file, read-only: its status, origin, seed mode and columns. */
+function lastRelease(ledgerPath: string) {
+  const db = new Database(ledgerPath, { readonly: true, fileMustExist: true });
+  try {
+    const r = db
+      .prepare('SELECT status, schema_origin, seed_mode, params FROM releases ORDER BY rowid DESC LIMIT 1')
+      .get() as { status: string; schema_origin: string; seed_mode: string; params: string };
+    return {
+      status: r.status,
+      schemaOrigin: r.schema_origin,
+      seedMode: r.seed_mode,
+      columns: JSON.parse(r.params).columns as unknown,
+    };
+  } finally {
+    db.close();
+  }
+}
 
 if (skipReason !== null) {
   it.skip(`the curator flow: skipped because ${skipReason}`, () => {});

@@ -1,7 +1,9 @@
 /**
- * One release pipeline: a seeded run released through the CLI (`rap-studio synth`) and through
- * the app's services (startRun, then exportRun) on the same file, schema, workload and settings
- * writes identical synthetic rows and records the same release in the ledger.
+ * One release pipeline: a seeded run released through the CLI (`rap-studio synth`) and run
+ * through the app's services (startRun) on the same file, schema, workload and settings writes
+ * identical synthetic rows and records the same spend in the ledger. The app keeps a seeded run's
+ * rows in its result store and refuses to export them as a release (issue 17); the CLI writes
+ * them, marked "not a release" in the manifest.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,9 +28,21 @@ function dataCsv(): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** What a release records, less what differs between any two releases (ids, times, paths, chain hashes). */
+/**
+ * What a release's spend records, less what differs between any two releases (ids, times, chain
+ * hashes) and its outcome (the app's seeded run is never committed).
+ */
 function recorded(r: ReleaseRecord): Record<string, unknown> {
-  const varying = new Set(['id', 'createdAt', 'statusChangedAt', 'outputPath', 'prevHash', 'rowHash']);
+  const varying = new Set([
+    'id',
+    'createdAt',
+    'statusChangedAt',
+    'status',
+    'outputSha256',
+    'outputPath',
+    'prevHash',
+    'rowHash',
+  ]);
   return Object.fromEntries(Object.entries(r).filter(([k]) => !varying.has(k)));
 }
 
@@ -91,9 +105,12 @@ describe('the CLI and the app release through one pipeline', { timeout: CLI_TIME
       run = await call('runState', {});
     }
     expect(run?.status).toBe('finished');
-    const exported = await call('exportRun', { runId: run!.runId });
-    expect(exported.written).toBe(true);
-    const appCsv = readFileSync((exported as { path: string }).path, 'utf8');
+    // The service refuses to export a seeded run as a release, whatever the caller.
+    await expect(call('exportRun', { runId: run!.runId })).rejects.toThrow(
+      /ran with an insecure seed: .* NOT a differentially private release/,
+    );
+    expect(releases(appLedger)[0].status).toBe('reserved');
+    const appCsv = readFileSync(path.join(dir, 'results', run!.releaseId!, 'synthetic.csv'), 'utf8');
 
     // The CLI, on a copy of the same file under the same name.
     const cliDir = path.join(dir, 'cli');
@@ -144,7 +161,9 @@ describe('the CLI and the app release through one pipeline', { timeout: CLI_TIME
     expect(appCsv).toBe(cliCsv);
     const [fromApp] = releases(appLedger);
     const [fromCli] = releases(cliLedger);
-    expect(fromApp.status).toBe('committed');
+    expect(fromCli.status).toBe('committed');
+    const manifest = JSON.parse(readFileSync(path.join(cliDir, 'out.manifest.json'), 'utf8'));
+    expect(manifest.notARelease).toContain('NOT a differentially private release');
     expect(Object.keys(recorded(fromApp)).length).toBeGreaterThan(10);
     expect(recorded(fromApp)).toEqual(recorded(fromCli));
   });

@@ -94,7 +94,7 @@ describe('rap-studio ledger', () => {
     const listed = await cli('list', '--ledger', ledger);
     expect(listed).toContain('"Tiny"');
     expect(listed).toContain(r.id);
-    expect(listed).toMatch(/reserved .* ρ=0\.001/);
+    expect(listed).toMatch(/reserved .* ρ=0\.001 .* domain declared/);
     const json = JSON.parse(await cli('list', '--json', '--ledger', ledger));
     expect(json.datasets[0].totals.spentRho).toBe(1e-3);
     expect(json.releases[0]).toMatchObject({ id: r.id, workload: { hash: r.workload.hash } });

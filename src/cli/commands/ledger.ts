@@ -13,7 +13,12 @@ import { describeDataset, fmt } from '../../core/ledger/budget.ts';
 import { LedgerAnchorError } from '../../core/ledger/errors.ts';
 import { Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
-import type { BudgetTotals, DatasetRecord, ReleaseRecord } from '../../core/ledger/types.ts';
+import {
+  type BudgetTotals,
+  type DatasetRecord,
+  type ReleaseRecord,
+  SCHEMA_ORIGIN_WORDS,
+} from '../../core/ledger/types.ts';
 
 interface LedgerOpts {
   ledger?: string;
@@ -152,6 +157,8 @@ function releaseLine(r: ReleaseRecord, dataset: string): string {
     r.mechanism,
     `ε=${fmt(r.epsilon)} δ=${fmt(r.delta)} ρ=${fmt(r.rho)}`,
     `T=${p.rounds} K=${p.perRound} n'=${p.rows}`,
+    SCHEMA_ORIGIN_WORDS[r.schema.origin],
+    ...(r.seedMode === 'insecure-seed' ? ['insecure-seed: NOT a release'] : []),
   ].join('  ');
 }
 
@@ -182,7 +189,7 @@ function show(l: Ledger, id: string, json: boolean): void {
     ['Budget', `ε=${fmt(r.epsilon)} at δ=${fmt(r.delta)} (ρ=${r.rho})`],
     ['Parameters', JSON.stringify(r.params)],
     ['Workload', r.workload.hash],
-    ['Schema', `${r.schema.hash} (${r.schema.origin})`],
+    ['Schema', `${r.schema.hash} (${r.schema.origin}: ${SCHEMA_ORIGIN_WORDS[r.schema.origin]})`],
     ['Seed', r.seedMode === 'secure' ? 'secure' : 'insecure-seed (reproducible noise: NOT private)'],
     ['Backend', r.backend],
     ['App version', r.appVersion],

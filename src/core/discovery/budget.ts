@@ -62,3 +62,16 @@ export function splitBudget(
     engineDelta: half,
   };
 }
+
+/**
+ * What discovering one column costs: discovery's ρ and δ split equally over the undeclared
+ * columns (ρ_c = ρ_disc/d_u, δ_c = δ_disc/d_u; docs/privacy.md). The one place that split is
+ * written: discovery spends it, and the ledger event, the manifest and the app's screens state it.
+ */
+export function discoveryPerColumn(
+  budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
+  undeclared: number,
+): { readonly rho: number; readonly delta: number } {
+  if (undeclared <= 0) return { rho: 0, delta: 0 };
+  return { rho: budget.rhoDiscovery / undeclared, delta: budget.deltaDiscovery / undeclared };
+}

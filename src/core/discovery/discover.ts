@@ -17,6 +17,7 @@ import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
+import { discoveryPerColumn } from './budget.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
 import { DiscoveryProfile } from './profile.ts';
@@ -111,8 +112,10 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   );
 
   const undeclared = profile!.columns.length;
-  const rhoColumn = undeclared > 0 ? opts.rho / undeclared : 0;
-  const deltaColumn = undeclared > 0 ? opts.delta / undeclared : 0;
+  const { rho: rhoColumn, delta: deltaColumn } = discoveryPerColumn(
+    { rhoDiscovery: opts.rho, deltaDiscovery: opts.delta },
+    undeclared,
+  );
   const bins = opts.bins ?? DEFAULT_DISCOVERED_BINS;
   const found = new Map<string, { column: Column; detail: Record<string, number | string> }>();
   const n = table.rowsRead;

@@ -8,6 +8,10 @@
 import type { Column, ColumnProvenance, Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 
+/** The override's names, as the refusal gives them (the CLI's flag, the app's checkbox). */
+export const NOT_DP_OVERRIDE =
+  '--allow-non-private-domain (command line) or the checkbox "Release over a non-private domain" (app, Schema step)';
+
 /** The words every artifact uses for such a column. */
 export const NOT_DP_TEXT = 'domain not differentially private';
 

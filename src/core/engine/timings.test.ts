@@ -25,6 +25,7 @@ function slowSession(calls: string[]): KernelSession {
       busy(5);
       return new Float64Array(2);
     },
+    answersOf: (ts) => ts.map(() => new Float64Array(2)),
     lossAndGradient: () => {
       calls.push('loss');
       busy(2);

@@ -45,6 +45,7 @@ export function timedSession(inner: KernelSession, timers: EngineTimers): Kernel
     read: () => inner.read(),
     readGradient: () => inner.readGradient(),
     thresholdAnswers: (t) => timers.time('relaxedAnswers', () => inner.thresholdAnswers(t)),
+    answersOf: (thresholds) => timers.time('relaxedAnswers', () => inner.answersOf(thresholds)),
     lossAndGradient: (batch, scale) => timers.time('lossGradient', () => inner.lossAndGradient(batch, scale)),
     adamStep: (hyper) => inner.adamStep(hyper),
     resetOptimizer: () => inner.resetOptimizer(),

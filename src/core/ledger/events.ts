@@ -4,7 +4,7 @@
  * auditor can recompute the chain with nothing but the `events` table and sha256sum.
  */
 import { canonicalJson, sha256Hex } from './canonical.ts';
-import type { ReserveRequest } from './types.ts';
+import { type ReserveRequest, SCHEMA_ORIGINS } from './types.ts';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -52,7 +52,8 @@ const positive = is((v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
 const probability = is((v) => typeof v === 'number' && v > 0 && v < 1, 'a number in (0, 1)');
 const count = (min: number) => is((v) => Number.isInteger(v) && (v as number) >= min, `an integer >= ${min}`);
 const number = is((v) => typeof v === 'number', 'a number');
-const oneOf = (...options: string[]) => is((v) => options.includes(v as string), options.join(' or '));
+const oneOf = (...options: readonly string[]) =>
+  is((v) => options.includes(v as string), options.join(' or '));
 const nullable =
   (check: Check): Check =>
   (v) =>
@@ -93,7 +94,7 @@ const PAYLOADS: Record<EventKind, Check> = {
     rho: positive,
     params: object({ rounds: number, perRound: number, rows: number, oversample: number }, true),
     workload: object({ hash: text, json: anyText }),
-    schema: object({ hash: text, origin: oneOf('declared', 'inferred') }),
+    schema: object({ hash: text, origin: oneOf(...SCHEMA_ORIGINS) }),
     seedMode: oneOf('secure', 'insecure-seed'),
     backend: text,
     appVersion: text,

@@ -4,7 +4,7 @@
  * left out of CSV: its hash identifies it and the JSON export carries it).
  */
 import { type EventRow, GENESIS_HASH } from './events.ts';
-import type { BudgetTotals, DatasetRecord, ReleaseRecord } from './types.ts';
+import { type BudgetTotals, type DatasetRecord, type ReleaseRecord, SCHEMA_ORIGIN_WORDS } from './types.ts';
 
 export interface ExportInput {
   readonly datasets: readonly { dataset: DatasetRecord; totals: BudgetTotals }[];
@@ -53,6 +53,8 @@ function toJson(input: ExportInput): string {
     hashRule:
       'hash = sha256(prev_hash + "\\n" + id + "\\n" + ts + "\\n" + kind + "\\n" + payload); first prev_hash = 64 zeros',
     headHash: head,
+    // What each release's schema.origin means, for a reader without the code (ledger schema 3).
+    schemaOrigins: SCHEMA_ORIGIN_WORDS,
     datasets: input.datasets.map(({ dataset, totals }) => ({ ...dataset, totals })),
     releases: input.releases,
     events: input.events.map((e) => ({

@@ -12,13 +12,10 @@ import {
   looseRhoFromEpsilon,
   rhoFromEpsilon,
 } from '../privacy/accounting.ts';
-import { chainEvent, type LedgerEvent } from './events.ts';
+import type { LedgerEvent } from './events.ts';
 import { Ledger } from './ledger.ts';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
-import { reduce } from './state.ts';
-import { SqlState } from './store.ts';
-import { fingerprintOf, requestFor, tempLedgerPath } from './testing/fixtures.ts';
-import { verifyLedger } from './verify.ts';
+import { SCHEMA_VERSION } from './migrations.ts';
+import { fingerprintOf, requestFor, tempLedgerPath, writeOldLedger } from './testing/fixtures.ts';
 
 const FP = fingerprintOf('adult.csv bytes');
 const OTHER = fingerprintOf('loans.csv bytes');
@@ -31,21 +28,7 @@ afterEach(() => {
 
 /** Writes a schema-1 ledger file event by event, as the code before issue 19 did. */
 function writeVersion1Ledger(file: string, events: LedgerEvent[]): void {
-  const db = new Database(file);
-  db.exec(MIGRATIONS[0]);
-  db.pragma('user_version = 1');
-  const state = new SqlState(db);
-  let head: { id: number; hash: string } | undefined;
-  events.forEach((event, i) => {
-    const row = chainEvent(head, `2026-01-01T00:00:0${i}.000Z`, event);
-    db.prepare(
-      'INSERT INTO events (id, ts, kind, payload, prev_hash, hash) VALUES (@id, @ts, @kind, @payload, @prev_hash, @hash)',
-    ).run(row);
-    state.apply(reduce(state, { id: row.id, ts: row.ts, prevHash: row.prev_hash, hash: row.hash, event }));
-    head = { id: row.id, hash: row.hash };
-  });
-  expect(verifyLedger(db, state).ok).toBe(true);
-  db.close();
+  expect(writeOldLedger(file, 1, events).ok).toBe(true);
 }
 
 /** A spend recorded by version 1: ρ from the loose conversion of the run's ε. */

@@ -10,6 +10,50 @@ const APPEND_ONLY = (table: string, what: string) => `
 CREATE TRIGGER ${table}_no_delete BEFORE DELETE ON ${table}
 BEGIN SELECT RAISE(ABORT, 'ledger: ${what} are append-only and can never be deleted'); END;`;
 
+/**
+ * The releases table, its index and its guard triggers, allowing these schema origins. One text for
+ * migration 1 and migration 3 (which only widens the origin CHECK), so the guards cannot drift apart.
+ */
+function releasesTable(origins: readonly string[]): string {
+  return `CREATE TABLE releases (
+  id TEXT PRIMARY KEY,
+  dataset_fingerprint TEXT NOT NULL REFERENCES datasets(fingerprint),
+  reserve_event_id INTEGER NOT NULL UNIQUE REFERENCES events(id),
+  created_at TEXT NOT NULL,
+  mechanism TEXT NOT NULL,
+  epsilon REAL NOT NULL CHECK (epsilon > 0),
+  delta REAL NOT NULL CHECK (delta > 0 AND delta < 1),
+  rho REAL NOT NULL CHECK (rho > 0),
+  params TEXT NOT NULL,
+  workload_hash TEXT NOT NULL,
+  workload_json TEXT NOT NULL,
+  schema_hash TEXT NOT NULL,
+  schema_origin TEXT NOT NULL CHECK (schema_origin IN (${origins.map((o) => `'${o}'`).join(', ')})),
+  seed_mode TEXT NOT NULL CHECK (seed_mode IN ('secure', 'insecure-seed')),
+  backend TEXT NOT NULL,
+  app_version TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  row_hash TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('reserved', 'committed', 'aborted')),
+  status_changed_at TEXT NOT NULL,
+  output_sha256 TEXT,
+  output_path TEXT,
+  abort_reason TEXT
+);
+CREATE INDEX releases_by_dataset ON releases (dataset_fingerprint);
+${APPEND_ONLY('releases', 'releases (spends)')}
+CREATE TRIGGER releases_spend_immutable BEFORE UPDATE OF
+  id, dataset_fingerprint, reserve_event_id, created_at, mechanism, epsilon, delta, rho, params,
+  workload_hash, workload_json, schema_hash, schema_origin, seed_mode, backend, app_version,
+  prev_hash, row_hash ON releases
+BEGIN SELECT RAISE(ABORT, 'ledger: a spend is immutable; only its status may move from reserved'); END;
+CREATE TRIGGER releases_status_transition BEFORE UPDATE OF
+  status, status_changed_at, output_sha256, output_path, abort_reason ON releases
+WHEN OLD.status <> 'reserved' OR NEW.status NOT IN ('committed', 'aborted')
+BEGIN SELECT RAISE(ABORT, 'ledger: status moves only from reserved to committed or aborted'); END;
+`;
+}
+
 /** Migration 1: the event chain, the state tables derived from it, and the guard triggers. */
 const V1 = `
 CREATE TABLE events (
@@ -51,43 +95,7 @@ ${APPEND_ONLY('dataset_aliases', 'dataset aliases')}
 CREATE TRIGGER dataset_aliases_no_update BEFORE UPDATE ON dataset_aliases
 BEGIN SELECT RAISE(ABORT, 'ledger: dataset aliases are immutable'); END;
 
-CREATE TABLE releases (
-  id TEXT PRIMARY KEY,
-  dataset_fingerprint TEXT NOT NULL REFERENCES datasets(fingerprint),
-  reserve_event_id INTEGER NOT NULL UNIQUE REFERENCES events(id),
-  created_at TEXT NOT NULL,
-  mechanism TEXT NOT NULL,
-  epsilon REAL NOT NULL CHECK (epsilon > 0),
-  delta REAL NOT NULL CHECK (delta > 0 AND delta < 1),
-  rho REAL NOT NULL CHECK (rho > 0),
-  params TEXT NOT NULL,
-  workload_hash TEXT NOT NULL,
-  workload_json TEXT NOT NULL,
-  schema_hash TEXT NOT NULL,
-  schema_origin TEXT NOT NULL CHECK (schema_origin IN ('declared', 'inferred')),
-  seed_mode TEXT NOT NULL CHECK (seed_mode IN ('secure', 'insecure-seed')),
-  backend TEXT NOT NULL,
-  app_version TEXT NOT NULL,
-  prev_hash TEXT NOT NULL,
-  row_hash TEXT NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('reserved', 'committed', 'aborted')),
-  status_changed_at TEXT NOT NULL,
-  output_sha256 TEXT,
-  output_path TEXT,
-  abort_reason TEXT
-);
-CREATE INDEX releases_by_dataset ON releases (dataset_fingerprint);
-${APPEND_ONLY('releases', 'releases (spends)')}
-CREATE TRIGGER releases_spend_immutable BEFORE UPDATE OF
-  id, dataset_fingerprint, reserve_event_id, created_at, mechanism, epsilon, delta, rho, params,
-  workload_hash, workload_json, schema_hash, schema_origin, seed_mode, backend, app_version,
-  prev_hash, row_hash ON releases
-BEGIN SELECT RAISE(ABORT, 'ledger: a spend is immutable; only its status may move from reserved'); END;
-CREATE TRIGGER releases_status_transition BEFORE UPDATE OF
-  status, status_changed_at, output_sha256, output_path, abort_reason ON releases
-WHEN OLD.status <> 'reserved' OR NEW.status NOT IN ('committed', 'aborted')
-BEGIN SELECT RAISE(ABORT, 'ledger: status moves only from reserved to committed or aborted'); END;
-`;
+${releasesTable(['declared', 'inferred'])}`;
 
 /**
  * Migration 2 (issue 19): no schema change. It marks ledgers whose caps may carry
@@ -96,8 +104,29 @@ BEGIN SELECT RAISE(ABORT, 'ledger: status moves only from reserved to committed 
  */
 const V2 = '-- tight (ε, δ) → ρ conversion: cap-reconverted events (no schema change)';
 
+/**
+ * Migration 3 (issue 17): a release's schema origin may be 'discovered' (some columns discovered
+ * with differential privacy, none read off the data without it). SQLite cannot change a CHECK in
+ * place, so the releases table is rebuilt in the migration's transaction: renamed aside, created
+ * again, copied, the old one dropped. (Renaming the old table is safe here because no other table,
+ * view or trigger refers to releases.) The rows are copied unchanged and the events are not touched: every
+ * hash in the chain, and every row's match with the event that produced it, still verifies.
+ * The old table's index and guard triggers follow it when it is renamed; they are dropped and created
+ * again, with the same names, on the new table (DROP TABLE fires no DELETE trigger).
+ */
+const V3 = `
+ALTER TABLE releases RENAME TO releases_v2;
+DROP INDEX releases_by_dataset;
+DROP TRIGGER releases_no_delete;
+DROP TRIGGER releases_spend_immutable;
+DROP TRIGGER releases_status_transition;
+${releasesTable(['declared', 'inferred', 'discovered'])}
+INSERT INTO releases SELECT * FROM releases_v2;
+DROP TABLE releases_v2;
+`;
+
 /** Index i holds the SQL that takes user_version i to i + 1. Append only; never edit one. */
-export const MIGRATIONS: readonly string[] = [V1, V2];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The triggers that keep spends immutable; verify() reports one that has gone missing. */

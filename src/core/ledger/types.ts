@@ -5,7 +5,21 @@
 import type { AnchorReport } from './anchor.ts';
 
 export type ReleaseStatus = 'reserved' | 'committed' | 'aborted';
-export type SchemaOrigin = 'declared' | 'inferred';
+/**
+ * What a release's domain was, as a whole: 'declared' (every column declared by the curator),
+ * 'discovered' (some columns discovered with differential privacy, the rest declared; schema
+ * version 3 on), 'inferred' (some columns read off the data without DP, under the curator's
+ * override). Which column is which: params.columns.
+ */
+export type SchemaOrigin = 'declared' | 'inferred' | 'discovered';
+export const SCHEMA_ORIGINS: readonly SchemaOrigin[] = ['declared', 'inferred', 'discovered'];
+
+/** Each origin in words, for listings, exports and screens (the same words everywhere). */
+export const SCHEMA_ORIGIN_WORDS: { readonly [O in SchemaOrigin]: string } = {
+  declared: 'domain declared',
+  discovered: 'domain discovered privately',
+  inferred: 'domain NOT differentially private (read from the data)',
+};
 export type LedgerSeedMode = 'secure' | 'insecure-seed';
 
 /** A curator's cap: stated as (ε, δ), enforced as ρ = rhoFromEpsilon(ε, δ). */

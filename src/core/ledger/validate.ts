@@ -3,7 +3,7 @@ import { InputError } from '../errors.ts';
 import { assertEpsilonDelta, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { canonicalJson } from './canonical.ts';
 import type { ReservedPayload } from './events.ts';
-import type { ReserveRequest } from './types.ts';
+import { type ReserveRequest, SCHEMA_ORIGINS } from './types.ts';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -89,9 +89,9 @@ export function reservePayload(id: string, req: ReserveRequest): ReservedPayload
   if (typeof req.workload.json !== 'string')
     throw new InputError('workload.json must be the workload as JSON text');
   assertText(req.schema?.hash, 'schema.hash');
-  if (req.schema.origin !== 'declared' && req.schema.origin !== 'inferred') {
+  if (!SCHEMA_ORIGINS.includes(req.schema.origin)) {
     throw new InputError(
-      `schema.origin must be 'declared' or 'inferred', got ${JSON.stringify(req.schema.origin)}`,
+      `schema.origin must be one of ${SCHEMA_ORIGINS.map((o) => `'${o}'`).join(', ')}, got ${JSON.stringify(req.schema.origin)}`,
     );
   }
   if (req.seedMode !== 'secure' && req.seedMode !== 'insecure-seed') {

@@ -72,7 +72,8 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     dataset: { name: datasetName, rows: f.facts.rows },
     schema: {
       sha256: request.schema.hash,
-      origin: discovery ? 'discovered' : request.schema.origin,
+      // The ledger's word for the whole release: declared, discovered, or inferred (some not DP).
+      origin: request.schema.origin,
       note: describeSchemaOrigin(f.loaded.dataset.schema),
       columns: request.params.columns,
     },

@@ -26,8 +26,16 @@ import { fingerprintFile } from '../data/fingerprint.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { readTableHeader } from '../data/table.ts';
+import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
-import { notDpColumns, notDpRefusal, provenanceEntries } from '../discovery/not-dp.ts';
+import {
+  type ColumnProvenanceEntry,
+  NOT_DP_OVERRIDE,
+  NOT_DP_TEXT,
+  notDpColumns,
+  notDpRefusal,
+  provenanceEntries,
+} from '../discovery/not-dp.ts';
 import {
   checkRawReadable,
   discoverAndLoad,
@@ -44,7 +52,7 @@ import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
 import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
 import type { Ledger, LedgerIdentity } from '../ledger/ledger.ts';
-import type { ReleaseRecord, ReserveRequest } from '../ledger/types.ts';
+import type { ReleaseRecord, ReserveRequest, SchemaOrigin } from '../ledger/types.ts';
 import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
@@ -184,11 +192,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   // Refused before anything else: a domain read off the data without DP leaks.
   const notDp = notDpColumns(schema);
   if (notDp.length > 0 && !spec.allowNonPrivateDomain) {
-    throw notDpRefusal(
-      spec.source.path,
-      notDp,
-      '--allow-non-private-domain (command line) or "Release over a non-private domain" (app)',
-    );
+    throw notDpRefusal(spec.source.path, notDp, NOT_DP_OVERRIDE);
   }
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
@@ -234,6 +238,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   // Pin T and K so the engine runs exactly what the ledger records.
   const options: RapOptions = { ...requested, rounds: plan.rounds, perRound: plan.perRound };
   const name = spec.datasetName ?? path.basename(spec.source.path);
+  const columns = columnEntries(schema, raw);
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
     mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
@@ -270,18 +275,19 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
             },
           }
         : {}),
-      columns: columnEntries(schema, raw),
+      columns,
     },
     workload: {
       hash: workloadHash(spec.workload, planSchema),
       json: workloadToJson(spec.workload, planSchema),
     },
-    // The ledger's schema origin is 'declared' or 'inferred' (its table's CHECK predates
-    // discovery): a discovered release records its declared part as 'declared', and which columns
-    // were discovered privately is in params.columns and params.discovery.
-    schema: engineBudget
-      ? { hash: sha256Hex(canonicalJson({ declared: schema, discovery: raw?.share })), origin: 'declared' }
-      : { hash: sha256Hex(canonicalJson(schema)), origin: ledgerOrigin(schema) },
+    // What really happened, as a whole (ledger schema 3): which column is which is in params.columns.
+    schema: {
+      hash: engineBudget
+        ? sha256Hex(canonicalJson({ declared: schema, discovery: raw?.share }))
+        : sha256Hex(canonicalJson(schema)),
+      origin: ledgerOrigin(columns),
+    },
     seedMode: spec.noise.mode,
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
@@ -297,20 +303,21 @@ function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   const declared = provenanceEntries(schema);
   if (!raw) return declared;
   const byName = new Map(declared.map((e) => [e.name, e]));
-  const d = raw.undeclared.length;
+  const each = discoveryPerColumn(raw.budget, raw.undeclared.length);
   return raw.header.map(
-    (name) =>
-      byName.get(name) ?? {
-        name,
-        domain: 'discovered privately' as const,
-        rho: raw.budget.rhoDiscovery / d,
-        delta: raw.budget.deltaDiscovery / d,
-      },
+    (name) => byName.get(name) ?? { name, domain: 'discovered privately' as const, ...each },
   );
 }
 
-function ledgerOrigin(schema: Schema): 'declared' | 'inferred' {
-  return schema.origin === 'inferred' || schema.confirmedFromInferred ? 'inferred' : 'declared';
+/**
+ * The ledger's origin for the release as a whole: 'inferred' as soon as one column's domain was
+ * read off the data without DP (the override), else 'discovered' when discovery released any
+ * column, else 'declared' (every column declared by the curator).
+ */
+function ledgerOrigin(columns: readonly ColumnProvenanceEntry[]): SchemaOrigin {
+  if (columns.some((c) => c.domain === NOT_DP_TEXT)) return 'inferred';
+  if (columns.some((c) => c.domain === 'discovered privately')) return 'discovered';
+  return 'declared';
 }
 
 /** Discovery's noise: the run's source (a seeded run gets its own stream). */

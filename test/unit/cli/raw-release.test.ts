@@ -115,7 +115,12 @@ describe('a release from a raw CSV', () => {
         const [release] = l.releases();
         expect(l.dataset(release.datasetFingerprint)?.rows).toBe(N);
         expect(release.params.discovery).toMatchObject({ share: 0.2 });
+        // Ledger schema 3: the release is recorded as what it was, not as 'declared'.
+        expect(release.schema.origin).toBe('discovered');
       });
+      const listed = await runCli(['ledger', 'list', '--ledger', ledger], dir);
+      expect(listed.stdout).toContain('domain discovered privately');
+      expect(listed.stdout).toContain('insecure-seed: NOT a release');
       for (const f of readdirSync(dir).filter((f) => f.startsWith('out'))) {
         expect(readFileSync(path.join(dir, f), 'utf8')).not.toContain(sha);
       }
@@ -166,12 +171,14 @@ describe('a release from a raw CSV', () => {
       expect(r.stderr).toContain('domain not differentially private');
       expect(r.code).toBe(0);
       const manifest = JSON.parse(readFileSync(path.join(dir, 'leaky.manifest.json'), 'utf8'));
+      expect(manifest.schema.origin).toBe('inferred');
       expect(new Set(manifest.schema.columns.map((c: { domain: string }) => c.domain))).toEqual(
         new Set(['domain not differentially private']),
       );
       withLedger(ledger, (l) => {
         const [release] = l.releases();
         expect(JSON.stringify(release.params.columns)).toContain('domain not differentially private');
+        expect(release.schema.origin).toBe('inferred');
       });
     },
     CLI_TIMEOUT,

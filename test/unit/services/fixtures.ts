@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { forkSpawner } from '../../../src/core/engine/process/client.ts';
+import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import type { NativeDialogs, ServiceContext } from '../../../src/services/context.ts';
 import { dispatch } from '../../../src/services/dispatch.ts';
 import { createServices } from '../../../src/services/services.ts';
@@ -79,5 +80,15 @@ export async function settle(h: Harness, timeoutMs = 20_000) {
     if (run && !isActiveStatus(run.status)) return run;
     if (Date.now() > until) throw new Error(`run still ${run?.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The releases in the harness's ledger file, read with a connection of its own. */
+export function ledgerReleases(h: Harness) {
+  const l = Ledger.open(h.ctx.ledgerPath);
+  try {
+    return l.releases();
+  } finally {
+    l.close();
   }
 }

@@ -6,9 +6,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { UPLOAD_ONLY_MESSAGE } from '../../../src/services/upload-guard.ts';
-import { type Harness, harness, sampleCsv, settle } from './fixtures.ts';
+import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -33,15 +32,6 @@ async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) 
     thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
   });
   return { h, ds, path };
-}
-
-function ledgerReleases(hh: Harness) {
-  const l = Ledger.open(hh.ctx.ledgerPath);
-  try {
-    return l.releases();
-  } finally {
-    l.close();
-  }
 }
 
 describe('datasets and schema', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../../../src/core/data/schema.ts';
+import { discoveryPerColumn, splitBudget } from '../../../src/core/discovery/budget.ts';
 import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
 import { parseSettings, planView } from '../../../src/services/settings.ts';
 import { UNREGISTERED_BUDGET } from '../../../src/services/views.ts';
@@ -36,7 +37,15 @@ function budget(capEpsilon: number, capDelta: number, spentRho: number): BudgetV
 }
 
 const plan = (epsilon: string, b: BudgetView, extra = {}) =>
-  planView({ settings: { epsilon, ...extra }, schema, n: N, workload, budget: b, busy: false });
+  planView({
+    settings: { epsilon, ...extra },
+    fileName: 'people.csv',
+    schema,
+    n: N,
+    workload,
+    budget: b,
+    busy: false,
+  });
 
 describe('parseSettings', () => {
   it('gives the CLI messages for bad fields, naming the field', () => {
@@ -108,6 +117,8 @@ describe('parseSettings', () => {
       overrides: { rows: 500, rounds: 3, backend: 'cpu' },
       noise: { mode: 'insecure-seed', seed: 7 },
       importance: 'none',
+      domain: 'discover',
+      allowNonPrivateDomain: false,
     });
   });
 });
@@ -121,6 +132,7 @@ describe('planView', () => {
     expect(
       planView({
         settings: { epsilon: '1' },
+        fileName: 'people.csv',
         schema,
         n: N,
         workload: { problem: 'no thresholds' },
@@ -134,6 +146,7 @@ describe('planView', () => {
     expect(
       planView({
         settings: { epsilon: '0.5' },
+        fileName: 'people.csv',
         schema,
         n: N,
         workload,
@@ -174,5 +187,78 @@ describe('planView', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("planView: each column's domain at release (issue 17)", () => {
+  const inferred: Schema = { ...schema, origin: 'inferred' };
+  const onInferred = (settings: Parameters<typeof planView>[0]['settings']) =>
+    planView({
+      settings,
+      fileName: 'people.csv',
+      schema: inferred,
+      n: N,
+      workload,
+      budget: budget(5, 1e-6, 0),
+      busy: false,
+    });
+
+  it('a declared schema: every column declared and free, no discovery', () => {
+    const p = plan('1', budget(5, 1e-6, 0));
+    expect(p.columns).toEqual(schema.columns.map((c) => ({ name: c.name, domain: 'declared' })));
+    expect(p.discovery).toBeNull();
+  });
+
+  it("read from the data, by default: every column discovered privately, its cost from the release's split", () => {
+    const p = onInferred({ epsilon: '1' });
+    expect(p.blocker).toBeNull();
+    const split = splitBudget(1, 1 / (N * N), 0.2, true);
+    const each = discoveryPerColumn(split, 3);
+    expect(p.columns).toEqual(
+      schema.columns.map((c) => ({
+        name: c.name,
+        domain: 'discovered',
+        cost: { rho: each.rho, delta: each.delta, shareOfRho: each.rho / split.rho },
+      })),
+    );
+    // The columns' costs add up to discovery's ρ and δ: 20% of ρ(ε, δ/2), δ/2.
+    expect(3 * each.rho).toBeCloseTo(p.discovery?.rhoDiscovery ?? 0, 15);
+    expect(3 * each.delta).toBeCloseTo(1 / (2 * N * N), 20);
+    expect(p.discovery?.perColumn).toEqual(each);
+    // Before a workload exists (the Schema step), the columns and costs are there already.
+    const early = planView({
+      settings: { epsilon: '1' },
+      fileName: 'people.csv',
+      schema: inferred,
+      n: N,
+      workload: { problem: 'no thresholds' },
+      budget: UNREGISTERED_BUDGET,
+      busy: false,
+    });
+    expect(early.blocker).toBe('workload');
+    expect(early.columns).toEqual(p.columns);
+  });
+
+  it('as read, without the override: refused with the columns named and the two ways out', () => {
+    const p = onInferred({ epsilon: '1', domain: 'as-read' });
+    expect(p.blocker).toBe('domain');
+    expect(p.affordable).toBe(false);
+    expect(p.reason).toContain(
+      'people.csv: the domain of columns "a", "b", "c" was read from the private data',
+    );
+    expect(p.reason).toContain('declare these columns');
+    expect(p.reason).toContain('discover them privately');
+    expect(p.reason).toContain('"Release over a non-private domain"');
+    expect(p.columns.map((c) => c.domain)).toEqual(['not-dp', 'not-dp', 'not-dp']);
+  });
+
+  it('as read, with the override: allowed, every column "not DP", no discovery, a warning', () => {
+    const p = onInferred({ epsilon: '1', domain: 'as-read', allowNonPrivateDomain: true });
+    expect(p.blocker).toBeNull();
+    expect(p.discovery).toBeNull();
+    expect(p.columns.map((c) => c.domain)).toEqual(['not-dp', 'not-dp', 'not-dp']);
+    expect(p.warnings.join(' ')).toContain('domain not differentially private for "a", "b", "c"');
+    // The override alone changes nothing when the curator asked for discovery.
+    expect(onInferred({ epsilon: '1', allowNonPrivateDomain: true }).columns[0].domain).toBe('discovered');
   });
 });

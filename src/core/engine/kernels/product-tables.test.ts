@@ -7,11 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { layoutFromSizes } from '../../data/onehot.ts';
 import { rowMajorStrides, tableSize } from '../../workload/queries.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
+import { groupBlock } from './grouped-tables.ts';
 import {
+  addGroupSums,
   backpropProductTable,
   productTable,
   productTableByLines,
   productTableByRows,
+  soleGroupings,
 } from './product-tables.ts';
 import { type SparseRows, sparseRows } from './sparse-rows.ts';
 
@@ -228,5 +231,77 @@ describe('backpropProductTable into grouped categories', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('collects into group sums handed over once, bit for bit the table-by-table adds (any row split)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 0, max: 30 }),
+        (seed, rows, cut) => {
+          // Two grouped 2-way tables over features 2 (9 categories → 4 groups) and 4 (12 → 5).
+          const split = Math.min(cut, rows);
+          const of2 = Int32Array.from([0, 0, 1, 2, 2, 3, 1, 0, 3]);
+          const of4 = Int32Array.from([4, 0, 1, 1, 2, 3, 3, 0, 2, 4, 4, 1]);
+          const sp = messyRows(seed, rows, 0.5, true);
+          const local: SparseRows = {
+            rows,
+            blocks: [
+              groupBlock(sp.blocks[2], { of: of2, count: 4 }, rows),
+              groupBlock(sp.blocks[4], { of: of4, count: 5 }, rows),
+            ],
+            simplexDeviation: 0,
+          };
+          const dims = [4, 5];
+          const localLayout = layoutFromSizes(dims);
+          const layout = layoutFromSizes(SIZES);
+          const Gs = [0, 1].map((t) =>
+            Float64Array.from({ length: 20 }, (_, y) => Math.sin(3 * y + seed + t)),
+          );
+          const into = { layout, features: [2, 4], groups: [of2, of4] };
+          const expected = new Float64Array(rows * layout.width);
+          for (const G of Gs)
+            backpropProductTable(local, localLayout, [0, 1], dims, G, 0.7, expected, 0, rows, into);
+          const grad = new Float64Array(rows * layout.width);
+          const sums = [new Float64Array(rows * 4), new Float64Array(rows * 5)];
+          for (const [from, to] of [
+            [0, split],
+            [split, rows],
+          ]) {
+            for (const G of Gs)
+              backpropProductTable(local, localLayout, [0, 1], dims, G, 0.7, grad, from, to, {
+                ...into,
+                sums,
+              });
+            addGroupSums(sums[0], of2, 4, grad, layout.offsets[2] * rows, rows, from, to);
+            addGroupSums(sums[1], of4, 5, grad, layout.offsets[4] * rows, rows, from, to);
+          }
+          expect(sameBits(grad, expected)).toBe(true);
+          expect(sums.every((s) => s.every((x) => x === 0))).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('soleGroupings', () => {
+  it('keeps the features every table groups one and the same way', () => {
+    const a = { of: Int32Array.of(0, 0), count: 1 };
+    const b = { of: Int32Array.of(0, 1), count: 2 };
+    const sole = soleGroupings([
+      { features: [0, 1, 2], groups: [a, a, undefined] },
+      { features: [1, 3], groups: [a, b] },
+      { features: [0, 4], groups: [b, a] },
+      { features: [5], groups: [b] },
+    ]);
+    // 0: a then b; 2: not grouped; 1, 3, 4, 5: one grouping each.
+    expect([...sole.entries()].sort((x, y) => x[0] - y[0])).toEqual([
+      [1, a],
+      [3, b],
+      [4, a],
+      [5, b],
+    ]);
   });
 });

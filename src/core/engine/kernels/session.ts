@@ -51,6 +51,8 @@ export interface KernelSession {
   readGradient(): Float64Array;
   /** Surrogate answers of all queries of a threshold, row-major over its features (D' projected). */
   thresholdAnswers(t: Threshold): Float64Array;
+  /** thresholdAnswers of each threshold, computed together (the CPU threads share them out). */
+  answersOf(thresholds: readonly Threshold[]): Float64Array[];
   /** Σ w (q̂ − ã)² over the batch (and max |q̂ − ã|); keeps scale · gradient for adamStep. */
   lossAndGradient(batch: ProjectionBatch, scale?: number): LossResult;
   /** One Adam step with the kept gradient, then forgets it. Does not project. */

@@ -20,7 +20,13 @@ import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamState, type AdamStepConstants, adamRange } from './adam.ts';
 import { type CategoryGroups, groupBlock } from './grouped-tables.ts';
-import { backpropProductTable, productTable, thresholdAnswers } from './product-tables.ts';
+import {
+  addGroupSums,
+  backpropProductTable,
+  productTable,
+  soleGroupings,
+  thresholdAnswers,
+} from './product-tables.ts';
 import type { SparseBlock, SparseRows } from './sparse-rows.ts';
 import { projectBlockToSparse } from './sparsemax.ts';
 
@@ -111,6 +117,8 @@ export type ShardCommand =
       readonly type: 'backward';
       readonly tasks: readonly BackwardTask[];
       readonly exchange: SharedArrayBuffer;
+      /** The gradient is zero where the tables go (no selected queries first): group sums may be used. */
+      readonly fromZero: boolean;
     }
   | ({ readonly type: 'adam' } & AdamWork);
 
@@ -154,6 +162,8 @@ export class Shard {
   private readonly layout: OneHotLayout;
   private sparseView: SparseRows | undefined;
   private readonly grouped = new Map<number, SparseBlock>();
+  /** Per feature, its group sums (product-tables.ts GradientTarget.sums) and their grouping's id. */
+  private readonly sumsByFeature = new Map<number, { readonly id: number; readonly sums: Float64Array }>();
 
   constructor(private readonly init: ShardInit) {
     const { buffers, shape } = init;
@@ -188,7 +198,7 @@ export class Shard {
         this.forward(cmd.tasks, new Float64Array(cmd.exchange));
         return;
       case 'backward':
-        this.backward(cmd.tasks, new Float64Array(cmd.exchange));
+        this.backward(cmd.tasks, new Float64Array(cmd.exchange), cmd.fromZero);
         return;
       case 'adam':
         this.adamStep(cmd.constants, cmd.ranges);
@@ -270,10 +280,11 @@ export class Shard {
     }
   }
 
-  private backward(tasks: readonly BackwardTask[], exchange: Float64Array): void {
+  private backward(tasks: readonly BackwardTask[], exchange: Float64Array, fromZero: boolean): void {
     const sp = this.sparse();
     const [first, end] = rowRange(this.rows, this.init.thread, this.init.threads);
     if (first === end) return;
+    const sums = fromZero ? this.groupSums(tasks) : new Map<number, Float64Array>();
     for (const task of tasks) {
       if (task.kind === 'plain') {
         for (const term of task.terms) {
@@ -291,9 +302,46 @@ export class Shard {
           );
         }
       } else {
-        this.groupedBackward(task, exchange.subarray(task.g, task.g + task.length), first, end);
+        this.groupedBackward(task, exchange.subarray(task.g, task.g + task.length), first, end, sums);
       }
     }
+    for (const [f, buffer] of sums) {
+      const spec = groupsOf(tasks, f);
+      addGroupSums(
+        buffer,
+        spec.of,
+        spec.count,
+        this.grad,
+        this.layout.offsets[f] * this.rows,
+        this.rows,
+        first,
+        end,
+      );
+    }
+  }
+
+  /** A zeroed n' × groups buffer per feature with one grouping in every task (soleGroupings). */
+  private groupSums(tasks: readonly BackwardTask[]): Map<number, Float64Array> {
+    const sole = soleGroupings(
+      tasks.flatMap((task) =>
+        task.kind === 'plain'
+          ? task.terms.map((term) => ({
+              features: term.features,
+              groups: term.features.map(() => undefined),
+            }))
+          : [{ features: task.features, groups: task.grouping.map((g) => g?.id) }],
+      ),
+    );
+    const out = new Map<number, Float64Array>();
+    for (const [f, id] of sole) {
+      let s = this.sumsByFeature.get(f);
+      if (s?.id !== id) {
+        const count = groupsOf(tasks, f).count;
+        this.sumsByFeature.set(f, (s = { id, sums: new Float64Array(this.rows * count) }));
+      }
+      out.set(f, s.sums);
+    }
+    return out;
   }
 
   /** As typed.ts groupedTableLoss: back-propagate on the groups, then every category gets its group's. */
@@ -302,10 +350,16 @@ export class Shard {
     G: Float64Array,
     first: number,
     end: number,
+    sums: ReadonlyMap<number, Float64Array>,
   ): void {
     const local = this.groupedRows(task.features, task.grouping);
     const axes = task.dims.map((_, j) => j);
-    const into = { layout: this.layout, features: task.features, groups: task.grouping.map((g) => g?.of) };
+    const into = {
+      layout: this.layout,
+      features: task.features,
+      groups: task.grouping.map((g) => g?.of),
+      sums: task.features.map((f, j) => (task.grouping[j] ? sums.get(f) : undefined)),
+    };
     backpropProductTable(
       local,
       layoutFromSizes(task.dims),
@@ -356,4 +410,15 @@ export class Shard {
     this.sparseView = undefined;
     this.grouped.clear();
   }
+}
+
+/** Feature f's grouping in the grouped tasks (soleGroupings found it to be one and the same). */
+function groupsOf(tasks: readonly BackwardTask[], f: number): GroupsSpec {
+  for (const task of tasks) {
+    if (task.kind !== 'grouped') continue;
+    const j = task.features.indexOf(f);
+    const spec = j >= 0 ? task.grouping[j] : null;
+    if (spec) return spec;
+  }
+  throw new RangeError(`feature ${f} has no grouping in this pass`);
 }

@@ -204,28 +204,37 @@ export function projectBlockToSparse(
     const n = Math.min(TILE, rows - i0);
     if (projecting) {
       tileThresholds(values, base + i0, rows, size, n, tile, sums, tau, scratch);
-      for (let v = 0; v < size; v++) {
-        const col = base + v * rows + i0;
-        for (let t = 0; t < n; t++) {
-          const x = positivePart(values[col + t] - tau[t]);
-          values[col + t] = x;
-          tile[t * size + v] = x;
-        }
-      }
     } else {
       for (let v = 0; v < size; v++) {
         const col = base + v * rows + i0;
         for (let t = 0; t < n; t++) tile[t * size + v] = values[col + t];
       }
     }
+    // Row by row: each entry projected, written back to its column (the tile's TILE-row runs of
+    // the block's columns stay in cache) and, when nonzero, to the sparse rows, in one pass.
     for (let t = 0; t < n; t++) {
+      const row = t * size;
+      const at0 = base + i0 + t;
       let sum = 0;
-      for (let v = 0; v < size; v++) {
-        const x = tile[t * size + v];
-        if (x !== 0) {
-          category[at] = v;
-          value[at++] = x;
-          sum += x;
+      if (projecting) {
+        const tauT = tau[t];
+        for (let v = 0; v < size; v++) {
+          const x = positivePart(tile[row + v] - tauT);
+          values[at0 + v * rows] = x;
+          if (x !== 0) {
+            category[at] = v;
+            value[at++] = x;
+            sum += x;
+          }
+        }
+      } else {
+        for (let v = 0; v < size; v++) {
+          const x = tile[row + v];
+          if (x !== 0) {
+            category[at] = v;
+            value[at++] = x;
+            sum += x;
+          }
         }
       }
       rowStart[i0 + t + 1] = at;

@@ -190,6 +190,10 @@ class TfjsSession implements KernelSession {
     return this.answersFromTable(t, toFloat64(this.thresholdTable(t)));
   }
 
+  answersOf(thresholds: readonly Threshold[]): Float64Array[] {
+    return thresholds.map((t) => this.thresholdAnswers(t));
+  }
+
   /** The threshold's k-way table P_S (a new tensor, the caller disposes it). */
   thresholdTable(t: Threshold): Tensor {
     return this.productTable(this.x, t.features);

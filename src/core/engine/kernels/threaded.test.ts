@@ -31,6 +31,7 @@ function trace(session: KernelSession): Float64Array[] {
     session.project();
     out.push(session.read());
     for (const t of thresholds) out.push(session.thresholdAnswers(t));
+    out.push(...session.answersOf(thresholds));
   }
   // A step read before its projection (the threaded session applies it on its own then), and a
   // step followed by a loss without a projection.

@@ -262,7 +262,8 @@ class ThreadedSession implements KernelSession {
   }
 
   project(): void {
-    const features = touchedBlocks(this.touched, this.shape);
+    const { sizes } = this.shape.layout;
+    const features = largestFirst(touchedBlocks(this.touched, this.shape), (j) => sizes[j]);
     // A pending Adam step runs inside the projection, block by block: one barrier less per step.
     const adam = this.pendingAdam;
     this.pendingAdam = undefined;
@@ -302,6 +303,23 @@ class ThreadedSession implements KernelSession {
     return Float64Array.from(this.shard.answers({ threshold: t }));
   }
 
+  /** Each threshold computed whole by one thread (the forward pass's tasks): as thresholdAnswers. */
+  answersOf(thresholds: readonly Threshold[]): Float64Array[] {
+    this.flushAdam();
+    this.refreshStale();
+    const { sizes } = this.shape.layout;
+    const cells = thresholds.map((t) => tableSize(thresholdSizes(t, sizes)));
+    let offset = 0;
+    const tasks: ForwardTask[] = thresholds.map((t, i) => {
+      const task = { threshold: { features: t.features, r: t.r }, out: offset };
+      offset += cells[i];
+      return task;
+    });
+    this.reserveExchange(offset);
+    this.run({ type: 'forward', tasks: largestFirst(tasks, (_, i) => cells[i]), exchange: this.exchange });
+    return tasks.map((task, i) => new Float64Array(this.exchange, 8 * task.out, cells[i]).slice());
+  }
+
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
     this.flushAdam();
     const acc: LossResult = { loss: 0, maxError: 0 };
@@ -336,7 +354,7 @@ class ThreadedSession implements KernelSession {
     });
     const answersEnd = offset;
     this.reserveExchange(answersEnd);
-    this.run({ type: 'forward', tasks: forward, exchange: this.exchange });
+    this.run({ type: 'forward', tasks: largestFirst(forward, (_, i) => sizes[i]), exchange: this.exchange });
     // Residuals in table order (the loss sums as typed.ts does), then the cotangents.
     const cotangents: { task: BackwardTask; tables: Float64Array[] }[] = [];
     let needed = answersEnd;
@@ -391,7 +409,12 @@ class ThreadedSession implements KernelSession {
         at += G.length;
       }
     }
-    this.run({ type: 'backward', tasks: cotangents.map((c) => c.task), exchange: this.exchange });
+    this.run({
+      type: 'backward',
+      tasks: cotangents.map((c) => c.task),
+      exchange: this.exchange,
+      fromZero: batch.groups.length === 0,
+    });
     return acc;
   }
 
@@ -432,4 +455,16 @@ class ThreadedSession implements KernelSession {
   dispose(): void {
     this.pool.detach(this);
   }
+}
+
+/**
+ * The items, dearest first (stable): threads take work from a shared counter, so a large block
+ * or table taken last would leave the other threads waiting (longest-processing-time-first
+ * order). The order never changes a result: each block and table is computed whole by one thread.
+ */
+function largestFirst<T>(items: readonly T[], cost: (item: T, index: number) => number): T[] {
+  return items
+    .map((item, index) => ({ item, cost: cost(item, index), index }))
+    .sort((a, b) => b.cost - a.cost || a.index - b.index)
+    .map((x) => x.item);
 }

@@ -18,7 +18,14 @@ import {
   isGrouped,
   type TableGrouping,
 } from './grouped-tables.ts';
-import { backpropProductTable, marginalize, productTable, thresholdAnswers } from './product-tables.ts';
+import {
+  addGroupSums,
+  backpropProductTable,
+  marginalize,
+  productTable,
+  soleGroupings,
+  thresholdAnswers,
+} from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
 import type { EngineKernels, KernelSession, ProjectionBatch, Relaxation, TableTarget } from './session.ts';
 import { logitsFrom, softmaxGradient, softmaxRelaxed } from './softmax.ts';
@@ -42,6 +49,7 @@ class TypedSession implements KernelSession {
   /** Grouped blocks of the current sparse rows (see groupedBlock). */
   private groupedOf: SparseRows | undefined;
   private readonly groupedBlocks = new Map<CategoryGroups, SparseBlock>();
+  private readonly sumsByFeature = new Map<number, GroupSums>();
   /** Softmax relaxation only: the free logits θ that Adam moves; D' = softmax(θ) per block. */
   private readonly logits: Float64Array | undefined;
 
@@ -82,6 +90,10 @@ class TypedSession implements KernelSession {
     return thresholdAnswers(this.sparse, this.shape.layout, t);
   }
 
+  answersOf(thresholds: readonly Threshold[]): Float64Array[] {
+    return thresholds.map((t) => this.thresholdAnswers(t));
+  }
+
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
     const acc: LossResult = { loss: 0, maxError: 0 };
     const { rows } = this.shape;
@@ -91,17 +103,41 @@ class TypedSession implements KernelSession {
     }
     if (batch.tables.length > 0) {
       this.sparse ??= sparseRows(this.values, this.shape);
-      for (const target of batch.tables) this.tableLoss(this.sparse, target, scale, acc);
+      // Group sums only from a zero gradient (no selected queries before): see soleGroupings.
+      const sole = batch.groups.length === 0 ? soleGroupings(batch.tables.map(groupsOfTable)) : new Map();
+      const sums = this.groupSums(sole);
+      for (const target of batch.tables) this.tableLoss(this.sparse, target, scale, acc, sums);
+      const { offsets } = this.shape.layout;
+      for (const [f, s] of sums)
+        addGroupSums(s.sums, s.groups.of, s.groups.count, this.grad, offsets[f] * rows, rows, 0, rows);
     }
     return acc;
   }
 
-  private tableLoss(sp: SparseRows, target: TableTarget, scale: number, acc: LossResult): void {
+  /** A zeroed n' × groups buffer per feature of `sole`, kept while its grouping stays. */
+  private groupSums(sole: ReadonlyMap<number, CategoryGroups>): Map<number, GroupSums> {
+    const out = new Map<number, GroupSums>();
+    for (const [f, groups] of sole) {
+      let s = this.sumsByFeature.get(f);
+      if (s?.groups !== groups)
+        this.sumsByFeature.set(f, (s = { groups, sums: new Float64Array(this.shape.rows * groups.count) }));
+      out.set(f, s);
+    }
+    return out;
+  }
+
+  private tableLoss(
+    sp: SparseRows,
+    target: TableTarget,
+    scale: number,
+    acc: LossResult,
+    sums: ReadonlyMap<number, GroupSums>,
+  ): void {
     const { layout } = this.shape;
     const t = target.threshold;
     for (const f of t.features) this.touched.fill(1, layout.offsets[f], layout.offsets[f] + layout.sizes[f]);
     if (isGrouped(target.grouping)) {
-      this.groupedTableLoss(sp, target, target.grouping, scale, acc);
+      this.groupedTableLoss(sp, target, target.grouping, scale, acc, sums);
       return;
     }
     const k = t.features.length;
@@ -133,6 +169,7 @@ class TypedSession implements KernelSession {
     grouping: TableGrouping,
     scale: number,
     acc: LossResult,
+    sums: ReadonlyMap<number, GroupSums>,
   ): void {
     const t = target.threshold;
     if (t.r !== t.features.length) throw new RangeError('a grouped table target must be a marginal (r = k)');
@@ -148,7 +185,12 @@ class TypedSession implements KernelSession {
     };
     const axes = dims.map((_, j) => j);
     const residual = tableResidual(productTable(local, axes, dims), target, acc);
-    const into = { layout, features: t.features, groups: grouping.map((g) => g?.of) };
+    const into = {
+      layout,
+      features: t.features,
+      groups: grouping.map((g) => g?.of),
+      sums: t.features.map((f, j) => (grouping[j] ? sums.get(f)?.sums : undefined)),
+    };
     backpropProductTable(
       local,
       layoutFromSizes(dims),
@@ -197,6 +239,24 @@ class TypedSession implements KernelSession {
   dispose(): void {
     this.sparse = undefined;
   }
+}
+
+/** A feature's group sums (product-tables.ts GradientTarget.sums) and the grouping they are for. */
+interface GroupSums {
+  readonly groups: CategoryGroups;
+  readonly sums: Float64Array;
+}
+
+/** A table's features and groups as soleGroupings reads them (a plain table: none grouped). */
+function groupsOfTable(target: TableTarget): {
+  features: readonly number[];
+  groups: readonly (CategoryGroups | undefined)[];
+} {
+  const grouping = isGrouped(target.grouping) ? target.grouping : [];
+  return {
+    features: target.threshold.features,
+    groups: target.threshold.features.map((_, j) => grouping[j]),
+  };
 }
 
 /** 2w·(answer − measured) per cell; adds the weighted squared error to the loss. */

@@ -128,6 +128,8 @@ class GpuProxy {
       read: () => call('read') as Float64Array,
       readGradient: () => call('readGradient') as Float64Array,
       thresholdAnswers: (t: Threshold) => call('thresholdAnswers', t) as Float64Array,
+      answersOf: (thresholds: readonly Threshold[]) =>
+        thresholds.map((t) => call('thresholdAnswers', t) as Float64Array),
       lossAndGradient: (batch: ProjectionBatch, scale = 1) =>
         call('lossAndGradient', batch, scale) as LossResult,
       adamStep: (hyper: AdamHyper) => void call('adamStep', hyper),

@@ -22,6 +22,7 @@ const exact = new ExactAnswers(data);
 /** A relaxed "dataset" whose answers are all 0: the scores are the (weighted) exact answers. */
 const zeroSession = {
   thresholdAnswers: (t: Threshold) => new Float64Array(exact.of(t).length),
+  answersOf: (ts: readonly Threshold[]) => ts.map((t) => new Float64Array(exact.of(t).length)),
 } as unknown as KernelSession;
 
 function context(): ScoringContext {

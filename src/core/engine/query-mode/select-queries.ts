@@ -34,10 +34,12 @@ export interface ScoringContext {
 /** Largest candidate count the iterative (AS) selection materializes. */
 export const ITERATIVE_MAX_CANDIDATES = 2 ** 25;
 
-/** Scores of all queries of threshold ti (selected ones included). */
-function thresholdScores(ctx: ScoringContext, ti: number): Float64Array {
+/**
+ * Scores of all queries of threshold ti (selected ones included), from its surrogate answers
+ * (consumed: the scores are written over them).
+ */
+function thresholdScores(ctx: ScoringContext, ti: number, surrogate: Float64Array): Float64Array {
   const t = ctx.workload.thresholds[ti];
-  const surrogate = ctx.session.thresholdAnswers(t);
   // Exact answers straight from the cached counts: count / n is the same double as the table's.
   const { numerators, denominator } = ctx.exact.table(t);
   const w = ctx.weights[ti];
@@ -45,6 +47,12 @@ function thresholdScores(ctx: ScoringContext, ti: number): Float64Array {
     surrogate[y] = w * Math.abs(numerators[y] / denominator - surrogate[y]);
   return surrogate;
 }
+
+/**
+ * Surrogate answers computed together (answersOf: the CPU threads share the thresholds out) up to
+ * this many cells at a time: 32 MB of answers, however large the workload.
+ */
+const SCORING_BATCH_CELLS = 2 ** 22;
 
 /** Calls visit(start, end) for the maximal runs of [0, size) that avoid the sorted `skip`. */
 function unselectedRuns(
@@ -77,10 +85,24 @@ async function scanUnselected(
   selected: SelectedQueries,
   visit: (scores: Float64Array, start: number, end: number, base: number) => void,
 ): Promise<void> {
-  for (let ti = 0; ti < ctx.workload.thresholds.length; ti++) {
+  const { thresholds } = ctx.workload;
+  for (let first = 0; first < thresholds.length; ) {
     await ctx.control.checkpoint();
-    const scores = thresholdScores(ctx, ti);
-    unselectedRuns(scores.length, selected.localsOf(ti), (s, e) => visit(scores, s, e, ctx.offsets[ti]));
+    let end = first + 1;
+    let cells = ctx.offsets[end] - ctx.offsets[first];
+    while (
+      end < thresholds.length &&
+      cells + ctx.offsets[end + 1] - ctx.offsets[end] <= SCORING_BATCH_CELLS
+    ) {
+      cells += ctx.offsets[end + 1] - ctx.offsets[end];
+      end++;
+    }
+    const answers = ctx.session.answersOf(thresholds.slice(first, end));
+    for (let ti = first; ti < end; ti++) {
+      const scores = thresholdScores(ctx, ti, answers[ti - first]);
+      unselectedRuns(scores.length, selected.localsOf(ti), (s, e) => visit(scores, s, e, ctx.offsets[ti]));
+    }
+    first = end;
   }
 }
 

@@ -13,7 +13,7 @@
 import type { EncodedDataset } from '../../data/schema.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import { reportNoisyMax } from '../../privacy/selection.ts';
-import type { Workload } from '../../workload/types.ts';
+import type { Threshold, Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import { cellGroups, groupTable } from '../kernels/grouped-tables.ts';
 import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/session.ts';
@@ -289,11 +289,20 @@ export class TableRounds {
     const { exact, session } = this.o;
     const sizes = this.sizes;
     const gaps = new Float64Array(this.units.length);
+    // Every feature set's table on D' at once (the CPU threads share them out).
+    const sets = new Map<string, number>();
+    const tables: Threshold[] = [];
+    for (const u of this.units) {
+      if (sets.has(u.featureSet)) continue;
+      sets.set(u.featureSet, tables.length);
+      tables.push(unitTable(u.features));
+    }
+    const relaxed = session.answersOf(tables);
     let full: { featureSet: string; exact: Float64Array; relaxed: Float64Array } | undefined;
     this.units.forEach((u, i) => {
       if (full?.featureSet !== u.featureSet) {
-        const table = unitTable(u.features);
-        full = { featureSet: u.featureSet, exact: exact.of(table), relaxed: session.thresholdAnswers(table) };
+        const at = sets.get(u.featureSet) as number;
+        full = { featureSet: u.featureSet, exact: exact.of(tables[at]), relaxed: relaxed[at] };
       }
       const cells = unitCellMap(u, sizes);
       gaps[i] = l1(asUnit(u, full.exact, sizes, cells), asUnit(u, full.relaxed, sizes, cells));

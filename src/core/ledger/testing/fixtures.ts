@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { epsilonFromRho } from '../../privacy/accounting.ts';
-import type { ReserveRequest } from '../types.ts';
+import { chainEvent, type LedgerEvent } from '../events.ts';
+import { MIGRATIONS } from '../migrations.ts';
+import { reduce } from '../state.ts';
+import { SqlState } from '../store.ts';
+import type { ReserveRequest, VerifyResult } from '../types.ts';
+import { verifyLedger } from '../verify.ts';
 
 export function fingerprintOf(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -37,4 +42,27 @@ export function rawSql(file: string, sql: string): void {
   const raw = new Database(file);
   raw.exec(sql);
   raw.close();
+}
+
+/**
+ * Writes a ledger file at an older schema version, event by event, as the code of that version
+ * did (its migrations only, its user_version); returns its verification at that version.
+ */
+export function writeOldLedger(file: string, version: number, events: readonly LedgerEvent[]): VerifyResult {
+  const db = new Database(file);
+  for (const sql of MIGRATIONS.slice(0, version)) db.exec(sql);
+  db.pragma(`user_version = ${version}`);
+  const state = new SqlState(db);
+  let head: { id: number; hash: string } | undefined;
+  events.forEach((event, i) => {
+    const row = chainEvent(head, `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, event);
+    db.prepare(
+      'INSERT INTO events (id, ts, kind, payload, prev_hash, hash) VALUES (@id, @ts, @kind, @payload, @prev_hash, @hash)',
+    ).run(row);
+    state.apply(reduce(state, { id: row.id, ts: row.ts, prevHash: row.prev_hash, hash: row.hash, event }));
+    head = { id: row.id, hash: row.hash };
+  });
+  const result = verifyLedger(db, state);
+  db.close();
+  return result;
 }

@@ -1,7 +1,7 @@
 /** The Privacy step: the curator's settings (as typed) and the public plan the services compute. */
 import { defineStore } from 'pinia';
 import { reactive, ref, shallowRef, watch } from 'vue';
-import type { RunPlanView, RunSettingsInput } from '../../../shared/api';
+import type { DomainChoice, RunPlanView, RunSettingsInput } from '../../../shared/api';
 import { call } from '../api/bridge';
 import { useAppStore } from './app';
 import { useDataStore } from './data';
@@ -19,6 +19,10 @@ export interface SettingsForm {
   relaxation: 'sparsemax' | 'softmax';
   importance: 'none' | 'history';
   insecureSeed: string;
+  /** A schema read off the data: discovered privately (default) or released over as read. */
+  domain: DomainChoice;
+  /** The curator's explicit override for `domain: 'as-read'` (the Schema step's checkbox). */
+  allowNonPrivateDomain: boolean;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -48,9 +52,22 @@ export const usePrivacyStore = defineStore('privacy', () => {
     relaxation: 'sparsemax',
     importance: 'none',
     insecureSeed: '',
+    domain: 'discover',
+    allowNonPrivateDomain: false,
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
+  // The override is given for one file's columns: another file starts from private discovery
+  // again (a reload, which restores the same dataset, keeps it).
+  watch(
+    () => data.dataset?.id,
+    (id, previous) => {
+      if (id !== undefined && previous !== undefined && id !== previous) {
+        form.domain = 'discover';
+        form.allowNonPrivateDomain = false;
+      }
+    },
+  );
   const plan = shallowRef<RunPlanView | null>(null);
   const planning = ref(false);
   const planError = ref<string | null>(null);

@@ -12,6 +12,8 @@ export const useResultsStore = defineStore('results', () => {
   const first = ref<string>('');
   const second = ref<string>('');
   const loading = ref(false);
+  /** Only the latest comparison asked for is shown: a numeric one (it reads the released rows) can answer after a later pick. */
+  let marginalSeq = 0;
 
   async function load(runId: string): Promise<void> {
     if (results.value?.runId === runId) return;
@@ -34,8 +36,9 @@ export const useResultsStore = defineStore('results', () => {
     if (!r || !first.value) return;
     const features =
       second.value && second.value !== first.value ? [first.value, second.value] : [first.value];
+    const mine = ++marginalSeq;
     const m = await app.guard(() => call('marginalCompare', { runId: r.runId, features }));
-    if (m) marginal.value = m;
+    if (m && mine === marginalSeq) marginal.value = m;
   }
 
   function clear(): void {

@@ -1,0 +1,148 @@
+/**
+ * The app's services on a schema read off the data (issue 17): private discovery by default,
+ * recorded as 'discovered'; a release over the domain as read, refused before any reservation
+ * unless the curator ticks the override, and then recorded column by column as "domain not
+ * differentially private"; and a seeded run, which the services never export as a release.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunSettingsInput } from '../../../src/shared/api.ts';
+import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
+
+let h: Harness | undefined;
+afterEach(() => {
+  h?.cleanup();
+  h = undefined;
+});
+
+const BASE: RunSettingsInput = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' };
+const NOT_DP = 'domain not differentially private';
+
+async function ready() {
+  h = harness();
+  const ds = await h.call('openDataset', { path: h.upload('shop.csv', sampleCsv()) });
+  await h.call('setWorkload', {
+    datasetId: ds.id,
+    role: 'main',
+    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
+  });
+  await h.call('setCap', { datasetId: ds.id, epsilon: '5' });
+  return { h, ds };
+}
+
+async function runAndExport(hh: Harness, datasetId: string, settings: RunSettingsInput) {
+  await hh.call('startRun', { datasetId, settings });
+  const run = await settle(hh);
+  expect(run.status).toBe('finished');
+  const out = await hh.call('exportRun', { runId: run.runId });
+  if (!out.written) throw new Error('not written');
+  return {
+    manifest: JSON.parse(readFileSync(out.manifestPath, 'utf8')),
+    run,
+    csv: readFileSync(out.path, 'utf8'),
+  };
+}
+
+/** sup |F_a − F_b| over every value of either sample, by brute force. */
+function bruteKs(a: readonly number[], b: readonly number[]): number {
+  const F = (s: readonly number[], v: number) => s.filter((x) => x <= v).length / s.length;
+  return Math.max(...[...a, ...b].map((v) => Math.abs(F(a, v) - F(b, v))));
+}
+
+describe('a release from a schema read off the data, in the app', () => {
+  it('by default discovers every column privately; the ledger and the manifest say "discovered"', async () => {
+    const { h, ds } = await ready();
+    const { manifest } = await runAndExport(h, ds.id, BASE);
+    expect(manifest.schema.origin).toBe('discovered');
+    expect(manifest.schema.columns.map((c: { domain: string }) => c.domain)).toEqual(
+      Array(3).fill('discovered privately'),
+    );
+    const [release] = ledgerReleases(h);
+    expect(release.schema.origin).toBe('discovered');
+    expect(release.mechanism).toBe('domain-discovery+rap-query');
+  });
+
+  it('as read, without the override: refused before any reservation, naming the columns and the ways out', async () => {
+    const { h, ds } = await ready();
+    const settings: RunSettingsInput = { ...BASE, domain: 'as-read' };
+    const plan = await h.call('runPlan', { datasetId: ds.id, settings });
+    expect(plan.blocker).toBe('domain');
+    const refused = h.call('startRun', { datasetId: ds.id, settings });
+    await expect(refused).rejects.toMatchObject({ name: 'InputError' });
+    const message = await refused.catch((e: Error) => e.message);
+    expect(message).toContain(
+      'shop.csv: the domain of columns "color", "size", "age" was read from the private data',
+    );
+    expect(message).toContain('declare these columns');
+    expect(message).toContain('discover them privately');
+    expect(message).toContain('"Release over a non-private domain"');
+    expect(message).not.toContain(h.workDir); // the file's name, not the upload's path
+    expect(ledgerReleases(h)).toEqual([]);
+    expect((await h.call('runState', {}))?.status).toBeUndefined();
+  });
+
+  it('as read, with the override: released; the ledger ("inferred") and the manifest say not DP, column by column', async () => {
+    const { h, ds } = await ready();
+    const { manifest, run, csv } = await runAndExport(h, ds.id, {
+      ...BASE,
+      domain: 'as-read',
+      allowNonPrivateDomain: true,
+    });
+    expect(manifest.schema.origin).toBe('inferred');
+    expect(manifest.schema.columns).toEqual([
+      { name: 'color', domain: NOT_DP },
+      { name: 'size', domain: NOT_DP },
+      { name: 'age', domain: NOT_DP },
+    ]);
+    expect(manifest.privacy.discovery).toBeNull();
+    const [release] = ledgerReleases(h);
+    expect(release).toMatchObject({
+      status: 'committed',
+      mechanism: 'rap-query',
+      schema: { origin: 'inferred' },
+    });
+    expect(release.params.columns).toEqual(manifest.schema.columns);
+    const state = await h.call('runState', {});
+    expect(state?.warnings.join(' ')).toContain(`${NOT_DP} for "color", "size", "age"`);
+
+    // The Results step: a numeric column's distribution, real against synthetic, on a fine grid.
+    const d = (await h.call('marginalCompare', { runId: run.runId, features: ['age'] })).distribution;
+    if (!d) throw new Error('no distribution for a numeric column');
+    const real = Array.from({ length: 60 }, (_, i) => 18 + i);
+    const synthetic = csv
+      .trim()
+      .split(/\r?\n/)
+      .slice(1)
+      .map((line) => Number(line.split(',')[2]))
+      .filter((x) => Number.isFinite(x));
+    expect(synthetic.length).toBeGreaterThan(0);
+    expect(d.ks).toBeCloseTo(bruteKs(real, synthetic), 12);
+    expect(d.x.length).toBeGreaterThan(50); // every distinct real age, and the synthetic quantiles
+    expect([...d.x].sort((a, b) => a - b)).toEqual(d.x);
+    for (const cdf of [d.real, d.synthetic]) {
+      for (let i = 1; i < cdf.length; i++) expect(cdf[i]).toBeGreaterThanOrEqual(cdf[i - 1]);
+    }
+    expect(d.real.at(-1)).toBe(1);
+    expect(d.real[d.x.indexOf(47)]).toBeCloseTo(30 / 60, 12);
+  });
+});
+
+describe('a seeded run in the app', () => {
+  it('is never exported as a release: the service refuses, the release stays reserved, Discard ends it', async () => {
+    const { h, ds } = await ready();
+    await h.call('startRun', { datasetId: ds.id, settings: { ...BASE, insecureSeed: '7' } });
+    const run = await settle(h);
+    expect(run).toMatchObject({ status: 'finished', seedMode: 'insecure-seed' });
+    await expect(h.call('exportRun', { runId: run.runId })).rejects.toThrow(
+      `Release ${run.releaseId} ran with an insecure seed: anyone who knows the seed can remove its noise, so it is NOT a differentially private release and the app does not export it.`,
+    );
+    // Also by another name, and again: nothing is written, nothing committed.
+    await expect(h.call('exportRun', { runId: run.runId, fileName: 'x.csv' })).rejects.toThrow(
+      /insecure seed/,
+    );
+    expect(ledgerReleases(h).map((r) => [r.status, r.seedMode])).toEqual([['reserved', 'insecure-seed']]);
+    expect((await h.call('pendingReleases', {})).map((p) => p.seedMode)).toEqual(['insecure-seed']);
+    await h.call('discardRun', { runId: run.runId, confirm: 'discard' });
+    expect(ledgerReleases(h).map((r) => r.status)).toEqual(['aborted']);
+  });
+});
