@@ -141,10 +141,12 @@ export function defaultTableStrategy(p: {
   cells: readonly number[];
   /** Every threshold is a marginal (r = k). */
   marginals: boolean;
+  /** Some threshold has two or more features (else the mixed plan has no table to measure). */
+  multiway: boolean;
 }): TableStrategy {
   if (!p.marginals || p.cells.some((c) => c > TABLE_CELL_LIMIT)) return 'adaptive';
-  const expected = directExpectedMaxError(p);
-  return expected <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'mixed';
+  if (directExpectedMaxError(p) <= DIRECT_MAX_EXPECTED_ERROR) return 'direct';
+  return p.multiway ? 'mixed' : 'adaptive';
 }
 
 /** The GM on the N direct tables at the whole ρ: σ·E max|Z| over their cells (public). */

@@ -86,6 +86,9 @@ describe('table-mode planner (public inputs only)', () => {
       expect(p.kind === 'table' && p.strategy).toBe(strategy);
     }
     expect(() => run({ tablePlan: 'both' })).toThrow(/tablePlan/);
+    const oneWays = { thresholds: [{ features: [0], r: 1, weight: 1 }] };
+    const options = defaultOptions({ epsilon: 0.1, delta: 1 / n ** 2, mode: 'table', tablePlan: 'mixed' });
+    expect(() => planRun({ data: valueless, workload: oneWays, options, noise: noNoise })).toThrow(/mixed/);
   });
 
   it('picks direct for marginals whose GM on the direct tables is within the bound, else mixed, every table fitting; adaptive otherwise', () => {
@@ -107,7 +110,12 @@ describe('table-mode planner (public inputs only)', () => {
       expect(directExpectedMaxError({ rho: p.rho, n, cells })).toBeCloseTo(expected, 15);
       const strategy = !fits ? 'adaptive' : expected <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'mixed';
       expect(p.strategy).toBe(strategy);
-      expect(defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k })).toBe(p.strategy);
+      expect(defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k, multiway: true })).toBe(
+        p.strategy,
+      );
+      // A workload of one-way tables only has nothing for the mixed plan to measure.
+      const oneWays = defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k, multiway: false });
+      expect(oneWays).toBe(p.strategy === 'mixed' ? 'adaptive' : p.strategy);
     }
   });
 

@@ -144,11 +144,19 @@ export function planRun(input: RapInput): RunPlan {
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
     const marginals = workload.thresholds.every((t) => t.r === t.features.length);
+    const multiway = workload.thresholds.some((t) => t.features.length > 1);
     // A curator who sets T₀ or K asks for rounds: the adaptive plan (still a public rule).
     const asksForRounds = o.rounds !== undefined || o.perRound !== undefined;
     const strategy =
       o.tablePlan ??
-      (asksForRounds ? 'adaptive' : defaultTableStrategy({ rho, n: data.n, cells, marginals }));
+      (asksForRounds ? 'adaptive' : defaultTableStrategy({ rho, n: data.n, cells, marginals, multiway }));
+    if (strategy === 'mixed' && !multiway) {
+      bad(
+        'tablePlan',
+        'mixed',
+        'the mixed plan measures the workload tables of two or more features: this workload has none',
+      );
+    }
     return {
       ...base,
       kind: 'table',

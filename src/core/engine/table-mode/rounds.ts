@@ -182,22 +182,25 @@ export class TableRounds {
    * (the one-way start already measured every feature), each as its grouped unit where one of
    * its features was compressed, together with the budget's direct share: ℓ2 sensitivity
    * √(2N)/n (measure.ts). Each becomes the unit's first measurement: the rounds may measure it
-   * again, averaged by inverse variance.
+   * again, averaged by inverse variance. A table over the cell limit has no unit of its own (its
+   * sub-tables are candidates of the rounds) and is not measured here; planRun refuses a mixed
+   * plan with nothing to measure.
    */
   private measureWorkloadTables(): Upfront {
     const { budget, weights } = this.o.plan;
-    const sets = directTables(this.o.workload, weights, this.sizes).filter((t) => t.features.length > 1);
-    const { rho, sigma } = budget.direct(sets.length);
-    let cells = 0;
-    for (const t of sets) {
+    const units = directTables(this.o.workload, weights, this.sizes).flatMap((t) => {
       const key = t.features.join(',');
-      const whole = this.units.filter((u) => u.featureSet === key);
+      const whole = this.units.filter((u) => u.featureSet === key && u.features.length > 1);
       const unit = whole.find((u) => u.grouping) ?? whole[0];
-      if (!unit) throw new Error(`workload table ${key} has no measurement unit`);
+      return unit ? [unit] : [];
+    });
+    const { rho, sigma } = budget.direct(units.length);
+    let cells = 0;
+    for (const unit of units) {
       cells += unit.cells;
       this.measureUnit(unit, sigma);
     }
-    return { rho, sigma, tables: sets.length, cells };
+    return { rho, sigma, tables: units.length, cells };
   }
 
   /**
