@@ -740,11 +740,19 @@ export interface GradientTarget {
 }
 
 /**
- * The features whose every table in a backward pass is grouped, by one and the same grouping,
- * with that grouping. Their derivatives can be collected per group (GradientTarget.sums) and
- * added to the categories once: each category's gradient is then the same sum, in the same
- * order, as adding table after table into it (from the zero Adam leaves after each step), with
- * 1/3 of the writes on ADULT's direct plan (8.0 → 2.7 M a step, plus 0.6 M for the hand-over).
+ * The features that every grouped table of a backward pass groups one and the same way, with
+ * that grouping. Their grouped tables' derivatives are collected per group (GradientTarget.sums)
+ * and added to the categories once, at the end of the pass: 1/3 of the writes on ADULT's direct
+ * plan (8.0 → 2.7 M a step, plus 0.6 M for the hand-over). Tables where the feature keeps its
+ * categories add straight into the gradient, in table order.
+ *
+ * Where only grouped tables touch the feature (the direct plan), each category's gradient is the
+ * same sum in the same order as adding table after table into it (from the zero Adam leaves
+ * after each step): bit for bit the earlier kernels. Where a plain table touches it too (the
+ * adaptive and mixed plans' one-way targets), the grouped part is added last, as one sum: the
+ * same gradient up to rounding, and the same whatever the thread count (typed.ts and shard.ts
+ * apply this one rule).
+ *
  * `tables` lists each table's features with its groups (undefined: the feature is not grouped
  * there); a grouping is recognized by identity.
  */
@@ -756,8 +764,9 @@ export function soleGroupings<G>(
   for (const t of tables) {
     t.features.forEach((f, j) => {
       const g = t.groups[j];
+      if (g === undefined) return;
       const seen = sole.get(f);
-      if (g === undefined || (seen !== undefined && seen !== g)) mixed.add(f);
+      if (seen !== undefined && seen !== g) mixed.add(f);
       else sole.set(f, g);
     });
   }

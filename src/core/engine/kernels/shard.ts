@@ -117,8 +117,6 @@ export type ShardCommand =
       readonly type: 'backward';
       readonly tasks: readonly BackwardTask[];
       readonly exchange: SharedArrayBuffer;
-      /** The gradient is zero where the tables go (no selected queries first): group sums may be used. */
-      readonly fromZero: boolean;
     }
   | ({ readonly type: 'adam' } & AdamWork);
 
@@ -198,7 +196,7 @@ export class Shard {
         this.forward(cmd.tasks, new Float64Array(cmd.exchange));
         return;
       case 'backward':
-        this.backward(cmd.tasks, new Float64Array(cmd.exchange), cmd.fromZero);
+        this.backward(cmd.tasks, new Float64Array(cmd.exchange));
         return;
       case 'adam':
         this.adamStep(cmd.constants, cmd.ranges);
@@ -280,11 +278,11 @@ export class Shard {
     }
   }
 
-  private backward(tasks: readonly BackwardTask[], exchange: Float64Array, fromZero: boolean): void {
+  private backward(tasks: readonly BackwardTask[], exchange: Float64Array): void {
     const sp = this.sparse();
     const [first, end] = rowRange(this.rows, this.init.thread, this.init.threads);
     if (first === end) return;
-    const sums = fromZero ? this.groupSums(tasks) : new Map<number, Float64Array>();
+    const sums = this.groupSums(tasks);
     for (const task of tasks) {
       if (task.kind === 'plain') {
         for (const term of task.terms) {
@@ -320,7 +318,7 @@ export class Shard {
     }
   }
 
-  /** A zeroed n' × groups buffer per feature with one grouping in every task (soleGroupings). */
+  /** A zeroed n' × groups buffer per feature with one grouping in every grouped task (soleGroupings). */
   private groupSums(tasks: readonly BackwardTask[]): Map<number, Float64Array> {
     const sole = soleGroupings(
       tasks.flatMap((task) =>
