@@ -98,13 +98,24 @@ export function productTable(
   sp: SparseRows,
   features: readonly number[],
   dims: readonly number[],
+  /** Where to write the table (its cells are overwritten); default a new array. */
+  out?: Float64Array,
 ): Float64Array {
   // One feature: a pass over its nonzeros (productTableByLines), each cell's rows in ascending
   // order as the row-by-row form adds them, without sorting the block by category first (the
   // one-way targets' tables were a third of the adaptive plan's forward work at ε = 0.1).
   return features.length === 1 || linesPay(sp, features, dims)
-    ? productTableByLines(sp, features, dims)
-    : productTableByRows(sp, features, dims);
+    ? productTableByLines(sp, features, dims, out)
+    : productTableByRows(sp, features, dims, out);
+}
+
+/** `out` zeroed over the table's cells, or a new zeroed table. */
+function zeroedTable(dims: readonly number[], out: Float64Array | undefined): Float64Array {
+  const cells = tableSize(dims);
+  if (!out) return new Float64Array(cells);
+  if (out.length !== cells)
+    throw new RangeError(`a table of ${cells} cells cannot be written to ${out.length}`);
+  return out.fill(0);
 }
 
 /**
@@ -159,8 +170,9 @@ export function productTableByLines(
   sp: SparseRows,
   features: readonly number[],
   dims: readonly number[],
+  into?: Float64Array,
 ): Float64Array {
-  const out = new Float64Array(tableSize(dims));
+  const out = zeroedTable(dims, into);
   if (features.length === 1) {
     const { rowStart, category, value } = sp.blocks[features[0]];
     for (let e = 0; e < rowStart[sp.rows]; e++) out[category[e]] += value[e];
@@ -187,8 +199,9 @@ export function productTableByRows(
   sp: SparseRows,
   features: readonly number[],
   dims: readonly number[],
+  into?: Float64Array,
 ): Float64Array {
-  const out = new Float64Array(tableSize(dims));
+  const out = zeroedTable(dims, into);
   const k = features.length;
   const strides = rowMajorStrides(dims);
   const first = byCategory(sp.blocks[features[0]], dims[0]);
@@ -239,18 +252,46 @@ export function productTableByRows(
   return out;
 }
 
-/** A block's nonzeros by category (CSC): rows row[start[v] … start[v+1]) have category v, ascending. */
+/** byCategory's arrays, grown as needed and reused (each thread has its own module instance). */
+class CategoryScratch {
+  start = new Int32Array(128);
+  fill = new Int32Array(128);
+  row = new Int32Array(4096);
+  value = new Float64Array(4096);
+
+  reserve(size: number, nonzeros: number): this {
+    if (this.start.length < size + 1) {
+      this.start = new Int32Array(2 * (size + 1));
+      this.fill = new Int32Array(2 * (size + 1));
+    }
+    if (this.row.length < nonzeros) {
+      this.row = new Int32Array(2 * nonzeros);
+      this.value = new Float64Array(2 * nonzeros);
+    }
+    return this;
+  }
+}
+
+const csc = new CategoryScratch();
+
+/**
+ * A block's nonzeros by category (CSC): rows row[start[v] … start[v+1]) have category v,
+ * ascending. The arrays are shared scratch, valid until the next call.
+ */
 function byCategory(
   block: SparseBlock,
   size: number,
 ): { start: Int32Array; row: Int32Array; value: Float64Array } {
   const { rowStart, category, value } = block;
-  const start = new Int32Array(size + 1);
+  const scratch = csc.reserve(size, category.length);
+  const start = scratch.start;
+  start.fill(0, 0, size + 1);
   for (let e = 0; e < category.length; e++) start[category[e] + 1]++;
   for (let v = 0; v < size; v++) start[v + 1] += start[v];
-  const fill = start.slice(0, size);
-  const rowOf = new Int32Array(category.length);
-  const values = new Float64Array(category.length);
+  const fill = scratch.fill;
+  fill.set(start.subarray(0, size));
+  const rowOf = scratch.row;
+  const values = scratch.value;
   for (let i = 0; i + 1 < rowStart.length; i++) {
     for (let e = rowStart[i]; e < rowStart[i + 1]; e++) {
       const at = fill[category[e]]++;

@@ -16,6 +16,7 @@
  */
 import type { OneHotLayout } from '../../data/onehot.ts';
 import { layoutFromSizes } from '../../data/onehot.ts';
+import { tableSize } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamState, type AdamStepConstants, adamRange } from './adam.ts';
@@ -274,7 +275,25 @@ export class Shard {
   private forward(tasks: readonly ForwardTask[], exchange: Float64Array): void {
     for (let at = this.take(); at < tasks.length; at = this.take()) {
       const task = tasks[at];
-      exchange.set(this.answers(task), task.out);
+      const { features, r } = task.threshold;
+      const grouping = task.grouping;
+      if (!grouping && r !== features.length) {
+        exchange.set(this.answers(task), task.out);
+        continue;
+      }
+      // A (grouped) marginal's answers are its product table: written straight into the exchange.
+      const dims = features.map((f, j) => grouping?.[j]?.count ?? this.layout.sizes[f]);
+      const out = exchange.subarray(task.out, task.out + tableSize(dims));
+      if (grouping) {
+        productTable(
+          this.groupedRows(features, grouping),
+          dims.map((_, j) => j),
+          dims,
+          out,
+        );
+      } else {
+        productTable(this.sparse(), features, dims, out);
+      }
     }
   }
 
