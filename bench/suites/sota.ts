@@ -1,5 +1,5 @@
 /**
- * `sota` (issues 11, 19): table mode (default settings, the public plan rule picks direct or
+ * `sota` (issues 11, 19): table mode (default settings, the public plan rule picks direct, mixed or
  * adaptive) against AIM and the GM baseline on the workload's tables; ADULT, δ = 1/n², 5 seeds
  * (each seeds the workload draw and the noise); the headline is the released CSV's error:
  * - 64 random 3-way marginals, ε ∈ {0.1, 1} (AIM: 0.056 and 0.0167; target ≤ 0.035 and

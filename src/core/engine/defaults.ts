@@ -7,7 +7,7 @@ import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
 import { measurementSigma } from './measure.ts';
 import { TABLE_CELL_LIMIT } from './table-mode/units.ts';
-import type { RapOptions } from './types.ts';
+import type { RapOptions, TableStrategy } from './types.ts';
 
 export const DEFAULT_ROWS = 1000;
 /**
@@ -116,15 +116,24 @@ export function defaultTablePlan(p: { rho: number; n: number; thresholds: number
 
 /**
  * Table mode's plan (issue 19), from public quantities only (ρ, n, the workload's distinct tables
- * and their cells): measure every table directly when the Gaussian mechanism on them all would
- * already be accurate — its expected max error over their cells, σ·E max|Z| with
- * σ = √(2N/(2ρ))/n, at most DIRECT_MAX_EXPECTED_ERROR — and every table fits the cell limit;
- * otherwise select adaptively. Measured on ADULT (64 random 3-way marginals, released CSV, tight
- * ρ): at ε = 1 (expected 0.0073) direct 0.0045 / 0.0053 / 0.0051 (seeds 0–2) against adaptive
- * 0.015–0.019; at ε = 0.1 (expected 0.067) adaptive ≈ 0.050, where measuring all 64 tables
- * leaves each too little ρ. The bound 0.03 sits between the two regimes. Only for marginal
- * workloads: an r < k answer sums many cells, and the direct fit's zeroed small cells
- * (measure.ts, fitTarget) add up (16 random 1-of-3, ε = 1, seed 1: direct 0.064, adaptive 0.023).
+ * and their cells). For marginal workloads whose every table fits the cell limit: measure every
+ * table directly when the Gaussian mechanism on them all would already be accurate — its
+ * expected max error over their cells, σ·E max|Z| with σ = √(2N/(2ρ))/n, at most
+ * DIRECT_MAX_EXPECTED_ERROR — and otherwise the mixed plan: MIXED_DIRECT_SHARE of ρ measures
+ * every table, the rest selects adaptively (table-mode/budget.ts). Measured on ADULT (64 random
+ * 3-way marginals, released CSV, tight ρ, mean of seeds 0–4):
+ *
+ *   ε (GM expected)   direct    mixed (0.5)   adaptive
+ *   1    (0.0073)     0.0055    0.0057 / 0.0066 (seeds 0–1; direct 0.0045 / 0.0053)   0.015–0.019 (0–2)
+ *   0.1  (0.067)      0.0488    0.0334        0.0416
+ *   0.05 (0.131)      —         0.0534        0.0563
+ *
+ * Direct wins while every table's own measurement is sharp; below that, a coarse measurement of
+ * every table keeps an unselected table from drifting (the adaptive plan's worst seed, 0.058,
+ * was one table the rounds never measured), and the rounds sharpen the worst. The bound 0.03
+ * sits between the regimes. Otherwise adaptive: for r < k an answer sums many cells, and the
+ * direct fit's zeroed small cells (measure.ts, fitTarget) add up (16 random 1-of-3, ε = 1, seed
+ * 1: direct 0.064, adaptive 0.023); the mixed plan is not measured there.
  */
 export function defaultTableStrategy(p: {
   rho: number;
@@ -132,11 +141,18 @@ export function defaultTableStrategy(p: {
   cells: readonly number[];
   /** Every threshold is a marginal (r = k). */
   marginals: boolean;
-}): 'direct' | 'adaptive' {
+  /** Some threshold has two or more features (else the mixed plan has no table to measure). */
+  multiway: boolean;
+}): TableStrategy {
   if (!p.marginals || p.cells.some((c) => c > TABLE_CELL_LIMIT)) return 'adaptive';
+  if (directExpectedMaxError(p) <= DIRECT_MAX_EXPECTED_ERROR) return 'direct';
+  return p.multiway ? 'mixed' : 'adaptive';
+}
+
+/** The GM on the N direct tables at the whole ρ: σ·E max|Z| over their cells (public). */
+export function directExpectedMaxError(p: { rho: number; n: number; cells: readonly number[] }): number {
   const sigma = measurementSigma(p.rho, { tables: p.cells.length }, p.n);
-  const total = p.cells.reduce((a, b) => a + b, 0);
-  return sigma * expectedMaxAbsNormal(total) <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'adaptive';
+  return sigma * expectedMaxAbsNormal(p.cells.reduce((a, b) => a + b, 0));
 }
 
 export const DIRECT_MAX_EXPECTED_ERROR = 0.03;

@@ -3,7 +3,12 @@ import { schemaFromDomain } from '../data/benchmark.ts';
 import type { EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { randomWorkload } from '../workload/random.ts';
-import { DIRECT_MAX_EXPECTED_ERROR, defaultOptions, defaultTableStrategy } from './defaults.ts';
+import {
+  DIRECT_MAX_EXPECTED_ERROR,
+  defaultOptions,
+  defaultTableStrategy,
+  directExpectedMaxError,
+} from './defaults.ts';
 import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
 import { measurementSigma } from './measure.ts';
 import { planRun } from './plan.ts';
@@ -53,14 +58,40 @@ function plan(epsilon: number, k: number, r: number) {
 }
 
 describe('table-mode planner (public inputs only)', () => {
-  it('runs on a dataset with no values: direct at ε = 1, adaptive at ε = 0.1 (ADULT, 64 3-way marginals)', () => {
+  it('runs on a dataset with no values: direct at ε = 1, mixed at ε = 0.1 (ADULT, 64 3-way marginals), adaptive for 2-of-4', () => {
     const high = plan(1, 3, 3).plan;
     const low = plan(0.1, 3, 3).plan;
     expect(high.kind === 'table' && high.strategy).toBe('direct');
-    expect(low.kind === 'table' && low.strategy).toBe('adaptive');
+    expect(low.kind === 'table' && low.strategy).toBe('mixed');
+    const thresholds = plan(0.1, 4, 2).plan;
+    expect(thresholds.kind === 'table' && thresholds.strategy).toBe('adaptive');
   });
 
-  it('picks direct exactly for marginals whose GM on the direct tables is within the bound, every table fitting', () => {
+  it('an explicit T₀ or K asks for rounds; tablePlan overrides the rule', () => {
+    const workload = plan(0.1, 3, 3).workload;
+    const run = (o: object) =>
+      planRun({
+        data: valueless,
+        workload,
+        options: defaultOptions({ epsilon: 0.1, delta: 1 / n ** 2, mode: 'table', ...o }),
+        noise: noNoise,
+      });
+    for (const [o, strategy] of [
+      [{ rounds: 8 }, 'adaptive'],
+      [{ perRound: 2 }, 'adaptive'],
+      [{ tablePlan: 'direct' }, 'direct'],
+      [{ tablePlan: 'mixed', rounds: 8 }, 'mixed'],
+    ] as const) {
+      const p = run(o);
+      expect(p.kind === 'table' && p.strategy).toBe(strategy);
+    }
+    expect(() => run({ tablePlan: 'both' })).toThrow(/tablePlan/);
+    const oneWays = { thresholds: [{ features: [0], r: 1, weight: 1 }] };
+    const options = defaultOptions({ epsilon: 0.1, delta: 1 / n ** 2, mode: 'table', tablePlan: 'mixed' });
+    expect(() => planRun({ data: valueless, workload: oneWays, options, noise: noNoise })).toThrow(/mixed/);
+  });
+
+  it('picks direct for marginals whose GM on the direct tables is within the bound, else mixed, every table fitting; adaptive otherwise', () => {
     for (const [epsilon, k, r] of [
       [1, 3, 3],
       [0.1, 3, 3],
@@ -76,9 +107,15 @@ describe('table-mode planner (public inputs only)', () => {
       expect(sigma).toBeCloseTo(Math.sqrt(2 * cells.length) / n / Math.sqrt(2 * p.rho), 15);
       const fits = cells.every((c) => c <= 1_000_000) && r === k;
       const expected = sigma * expectedMaxAbsNormal(cells.reduce((a, b) => a + b, 0));
-      const direct = fits && expected <= DIRECT_MAX_EXPECTED_ERROR;
-      expect(p.strategy).toBe(direct ? 'direct' : 'adaptive');
-      expect(defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k })).toBe(p.strategy);
+      expect(directExpectedMaxError({ rho: p.rho, n, cells })).toBeCloseTo(expected, 15);
+      const strategy = !fits ? 'adaptive' : expected <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'mixed';
+      expect(p.strategy).toBe(strategy);
+      expect(defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k, multiway: true })).toBe(
+        p.strategy,
+      );
+      // A workload of one-way tables only has nothing for the mixed plan to measure.
+      const oneWays = defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k, multiway: false });
+      expect(oneWays).toBe(p.strategy === 'mixed' ? 'adaptive' : p.strategy);
     }
   });
 

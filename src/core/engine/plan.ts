@@ -11,7 +11,7 @@ import type { Workload } from '../workload/types.ts';
 import { defaultRoundsAndK, defaultTablePlan, defaultTableStrategy } from './defaults.ts';
 import { ITERATIVE_MAX_CANDIDATES } from './query-mode/select-queries.ts';
 import { directTables } from './table-mode/direct.ts';
-import type { RapInput, RapOptions } from './types.ts';
+import type { RapInput, RapOptions, TableStrategy } from './types.ts';
 
 interface PlanBase {
   readonly rho: number;
@@ -31,12 +31,13 @@ export interface QueryPlan extends PlanBase {
 }
 
 /**
- * Table mode: every workload table measured at once (`direct`), or rounds of K measurements
- * until ρ is spent (`adaptive`; T₀, `roundBound`, bounds the rounds).
+ * Table mode: every workload table measured at once (`direct`), rounds of K measurements until ρ
+ * is spent (`adaptive`; T₀, `roundBound`, bounds the rounds), or every workload table measured
+ * with a share of ρ and then rounds (`mixed`).
  */
 export interface TablePlan extends PlanBase {
   readonly kind: 'table';
-  readonly strategy: 'direct' | 'adaptive';
+  readonly strategy: TableStrategy;
   readonly roundBound: number;
   readonly perRound: number;
 }
@@ -68,8 +69,8 @@ function checkOptions(o: RapOptions): void {
     bad('learningRate', o.learningRate, 'must be > 0');
   if (!(o.tolerance >= 0 && Number.isFinite(o.tolerance))) bad('tolerance', o.tolerance, 'must be >= 0');
   if (o.mode !== 'query' && o.mode !== 'table') bad('mode', o.mode, "must be 'query' or 'table'");
-  if (o.tablePlan !== undefined && o.tablePlan !== 'direct' && o.tablePlan !== 'adaptive')
-    bad('tablePlan', o.tablePlan, "must be 'direct' or 'adaptive'");
+  if (o.tablePlan !== undefined && !['direct', 'mixed', 'adaptive'].includes(o.tablePlan))
+    bad('tablePlan', o.tablePlan, "must be 'direct', 'mixed' or 'adaptive'");
   if (o.selection !== 'oneshot' && o.selection !== 'iterative') {
     bad('selection', o.selection, "must be 'oneshot' or 'iterative'");
   }
@@ -143,11 +144,19 @@ export function planRun(input: RapInput): RunPlan {
     const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
     const marginals = workload.thresholds.every((t) => t.r === t.features.length);
+    const multiway = workload.thresholds.some((t) => t.features.length > 1);
     // A curator who sets T₀ or K asks for rounds: the adaptive plan (still a public rule).
     const asksForRounds = o.rounds !== undefined || o.perRound !== undefined;
     const strategy =
       o.tablePlan ??
-      (asksForRounds ? 'adaptive' : defaultTableStrategy({ rho, n: data.n, cells, marginals }));
+      (asksForRounds ? 'adaptive' : defaultTableStrategy({ rho, n: data.n, cells, marginals, multiway }));
+    if (strategy === 'mixed' && !multiway) {
+      bad(
+        'tablePlan',
+        'mixed',
+        'the mixed plan measures the workload tables of two or more features: this workload has none',
+      );
+    }
     return {
       ...base,
       kind: 'table',

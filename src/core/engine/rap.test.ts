@@ -6,6 +6,7 @@ import { randomDataset } from '../workload/test-data.ts';
 import type { Workload } from '../workload/types.ts';
 import { defaultOptions } from './defaults.ts';
 import { runRap } from './rap.ts';
+import { MIXED_DIRECT_SHARE } from './table-mode/budget.ts';
 import type { AdaptiveTableTrace, ProgressEvent, RapInput, RapOptions, RapReport } from './types.ts';
 
 const SIZES = [3, 2, 4, 2];
@@ -168,6 +169,23 @@ describe('runRap', () => {
     expect(report.fit?.noiseRms).toBeCloseTo(direct.sigma, 12);
     expect(report.fit?.residualRms).toBeLessThan(3 * direct.sigma);
     expect(report.gmBaseline.tables).toBe(3);
+    expect(report.presentError).toBeLessThan(report.all0Error);
+  });
+
+  it('in table mode plans mixed: every workload table at √(2N)/n with its share, then rounds; Σρ = ρ', async () => {
+    const { report } = await runRap(input({ mode: 'table', tablePlan: 'mixed', epsilon: 2 }));
+    const trace = report.tableMode;
+    if (trace?.strategy !== 'mixed') throw new Error('a mixed table-mode report has its trace');
+    const { upfront } = trace;
+    expect(upfront.tables).toBe(3);
+    expect(upfront.rho).toBeCloseTo(MIXED_DIRECT_SHARE * report.rho, 12);
+    expect(upfront.sigma).toBeCloseTo(Math.sqrt((2 * 3) / (2 * upfront.rho)) / data.n, 12);
+    expect(trace.measurements.length).toBeGreaterThan(0);
+    // The rounds start after the up-front fit (round 1).
+    expect(Math.min(...trace.measurements.map((m) => m.round))).toBe(2);
+    const rounds = trace.measurements.reduce((s, m) => s + m.rhoSelect + m.rhoMeasure, 0);
+    expect(trace.oneWay.rho + upfront.rho + rounds).toBeCloseTo(report.rho, 12);
+    expect(trace.rhoSpent).toBeCloseTo(report.rho, 12);
     expect(report.presentError).toBeLessThan(report.all0Error);
   });
 

@@ -146,7 +146,10 @@ class RapRun {
     await this.projectRound(1, { groups: [], tables }, 0);
   }
 
-  /** Table mode (table-mode/): every table measured directly, or AIM-style adaptive rounds. */
+  /**
+   * Table mode (table-mode/): every table measured directly, or AIM-style adaptive rounds (the
+   * mixed plan's rounds start with every workload table measured, table-mode/rounds.ts).
+   */
   private async fitTables(plan: StartedTablePlan): Promise<void> {
     const { exact, session, noise, control } = this;
     const { workload } = this.input;

@@ -21,6 +21,12 @@ export type BackendName = 'node-gpu' | 'webgpu' | 'node' | 'wasm' | 'cpu';
 /** Query-level RAP (the papers' mechanism) or table mode (select/measure whole thresholds). */
 export type EngineMode = 'query' | 'table';
 
+/**
+ * Table mode's plans (issue 19): every workload table measured once (`direct`), AIM-style rounds
+ * (`adaptive`), or a share of ρ on every workload table, then rounds (`mixed`).
+ */
+export type TableStrategy = 'direct' | 'mixed' | 'adaptive';
+
 export interface RapOptions {
   readonly epsilon: number;
   readonly delta: number;
@@ -33,7 +39,7 @@ export interface RapOptions {
   readonly oversample: number;
   readonly mode: EngineMode;
   /** Table mode's plan; undefined = the public rule (defaults.ts, defaultTableStrategy). */
-  readonly tablePlan?: 'direct' | 'adaptive';
+  readonly tablePlan?: TableStrategy;
   /** 'oneshot' = OSAS (default), 'iterative' = AS, for comparison. */
   readonly selection: 'oneshot' | 'iterative';
   /** Adam learning rate, step budget per round, early-stopping tolerance, query mini-batch. */
@@ -157,9 +163,8 @@ interface TableTraceBase {
   readonly rhoSpent: number;
 }
 
-/** The adaptive plan: one-way start, then rounds of selected measurements. */
-export interface AdaptiveTableTrace extends TableTraceBase {
-  readonly strategy: 'adaptive';
+/** The rounds' part of a trace: one-way start, then rounds of selected measurements. */
+interface RoundsTrace extends TableTraceBase {
   readonly oneWay: { readonly rho: number; readonly sigma: number; readonly features: number };
   /** Features whose small categories were merged for grouped tables: categories → groups. */
   readonly compressed: readonly {
@@ -169,6 +174,25 @@ export interface AdaptiveTableTrace extends TableTraceBase {
   }[];
   readonly fallbacks: readonly TableModeFallback[];
   readonly measurements: readonly TableMeasurementRecord[];
+}
+
+/** The adaptive plan: one-way start, then rounds of selected measurements. */
+export interface AdaptiveTableTrace extends RoundsTrace {
+  readonly strategy: 'adaptive';
+}
+
+/**
+ * The mixed plan: one-way start, every workload table measured together (`upfront`: its ρ, σ,
+ * tables and cells as measured, grouped), then rounds of selected measurements.
+ */
+export interface MixedTableTrace extends RoundsTrace {
+  readonly strategy: 'mixed';
+  readonly upfront: {
+    readonly rho: number;
+    readonly sigma: number;
+    readonly tables: number;
+    readonly cells: number;
+  };
 }
 
 /** The direct plan: every distinct workload table measured once, together, at the whole ρ. */
@@ -184,7 +208,7 @@ export interface DirectTableTrace extends TableTraceBase {
   };
 }
 
-export type TableModeTrace = AdaptiveTableTrace | DirectTableTrace;
+export type TableModeTrace = AdaptiveTableTrace | MixedTableTrace | DirectTableTrace;
 
 export interface RapInput {
   readonly data: EncodedDataset;

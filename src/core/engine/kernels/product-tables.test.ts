@@ -287,16 +287,17 @@ describe('backpropProductTable into grouped categories', () => {
 });
 
 describe('soleGroupings', () => {
-  it('keeps the features every table groups one and the same way', () => {
+  it('keeps the features every grouped table groups one and the same way', () => {
     const a = { of: Int32Array.of(0, 0), count: 1 };
     const b = { of: Int32Array.of(0, 1), count: 2 };
     const sole = soleGroupings([
       { features: [0, 1, 2], groups: [a, a, undefined] },
       { features: [1, 3], groups: [a, b] },
       { features: [0, 4], groups: [b, a] },
-      { features: [5], groups: [b] },
+      { features: [5, 3], groups: [b, undefined] },
+      { features: [6], groups: [undefined] },
     ]);
-    // 0: a then b; 2: not grouped; 1, 3, 4, 5: one grouping each.
+    // 0: a then b; 2 and 6: never grouped; 1, 3, 4, 5: one grouping each (3 also plain once).
     expect([...sole.entries()].sort((x, y) => x[0] - y[0])).toEqual([
       [1, a],
       [3, b],

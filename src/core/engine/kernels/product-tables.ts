@@ -98,10 +98,24 @@ export function productTable(
   sp: SparseRows,
   features: readonly number[],
   dims: readonly number[],
+  /** Where to write the table (its cells are overwritten); default a new array. */
+  out?: Float64Array,
 ): Float64Array {
-  return linesPay(sp, features, dims)
-    ? productTableByLines(sp, features, dims)
-    : productTableByRows(sp, features, dims);
+  // One feature: a pass over its nonzeros (productTableByLines), each cell's rows in ascending
+  // order as the row-by-row form adds them, without sorting the block by category first (the
+  // one-way targets' tables were a third of the adaptive plan's forward work at ε = 0.1).
+  return features.length === 1 || linesPay(sp, features, dims)
+    ? productTableByLines(sp, features, dims, out)
+    : productTableByRows(sp, features, dims, out);
+}
+
+/** `out` zeroed over the table's cells, or a new zeroed table. */
+function zeroedTable(dims: readonly number[], out: Float64Array | undefined): Float64Array {
+  const cells = tableSize(dims);
+  if (!out) return new Float64Array(cells);
+  if (out.length !== cells)
+    throw new RangeError(`a table of ${cells} cells cannot be written to ${out.length}`);
+  return out.fill(0);
 }
 
 /**
@@ -156,8 +170,9 @@ export function productTableByLines(
   sp: SparseRows,
   features: readonly number[],
   dims: readonly number[],
+  into?: Float64Array,
 ): Float64Array {
-  const out = new Float64Array(tableSize(dims));
+  const out = zeroedTable(dims, into);
   if (features.length === 1) {
     const { rowStart, category, value } = sp.blocks[features[0]];
     for (let e = 0; e < rowStart[sp.rows]; e++) out[category[e]] += value[e];
@@ -184,8 +199,9 @@ export function productTableByRows(
   sp: SparseRows,
   features: readonly number[],
   dims: readonly number[],
+  into?: Float64Array,
 ): Float64Array {
-  const out = new Float64Array(tableSize(dims));
+  const out = zeroedTable(dims, into);
   const k = features.length;
   const strides = rowMajorStrides(dims);
   const first = byCategory(sp.blocks[features[0]], dims[0]);
@@ -236,18 +252,46 @@ export function productTableByRows(
   return out;
 }
 
-/** A block's nonzeros by category (CSC): rows row[start[v] … start[v+1]) have category v, ascending. */
+/** byCategory's arrays, grown as needed and reused (each thread has its own module instance). */
+class CategoryScratch {
+  start = new Int32Array(128);
+  fill = new Int32Array(128);
+  row = new Int32Array(4096);
+  value = new Float64Array(4096);
+
+  reserve(size: number, nonzeros: number): this {
+    if (this.start.length < size + 1) {
+      this.start = new Int32Array(2 * (size + 1));
+      this.fill = new Int32Array(2 * (size + 1));
+    }
+    if (this.row.length < nonzeros) {
+      this.row = new Int32Array(2 * nonzeros);
+      this.value = new Float64Array(2 * nonzeros);
+    }
+    return this;
+  }
+}
+
+const csc = new CategoryScratch();
+
+/**
+ * A block's nonzeros by category (CSC): rows row[start[v] … start[v+1]) have category v,
+ * ascending. The arrays are shared scratch, valid until the next call.
+ */
 function byCategory(
   block: SparseBlock,
   size: number,
 ): { start: Int32Array; row: Int32Array; value: Float64Array } {
   const { rowStart, category, value } = block;
-  const start = new Int32Array(size + 1);
+  const scratch = csc.reserve(size, category.length);
+  const start = scratch.start;
+  start.fill(0, 0, size + 1);
   for (let e = 0; e < category.length; e++) start[category[e] + 1]++;
   for (let v = 0; v < size; v++) start[v + 1] += start[v];
-  const fill = start.slice(0, size);
-  const rowOf = new Int32Array(category.length);
-  const values = new Float64Array(category.length);
+  const fill = scratch.fill;
+  fill.set(start.subarray(0, size));
+  const rowOf = scratch.row;
+  const values = scratch.value;
   for (let i = 0; i + 1 < rowStart.length; i++) {
     for (let e = rowStart[i]; e < rowStart[i + 1]; e++) {
       const at = fill[category[e]]++;
@@ -737,11 +781,19 @@ export interface GradientTarget {
 }
 
 /**
- * The features whose every table in a backward pass is grouped, by one and the same grouping,
- * with that grouping. Their derivatives can be collected per group (GradientTarget.sums) and
- * added to the categories once: each category's gradient is then the same sum, in the same
- * order, as adding table after table into it (from the zero Adam leaves after each step), with
- * 1/3 of the writes on ADULT's direct plan (8.0 → 2.7 M a step, plus 0.6 M for the hand-over).
+ * The features that every grouped table of a backward pass groups one and the same way, with
+ * that grouping. Their grouped tables' derivatives are collected per group (GradientTarget.sums)
+ * and added to the categories once, at the end of the pass: 1/3 of the writes on ADULT's direct
+ * plan (8.0 → 2.7 M a step, plus 0.6 M for the hand-over). Tables where the feature keeps its
+ * categories add straight into the gradient, in table order.
+ *
+ * Where only grouped tables touch the feature (the direct plan), each category's gradient is the
+ * same sum in the same order as adding table after table into it (from the zero Adam leaves
+ * after each step): bit for bit the earlier kernels. Where a plain table touches it too (the
+ * adaptive and mixed plans' one-way targets), the grouped part is added last, as one sum: the
+ * same gradient up to rounding, and the same whatever the thread count (typed.ts and shard.ts
+ * apply this one rule).
+ *
  * `tables` lists each table's features with its groups (undefined: the feature is not grouped
  * there); a grouping is recognized by identity.
  */
@@ -753,8 +805,9 @@ export function soleGroupings<G>(
   for (const t of tables) {
     t.features.forEach((f, j) => {
       const g = t.groups[j];
+      if (g === undefined) return;
       const seen = sole.get(f);
-      if (g === undefined || (seen !== undefined && seen !== g)) mixed.add(f);
+      if (seen !== undefined && seen !== g) mixed.add(f);
       else sole.set(f, g);
     });
   }

@@ -16,6 +16,7 @@
  */
 import type { OneHotLayout } from '../../data/onehot.ts';
 import { layoutFromSizes } from '../../data/onehot.ts';
+import { tableSize } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamState, type AdamStepConstants, adamRange } from './adam.ts';
@@ -117,8 +118,6 @@ export type ShardCommand =
       readonly type: 'backward';
       readonly tasks: readonly BackwardTask[];
       readonly exchange: SharedArrayBuffer;
-      /** The gradient is zero where the tables go (no selected queries first): group sums may be used. */
-      readonly fromZero: boolean;
     }
   | ({ readonly type: 'adam' } & AdamWork);
 
@@ -198,7 +197,7 @@ export class Shard {
         this.forward(cmd.tasks, new Float64Array(cmd.exchange));
         return;
       case 'backward':
-        this.backward(cmd.tasks, new Float64Array(cmd.exchange), cmd.fromZero);
+        this.backward(cmd.tasks, new Float64Array(cmd.exchange));
         return;
       case 'adam':
         this.adamStep(cmd.constants, cmd.ranges);
@@ -276,15 +275,33 @@ export class Shard {
   private forward(tasks: readonly ForwardTask[], exchange: Float64Array): void {
     for (let at = this.take(); at < tasks.length; at = this.take()) {
       const task = tasks[at];
-      exchange.set(this.answers(task), task.out);
+      const { features, r } = task.threshold;
+      const grouping = task.grouping;
+      if (!grouping && r !== features.length) {
+        exchange.set(this.answers(task), task.out);
+        continue;
+      }
+      // A (grouped) marginal's answers are its product table: written straight into the exchange.
+      const dims = features.map((f, j) => grouping?.[j]?.count ?? this.layout.sizes[f]);
+      const out = exchange.subarray(task.out, task.out + tableSize(dims));
+      if (grouping) {
+        productTable(
+          this.groupedRows(features, grouping),
+          dims.map((_, j) => j),
+          dims,
+          out,
+        );
+      } else {
+        productTable(this.sparse(), features, dims, out);
+      }
     }
   }
 
-  private backward(tasks: readonly BackwardTask[], exchange: Float64Array, fromZero: boolean): void {
+  private backward(tasks: readonly BackwardTask[], exchange: Float64Array): void {
     const sp = this.sparse();
     const [first, end] = rowRange(this.rows, this.init.thread, this.init.threads);
     if (first === end) return;
-    const sums = fromZero ? this.groupSums(tasks) : new Map<number, Float64Array>();
+    const sums = this.groupSums(tasks);
     for (const task of tasks) {
       if (task.kind === 'plain') {
         for (const term of task.terms) {
@@ -320,7 +337,7 @@ export class Shard {
     }
   }
 
-  /** A zeroed n' × groups buffer per feature with one grouping in every task (soleGroupings). */
+  /** A zeroed n' × groups buffer per feature with one grouping in every grouped task (soleGroupings). */
   private groupSums(tasks: readonly BackwardTask[]): Map<number, Float64Array> {
     const sole = soleGroupings(
       tasks.flatMap((task) =>

@@ -413,7 +413,6 @@ class ThreadedSession implements KernelSession {
       type: 'backward',
       tasks: cotangents.map((c) => c.task),
       exchange: this.exchange,
-      fromZero: batch.groups.length === 0,
     });
     return acc;
   }

@@ -103,8 +103,7 @@ class TypedSession implements KernelSession {
     }
     if (batch.tables.length > 0) {
       this.sparse ??= sparseRows(this.values, this.shape);
-      // Group sums only from a zero gradient (no selected queries before): see soleGroupings.
-      const sole = batch.groups.length === 0 ? soleGroupings(batch.tables.map(groupsOfTable)) : new Map();
+      const sole = soleGroupings(batch.tables.map(groupsOfTable));
       const sums = this.groupSums(sole);
       for (const target of batch.tables) this.tableLoss(this.sparse, target, scale, acc, sums);
       const { offsets } = this.shape.layout;

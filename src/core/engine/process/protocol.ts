@@ -96,7 +96,7 @@ const options = z.object({
   perRound: positiveInt.optional(),
   oversample: positiveInt,
   mode: z.enum(ENGINE_MODES),
-  tablePlan: z.enum(['direct', 'adaptive']).optional(),
+  tablePlan: z.enum(['direct', 'mixed', 'adaptive']).optional(),
   selection: z.enum(['oneshot', 'iterative']),
   learningRate: finite,
   maxSteps: positiveInt,

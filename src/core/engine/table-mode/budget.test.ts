@@ -4,6 +4,7 @@ import { seededNoise } from '../../privacy/noise.ts';
 import {
   expectedNoiseL1,
   MEASURE_SHARE,
+  MIXED_DIRECT_SHARE,
   ONE_WAY_SHARE,
   SCORE_SENSITIVITY_CELLS,
   TableBudget,
@@ -65,6 +66,36 @@ describe('TableBudget (table mode noise scales)', () => {
     );
   });
 
+  it("the mixed plan's direct share: σ from √(2N)/n at its share of ρ; the rounds get the rest; Σ ρ = ρ", () => {
+    fc.assert(
+      fc.property(
+        budgets,
+        fc.integer({ min: 1, max: 500 }),
+        ({ rho, n, bound, features, anneals }, tables) => {
+          const b = new TableBudget(rho, n, bound, ONE_WAY_SHARE, MIXED_DIRECT_SHARE);
+          let spent = b.oneWay(features).rho;
+          const direct = b.direct(tables);
+          expect(direct.rho).toBeCloseTo(rho * MIXED_DIRECT_SHARE, 12);
+          expect(gaussianCost(Math.sqrt(2 * tables) / n, direct.sigma) / direct.rho).toBeCloseTo(1, 9);
+          expect(() => b.direct(tables)).toThrow(/once/);
+          spent += direct.rho;
+          const rest = rho * (1 - ONE_WAY_SHARE - MIXED_DIRECT_SHARE);
+          let i = 0;
+          for (let s = b.nextMeasurement(); ; s = b.nextMeasurement()) {
+            if (s.measurement === 1)
+              expect(s.rhoSelect + s.rhoMeasure).toBeCloseTo(s.final ? rest : rest / bound, 12);
+            spent += s.rhoSelect + s.rhoMeasure;
+            if (s.final) break;
+            if (anneals[i++ % Math.max(1, anneals.length)]) b.anneal();
+          }
+          expect(spent / rho).toBeCloseTo(1, 12);
+          expect(b.remaining).toBe(0);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('annealing quadruples the measurement budget (σ halves) and a short remainder is spent at once', () => {
     const b = new TableBudget(1, 1000, 10);
     b.oneWay(3);
@@ -94,5 +125,9 @@ describe('TableBudget (table mode noise scales)', () => {
   it('refuses a bad budget', () => {
     expect(() => new TableBudget(0, 10, 1)).toThrow(/rho/);
     expect(() => new TableBudget(1, 10, 0)).toThrow(/bound/);
+    expect(() => new TableBudget(1, 10, 1, 0.5, 0.5)).toThrow(/shares/);
+    expect(() => new TableBudget(1, 10, 1, 0.2, -0.1)).toThrow(/shares/);
+    // No direct share: nothing to spend up front.
+    expect(() => new TableBudget(1, 10, 1).direct(3)).toThrow(/direct share/);
   });
 });

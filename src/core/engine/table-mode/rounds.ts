@@ -20,8 +20,19 @@ import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/ses
 import { measure } from '../measure.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
-import type { AdaptiveTableTrace, TableMeasurementRecord, TableModeFallback } from '../types.ts';
-import { expectedNoiseL1, type MeasurementScales, TableBudget } from './budget.ts';
+import type {
+  AdaptiveTableTrace,
+  MixedTableTrace,
+  TableMeasurementRecord,
+  TableModeFallback,
+} from '../types.ts';
+import {
+  expectedNoiseL1,
+  type MeasurementScales,
+  MIXED_DIRECT_SHARE,
+  ONE_WAY_SHARE,
+  TableBudget,
+} from './budget.ts';
 import { type DirectStart, directTables, measureDirect } from './direct.ts';
 import { measureOneWays, type OneWayStart } from './one-way-start.ts';
 import {
@@ -42,9 +53,12 @@ export interface RoundStart {
   readonly sigma: number;
 }
 
-/** An adaptive table-mode plan with its budget and measured one-way start: the rounds need both. */
+/**
+ * An adaptive (or mixed: every workload table measured first) table-mode plan with its budget and
+ * measured one-way start: the rounds need both.
+ */
 export interface AdaptiveTablePlan extends TablePlan {
-  readonly strategy: 'adaptive';
+  readonly strategy: 'adaptive' | 'mixed';
   readonly budget: TableBudget;
   readonly start: OneWayStart;
 }
@@ -71,8 +85,17 @@ export function startTablePlan(
     return { ...plan, strategy: 'direct', start: measureDirect(shape, tables, data, exact, plan.rho, noise) };
   }
   // T₀ bounds the rounds; each makes K measurements, so T₀·K bounds the measurements.
-  const budget = new TableBudget(plan.rho, data.n, plan.roundBound * plan.perRound);
-  return { ...plan, strategy: 'adaptive', budget, start: measureOneWays(data, exact, rows, budget, noise) };
+  // The mixed plan first measures every workload table with MIXED_DIRECT_SHARE of ρ.
+  const directShare = plan.strategy === 'mixed' ? MIXED_DIRECT_SHARE : 0;
+  const budget = new TableBudget(
+    plan.rho,
+    data.n,
+    plan.roundBound * plan.perRound,
+    ONE_WAY_SHARE,
+    directShare,
+  );
+  const start = measureOneWays(data, exact, rows, budget, noise);
+  return { ...plan, strategy: plan.strategy, budget, start };
 }
 
 /**
@@ -117,6 +140,14 @@ interface Pick {
   readonly before: Float64Array;
 }
 
+/** The mixed plan's up-front measurement (trace): ρ, σ, tables and their cells as measured. */
+interface Upfront {
+  readonly rho: number;
+  readonly sigma: number;
+  readonly tables: number;
+  readonly cells: number;
+}
+
 interface Measured {
   readonly unit: MeasurementUnit;
   /** Inverse-variance average of the unit's measurements so far, and its σ. */
@@ -133,6 +164,8 @@ export class TableRounds {
   private readonly featureSets: number;
 
   private readonly sizes: readonly number[];
+  /** The mixed plan's up-front measurement of every workload table. */
+  private readonly upfront: Upfront | undefined;
 
   constructor(private readonly o: TableRoundsOptions) {
     const { weights, layout, start } = o.plan;
@@ -141,6 +174,33 @@ export class TableRounds {
     this.units = withGroupedVersions(units, start.groups, this.sizes);
     this.featureSets = units.length;
     this.fallbacks = fallbacks;
+    if (o.plan.strategy === 'mixed') this.upfront = this.measureWorkloadTables();
+  }
+
+  /**
+   * The mixed plan's first measurement: every distinct workload table of two or more features
+   * (the one-way start already measured every feature), each as its grouped unit where one of
+   * its features was compressed, together with the budget's direct share: ℓ2 sensitivity
+   * √(2N)/n (measure.ts). Each becomes the unit's first measurement: the rounds may measure it
+   * again, averaged by inverse variance. A table over the cell limit has no unit of its own (its
+   * sub-tables are candidates of the rounds) and is not measured here; planRun refuses a mixed
+   * plan with nothing to measure.
+   */
+  private measureWorkloadTables(): Upfront {
+    const { budget, weights } = this.o.plan;
+    const units = directTables(this.o.workload, weights, this.sizes).flatMap((t) => {
+      const key = t.features.join(',');
+      const whole = this.units.filter((u) => u.featureSet === key && u.features.length > 1);
+      const unit = whole.find((u) => u.grouping) ?? whole[0];
+      return unit ? [unit] : [];
+    });
+    const { rho, sigma } = budget.direct(units.length);
+    let cells = 0;
+    for (const unit of units) {
+      cells += unit.cells;
+      this.measureUnit(unit, sigma);
+    }
+    return { rho, sigma, tables: units.length, cells };
   }
 
   /**
@@ -150,7 +210,15 @@ export class TableRounds {
   async run(project: (problem: ProjectionBatch, round: RoundStart) => Promise<void>): Promise<void> {
     const { control, selectionTimer } = this.o;
     const { budget } = this.o.plan;
-    for (let round = 1; !budget.done; round++) {
+    let first = 1;
+    if (this.upfront) {
+      // D' fitted to every workload table before the first selection scores it (round 1).
+      const { sigma } = this.upfront;
+      const thresholds = this.o.workload.thresholds.map((_, ti) => ti);
+      await project(this.problem(), { round: 1, roundsEstimate: this.roundsEstimate(1), thresholds, sigma });
+      first = 2;
+    }
+    for (let round = first; !budget.done; round++) {
       await control.checkpoint();
       selectionTimer?.start();
       const picks = this.selectAndMeasure();
@@ -195,10 +263,9 @@ export class TableRounds {
     return measuredFit(this.o.session, tables, this.sizes);
   }
 
-  trace(): AdaptiveTableTrace {
+  trace(): AdaptiveTableTrace | MixedTableTrace {
     const { start, budget, roundBound } = this.o.plan;
-    return {
-      strategy: 'adaptive',
+    const rounds = {
       oneWay: { rho: start.rho, sigma: start.sigma, features: this.sizes.length },
       compressed: start.groups.flatMap((g, feature) =>
         g ? [{ feature, categories: this.sizes[feature], groups: g.count }] : [],
@@ -209,6 +276,9 @@ export class TableRounds {
       measurements: this.records,
       rhoSpent: budget.rho - budget.remaining,
     };
+    return this.upfront
+      ? { strategy: 'mixed', ...rounds, upfront: this.upfront }
+      : { strategy: 'adaptive', ...rounds };
   }
 
   private roundsEstimate(round: number): number {
