@@ -162,20 +162,28 @@ export async function prepareRun(page: Page, s: RunSetup): Promise<void> {
 
 /** Waits until the Privacy step's Run button is enabled, with no reason shown against it. */
 export async function waitForRunEnabled(page: Page): Promise<void> {
+  // Enabled on three checks in a row, 250 ms apart: a field edit re-plans after a 200 ms pause
+  // (PrivacyStep's debounce) and disables Run while it does, so one early look can see the
+  // button enabled just before it goes busy, and a click then lands on a disabled button.
+  let streak = 0;
   await waitFor(
     'the Run button to be enabled',
-    async () =>
-      (await textNow(page, 'run-disabled-reason')) === null &&
-      (await page.getByTestId('run-button').isEnabled())
-        ? true
-        : undefined,
+    async () => {
+      const ready =
+        (await textNow(page, 'run-disabled-reason')) === null &&
+        (await page.getByTestId('plan-panel').getAttribute('aria-busy')) !== 'true' &&
+        (await page.getByTestId('run-button').isEnabled());
+      streak = ready ? streak + 1 : 0;
+      return streak >= 3 ? true : undefined;
+    },
     60_000,
-    100,
+    250,
   );
 }
 
 /** Presses Run and waits until the run reaches one of `statuses`. */
 export async function startRun(page: Page, statuses: readonly string[] = ['running']): Promise<string> {
+  await waitForRunEnabled(page);
   await page.getByTestId('run-button').click();
   await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
   return waitForRunStatus(page, statuses);
