@@ -110,12 +110,14 @@ describe('table-mode planner (public inputs only)', () => {
       expect(directExpectedMaxError({ rho: p.rho, n, cells })).toBeCloseTo(expected, 15);
       const strategy = !fits ? 'adaptive' : expected <= DIRECT_MAX_EXPECTED_ERROR ? 'direct' : 'mixed';
       expect(p.strategy).toBe(strategy);
-      expect(defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k, multiway: true })).toBe(
-        p.strategy,
-      );
+      const rule = { rho: p.rho, n, cells, marginals: r === k, multiway: true, equalWeights: true };
+      expect(defaultTableStrategy(rule)).toBe(p.strategy);
       // A workload of one-way tables only has nothing for the mixed plan to measure.
-      const oneWays = defaultTableStrategy({ rho: p.rho, n, cells, marginals: r === k, multiway: false });
+      const oneWays = defaultTableStrategy({ ...rule, multiway: false });
       expect(oneWays).toBe(p.strategy === 'mixed' ? 'adaptive' : p.strategy);
+      // Unequal weights never get the direct plan (its fit weighs tables by w).
+      const weighted = defaultTableStrategy({ ...rule, equalWeights: false });
+      expect(weighted).toBe(p.strategy === 'direct' ? 'mixed' : p.strategy);
     }
   });
 

@@ -145,11 +145,14 @@ export function planRun(input: RapInput): RunPlan {
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
     const marginals = workload.thresholds.every((t) => t.r === t.features.length);
     const multiway = workload.thresholds.some((t) => t.features.length > 1);
+    const equalWeights = workload.thresholds.every((t) => t.weight === workload.thresholds[0].weight);
     // A curator who sets T₀ or K asks for rounds: the adaptive plan (still a public rule).
     const asksForRounds = o.rounds !== undefined || o.perRound !== undefined;
     const strategy =
       o.tablePlan ??
-      (asksForRounds ? 'adaptive' : defaultTableStrategy({ rho, n: data.n, cells, marginals, multiway }));
+      (asksForRounds
+        ? 'adaptive'
+        : defaultTableStrategy({ rho, n: data.n, cells, marginals, multiway, equalWeights }));
     if (strategy === 'mixed' && !multiway) {
       bad(
         'tablePlan',
