@@ -9,8 +9,8 @@ import { rowMajorStrides, tableSize } from '../../workload/queries.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
 import { groupBlock } from './grouped-tables.ts';
 import {
-  addGroupSums,
   backpropProductTable,
+  GroupSums,
   productTable,
   productTableByLines,
   productTableByRows,
@@ -264,21 +264,28 @@ describe('backpropProductTable into grouped categories', () => {
           for (const G of Gs)
             backpropProductTable(local, localLayout, [0, 1], dims, G, 0.7, expected, 0, rows, into);
           const grad = new Float64Array(rows * layout.width);
-          const sums = [new Float64Array(rows * 4), new Float64Array(rows * 5)];
+          const groupSums = new GroupSums(rows);
+          const groupings = [
+            { of: of2, count: 4 },
+            { of: of4, count: 5 },
+          ];
+          let pass = groupSums.forPass([]);
           for (const [from, to] of [
             [0, split],
             [split, rows],
           ]) {
+            pass = groupSums.forPass([{ features: [2, 4], groups: groupings }]);
+            const sums = [pass.get(2)?.sums, pass.get(4)?.sums];
             for (const G of Gs)
               backpropProductTable(local, localLayout, [0, 1], dims, G, 0.7, grad, from, to, {
                 ...into,
                 sums,
               });
-            addGroupSums(sums[0], of2, 4, grad, layout.offsets[2] * rows, rows, from, to);
-            addGroupSums(sums[1], of4, 5, grad, layout.offsets[4] * rows, rows, from, to);
+            groupSums.handOver(pass, grad, layout, from, to);
           }
           expect(sameBits(grad, expected)).toBe(true);
-          expect(sums.every((s) => s.every((x) => x === 0))).toBe(true);
+          expect(pass.size).toBe(2);
+          expect([...pass.values()].every(({ sums }) => sums.every((x) => x === 0))).toBe(true);
         },
       ),
       { numRuns: 60 },

@@ -81,13 +81,31 @@ class Combos {
 
 /**
  * Scratch shared by the kernels below (each thread has its own module instance, and no kernel
- * calls another while it holds them): allocating them per table cost a measurable share of the
- * step in garbage collection.
+ * calls another while it holds them): allocating it per table cost a measurable share of the
+ * step in garbage collection. The arrays grow through {@link atLeast}.
  */
-const sharedCombos = new Combos();
-const reachedRows = new Uint8Array(64);
-/** One group's derivative for each row of a backprop chunk. */
-const derivative = new Float64Array(reachedRows.length);
+const scratch = {
+  combos: new Combos(),
+  /** byCategory's CSC of a block. */
+  start: new Int32Array(128),
+  fill: new Int32Array(128),
+  row: new Int32Array(4096),
+  value: new Float64Array(4096),
+  /** backpropProductTable's lines of a chunk of rows, and one group's derivative per row. */
+  local: new Float64Array(0),
+  derivative: new Float64Array(64),
+  /** accumulateLines' (line start, product) pairs. */
+  base: new Int32Array(256),
+  product: new Float64Array(256),
+  /** axisLast's lines. */
+  lines: new Float64Array(0),
+};
+
+/** `a` if it holds `length` numbers, else a new array of its kind, twice as large or `length`. */
+function atLeast<A extends Int32Array | Float64Array>(a: A, length: number): A {
+  if (a.length >= length) return a;
+  return new (a.constructor as new (n: number) => A)(Math.max(length, 2 * a.length));
+}
 
 /**
  * P_F over the features' dims, row-major in the listed order, divided by n': by lines
@@ -208,7 +226,7 @@ export function productTableByRows(
   const middle = features.slice(1, k - 1);
   const middleStrides = strides.slice(1, k - 1);
   const last = k > 1 ? sp.blocks[features[k - 1]] : undefined;
-  const combos = sharedCombos;
+  const combos = scratch.combos;
   for (let v = 0; v < dims[0]; v++) {
     const slab = v * strides[0];
     for (let e = first.start[v]; e < first.start[v + 1]; e++) {
@@ -252,28 +270,6 @@ export function productTableByRows(
   return out;
 }
 
-/** byCategory's arrays, grown as needed and reused (each thread has its own module instance). */
-class CategoryScratch {
-  start = new Int32Array(128);
-  fill = new Int32Array(128);
-  row = new Int32Array(4096);
-  value = new Float64Array(4096);
-
-  reserve(size: number, nonzeros: number): this {
-    if (this.start.length < size + 1) {
-      this.start = new Int32Array(2 * (size + 1));
-      this.fill = new Int32Array(2 * (size + 1));
-    }
-    if (this.row.length < nonzeros) {
-      this.row = new Int32Array(2 * nonzeros);
-      this.value = new Float64Array(2 * nonzeros);
-    }
-    return this;
-  }
-}
-
-const csc = new CategoryScratch();
-
 /**
  * A block's nonzeros by category (CSC): rows row[start[v] … start[v+1]) have category v,
  * ascending. The arrays are shared scratch, valid until the next call.
@@ -283,15 +279,14 @@ function byCategory(
   size: number,
 ): { start: Int32Array; row: Int32Array; value: Float64Array } {
   const { rowStart, category, value } = block;
-  const scratch = csc.reserve(size, category.length);
-  const start = scratch.start;
+  const start = (scratch.start = atLeast(scratch.start, size + 1));
   start.fill(0, 0, size + 1);
   for (let e = 0; e < category.length; e++) start[category[e] + 1]++;
   for (let v = 0; v < size; v++) start[v + 1] += start[v];
-  const fill = scratch.fill;
+  const fill = (scratch.fill = atLeast(scratch.fill, size));
   fill.set(start.subarray(0, size));
-  const rowOf = scratch.row;
-  const values = scratch.value;
+  const rowOf = (scratch.row = atLeast(scratch.row, category.length));
+  const values = (scratch.value = atLeast(scratch.value, category.length));
   for (let i = 0; i + 1 < rowStart.length; i++) {
     for (let e = rowStart[i]; e < rowStart[i + 1]; e++) {
       const at = fill[category[e]]++;
@@ -676,11 +671,11 @@ export function backpropProductTable(
   const k = features.length;
   const strides = rowMajorStrides(dims);
   const rows = sp.rows;
-  const combos = sharedCombos;
+  const combos = scratch.combos;
   let maxDim = 1;
   for (const d of dims) maxDim = Math.max(maxDim, d);
-  const local = chunkScratch(BACKPROP_CHUNK_ROWS * maxDim);
-  const reached = reachedRows;
+  const local = (scratch.local = atLeast(scratch.local, BACKPROP_CHUNK_ROWS * maxDim));
+  const derivative = scratch.derivative;
   for (let j = 0; j < k; j++) {
     const size = dims[j];
     const others = features.filter((_, l) => l !== j);
@@ -696,27 +691,23 @@ export function backpropProductTable(
       local.fill(0, 0, count * size);
       let any = false;
       for (let r = 0; r < count; r++) {
-        const hit = accumulateLines(sp, i0 + r, others, otherStrides, table, size, local, r * size, combos);
-        reached[r] = hit ? 1 : 0;
-        any ||= hit;
+        if (accumulateLines(sp, i0 + r, others, otherStrides, table, size, local, r * size, combos))
+          any = true;
       }
       if (!any) continue;
+      // A row no combination reached adds ±0 below, which leaves any gradient or group sum as it
+      // was (they are never −0: they start at +0, and x + y is −0 only when both are): each
+      // element still gets exactly the adds of the row-by-row form, in the same order.
       const sums = into?.sums?.[j];
       if (sums) {
         // The feature's group sums (row-major, one line of `size` groups per row): every
-        // category of a group would get the same add; addGroupSums gives it once per pass.
-        for (let r = 0; r < count; r++) {
-          if (reached[r] !== 1) continue;
-          const line = (i0 + r) * size;
-          for (let v = 0; v < size; v++) sums[line + v] += scale * local[r * size + v];
-        }
+        // category of a group would get the same add; GroupSums.handOver gives it once a pass.
+        const lines = i0 * size;
+        for (let c = 0; c < count * size; c++) sums[lines + c] += scale * local[c];
         continue;
       }
       // grad is column-major (category v's rows contiguous): a group's derivatives for the
-      // chunk's rows are formed once, then added along each of its categories' columns. Each
-      // element still gets exactly one add per (table, feature), in the same order as row by
-      // row; a row no combination reached adds ±0, which leaves any gradient as it was (it is
-      // never −0: it starts at +0, and x + y is −0 only when both are).
+      // chunk's rows are formed once, then added along each of its categories' columns.
       const members = groupOf ? groupMembers(groupOf, size) : undefined;
       for (let g = 0; g < size; g++) {
         for (let r = 0; r < count; r++) derivative[r] = scale * local[r * size + g];
@@ -752,15 +743,7 @@ function groupMembers(groupOf: Int32Array, groups: number): { start: Int32Array;
  * Rows per chunk of backpropProductTable: their lines (≤ BACKPROP_CHUNK_ROWS × the largest
  * dimension) stay in L1/L2 while they are written out category by category.
  */
-const BACKPROP_CHUNK_ROWS = reachedRows.length;
-
-/** backpropProductTable's line buffer, reused across calls (each thread has its own module instance). */
-let chunkBuffer = new Float64Array(0);
-
-function chunkScratch(length: number): Float64Array {
-  if (chunkBuffer.length < length) chunkBuffer = new Float64Array(Math.max(length, 2 * chunkBuffer.length));
-  return chunkBuffer;
-}
+const BACKPROP_CHUNK_ROWS = scratch.derivative.length;
 
 /**
  * Where a grouped table's gradient goes (backpropProductTable's `into`): sp's blocks are the
@@ -775,30 +758,32 @@ export interface GradientTarget {
   readonly groups: readonly (Int32Array | undefined)[];
   /**
    * Per feature, where its groups' derivatives collect instead (n' × groups, row-major), for
-   * {@link addGroupSums} to hand to the categories once per backward pass; see soleGroupings.
+   * {@link GroupSums.handOver} to give to the categories once per backward pass.
    */
   readonly sums?: readonly (Float64Array | undefined)[];
 }
 
 /**
  * The features that every grouped table of a backward pass groups one and the same way, with
- * that grouping. Their grouped tables' derivatives are collected per group (GradientTarget.sums)
- * and added to the categories once, at the end of the pass: 1/3 of the writes on ADULT's direct
- * plan (8.0 → 2.7 M a step, plus 0.6 M for the hand-over). Tables where the feature keeps its
- * categories add straight into the gradient, in table order.
+ * that grouping (the first seen; groupings are the same when `key` says so). Their grouped tables'
+ * derivatives are collected per group (GradientTarget.sums) and added to the categories once, at
+ * the end of the pass: 1/3 of the writes on ADULT's direct plan (8.0 → 2.7 M a step, plus 0.6 M
+ * for the hand-over). Tables where the feature keeps its categories add straight into the
+ * gradient, in table order.
  *
  * Where only grouped tables touch the feature (the direct plan), each category's gradient is the
  * same sum in the same order as adding table after table into it (from the zero Adam leaves
  * after each step): bit for bit the earlier kernels. Where a plain table touches it too (the
  * adaptive and mixed plans' one-way targets), the grouped part is added last, as one sum: the
  * same gradient up to rounding, and the same whatever the thread count (typed.ts and shard.ts
- * apply this one rule).
+ * both use {@link GroupSums}).
  *
- * `tables` lists each table's features with its groups (undefined: the feature is not grouped
- * there); a grouping is recognized by identity.
+ * `tables` lists each grouped table's features with its groups (undefined: the feature is not
+ * grouped there).
  */
 export function soleGroupings<G>(
   tables: readonly { readonly features: readonly number[]; readonly groups: readonly (G | undefined)[] }[],
+  key: (g: G) => unknown = (g) => g,
 ): Map<number, G> {
   const sole = new Map<number, G>();
   const mixed = new Set<number>();
@@ -807,38 +792,74 @@ export function soleGroupings<G>(
       const g = t.groups[j];
       if (g === undefined) return;
       const seen = sole.get(f);
-      if (seen !== undefined && seen !== g) mixed.add(f);
-      else sole.set(f, g);
+      if (seen === undefined) sole.set(f, g);
+      else if (key(seen) !== key(g)) mixed.add(f);
     });
   }
   for (const f of mixed) sole.delete(f);
   return sole;
 }
 
-/**
- * grad[category v of the feature at `columnBase`, row i] += sums[i·count + of[v]] for rows
- * [firstRow, endRow), then those rows of sums are cleared for the next pass.
- */
-export function addGroupSums(
-  sums: Float64Array,
-  of: Int32Array,
-  count: number,
-  grad: Float64Array,
-  columnBase: number,
-  rows: number,
-  firstRow: number,
-  endRow: number,
-): void {
-  for (let v = 0; v < of.length; v++) {
-    const g = of[v];
-    const column = columnBase + v * rows;
-    for (let i = firstRow; i < endRow; i++) grad[column + i] += sums[i * count + g];
-  }
-  sums.fill(0, firstRow * count, endRow * count);
+/** A feature's grouping as the group sums need it. */
+interface Grouping {
+  readonly of: Int32Array;
+  readonly count: number;
 }
 
-/** axisLast's buffer, reused across calls (each thread has its own module instance). */
-let lineScratch = new Float64Array(0);
+/**
+ * The group sums of backward passes (GradientTarget.sums), one thread's: per feature with a sole
+ * grouping in the pass (soleGroupings), an n' × groups buffer, row-major, zero between passes,
+ * kept while the feature's grouping stays the same.
+ */
+export class GroupSums<G extends Grouping> {
+  private readonly kept = new Map<number, { readonly key: unknown; readonly sums: Float64Array }>();
+
+  constructor(
+    private readonly rows: number,
+    /** When two groupings are the same one (default: the same object). */
+    private readonly key: (g: G) => unknown = (g) => g,
+  ) {}
+
+  /** The pass's buffers, by feature, for the grouped tables listed (see soleGroupings). */
+  forPass(
+    tables: readonly { readonly features: readonly number[]; readonly groups: readonly (G | undefined)[] }[],
+  ): Map<number, { readonly groups: G; readonly sums: Float64Array }> {
+    const out = new Map<number, { readonly groups: G; readonly sums: Float64Array }>();
+    for (const [f, groups] of soleGroupings(tables, this.key)) {
+      const key = this.key(groups);
+      let sums = this.kept.get(f)?.sums;
+      if (!sums || this.kept.get(f)?.key !== key) {
+        sums = new Float64Array(this.rows * groups.count);
+        this.kept.set(f, { key, sums });
+      }
+      out.set(f, { groups, sums });
+    }
+    return out;
+  }
+
+  /**
+   * grad[category v of feature f, row i] += sums[i·count + of[v]] for rows [firstRow, endRow) of
+   * every buffer of the pass, then those rows of the buffers are cleared for the next pass.
+   */
+  handOver(
+    pass: ReadonlyMap<number, { readonly groups: G; readonly sums: Float64Array }>,
+    grad: Float64Array,
+    layout: OneHotLayout,
+    firstRow: number,
+    endRow: number,
+  ): void {
+    const rows = this.rows;
+    for (const [f, { groups, sums }] of pass) {
+      const { of, count } = groups;
+      for (let v = 0; v < of.length; v++) {
+        const g = of[v];
+        const column = (layout.offsets[f] + v) * rows;
+        for (let i = firstRow; i < endRow; i++) grad[column + i] += sums[i * count + g];
+      }
+      sums.fill(0, firstRow * count, endRow * count);
+    }
+  }
+}
 
 /**
  * G as lines along axis j (G itself when j is the last axis, else a scratch buffer valid until
@@ -854,9 +875,7 @@ function axisLast(
   const otherDims = dims.filter((_, l) => l !== j);
   const otherStrides = rowMajorStrides(otherDims).map((s) => s * size);
   if (j === dims.length - 1) return { table: G, otherStrides };
-  if (lineScratch.length < G.length)
-    lineScratch = new Float64Array(Math.max(G.length, 2 * lineScratch.length));
-  const table = lineScratch;
+  const table = (scratch.lines = atLeast(scratch.lines, G.length));
   const stride = strides[j];
   // Cells of G are (outer, v, inner) with inner < stride: line (outer, inner) gets v contiguous.
   const outerCount = G.length / (stride * size);
@@ -899,13 +918,14 @@ function accumulateLines(
     const from = a.rowStart[i];
     const to = a.rowStart[i + 1];
     if (from === to) return false;
-    const pairs = pairScratch(to - from);
+    const base = (scratch.base = atLeast(scratch.base, to - from));
+    const product = (scratch.product = atLeast(scratch.product, to - from));
     const sa = otherStrides[0];
     for (let e = from; e < to; e++) {
-      pairs.base[e - from] = a.category[e] * sa;
-      pairs.product[e - from] = a.value[e];
+      base[e - from] = a.category[e] * sa;
+      product[e - from] = a.value[e];
     }
-    addLines(lines, size, local, at, pairs.base, pairs.product, to - from);
+    addLines(lines, size, local, at, base, product, to - from);
     return true;
   }
   if (others.length === 2) {
@@ -917,7 +937,8 @@ function accumulateLines(
     const toB = b.rowStart[i + 1];
     if (fromA === toA || fromB === toB) return false;
     const count = (toA - fromA) * (toB - fromB);
-    const pairs = pairScratch(count);
+    const base = (scratch.base = atLeast(scratch.base, count));
+    const product = (scratch.product = atLeast(scratch.product, count));
     const sa = otherStrides[0];
     const sb = otherStrides[1];
     let q = 0;
@@ -925,28 +946,17 @@ function accumulateLines(
       const baseA = a.category[ea] * sa;
       const pa = a.value[ea];
       for (let eb = fromB; eb < toB; eb++) {
-        pairs.base[q] = baseA + b.category[eb] * sb;
-        pairs.product[q++] = pa * b.value[eb];
+        base[q] = baseA + b.category[eb] * sb;
+        product[q++] = pa * b.value[eb];
       }
     }
-    addLines(lines, size, local, at, pairs.base, pairs.product, count);
+    addLines(lines, size, local, at, base, product, count);
     return true;
   }
   const len = combos.expand(sp, i, others, otherStrides);
   if (len === 0) return false;
   addLines(lines, size, local, at, combos.index, combos.product, len);
   return true;
-}
-
-/** accumulateLines' list of (line start, product), reused (each thread has its own module instance). */
-let pairBuffer = { base: new Int32Array(256), product: new Float64Array(256) };
-
-function pairScratch(count: number): { base: Int32Array; product: Float64Array } {
-  if (pairBuffer.base.length < count) {
-    const size = Math.max(count, 2 * pairBuffer.base.length);
-    pairBuffer = { base: new Int32Array(size), product: new Float64Array(size) };
-  }
-  return pairBuffer;
 }
 
 /**

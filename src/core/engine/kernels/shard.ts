@@ -21,13 +21,7 @@ import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamState, type AdamStepConstants, adamRange } from './adam.ts';
 import { type CategoryGroups, groupBlock } from './grouped-tables.ts';
-import {
-  addGroupSums,
-  backpropProductTable,
-  productTable,
-  soleGroupings,
-  thresholdAnswers,
-} from './product-tables.ts';
+import { backpropProductTable, GroupSums, productTable, thresholdAnswers } from './product-tables.ts';
 import type { SparseBlock, SparseRows } from './sparse-rows.ts';
 import { projectBlockToSparse } from './sparsemax.ts';
 
@@ -161,8 +155,8 @@ export class Shard {
   private readonly layout: OneHotLayout;
   private sparseView: SparseRows | undefined;
   private readonly grouped = new Map<number, SparseBlock>();
-  /** Per feature, its group sums (product-tables.ts GradientTarget.sums) and their grouping's id. */
-  private readonly sumsByFeature = new Map<number, { readonly id: number; readonly sums: Float64Array }>();
+  /** The backward passes' group sums (product-tables.ts); a grouping is known by its id here. */
+  private readonly groupSums: GroupSums<GroupsSpec>;
 
   constructor(private readonly init: ShardInit) {
     const { buffers, shape } = init;
@@ -171,6 +165,7 @@ export class Shard {
     this.control = new Int32Array(init.control);
     this.values = new Float64Array(buffers.values);
     this.grad = new Float64Array(buffers.grad);
+    this.groupSums = new GroupSums<GroupsSpec>(shape.rows, (g) => g.id);
     const m = new Float64Array(buffers.m);
     const v = new Float64Array(buffers.v);
     this.adam = {
@@ -256,44 +251,38 @@ export class Shard {
     return this.sparseView;
   }
 
-  /** A table's answers: the threshold's (typed.ts thresholdAnswers), or a grouped marginal's table. */
-  answers(task: Omit<ForwardTask, 'out'>): Float64Array {
+  /**
+   * A table's answers: the threshold's (typed.ts thresholdAnswers), or a grouped marginal's table.
+   * A (grouped) marginal's answers are its product table, written straight into `out` when given.
+   */
+  answers(task: Omit<ForwardTask, 'out'>, out?: Float64Array): Float64Array {
     const sp = this.sparse();
-    if (!task.grouping) return thresholdAnswers(sp, this.layout, task.threshold as Threshold);
-    const local = this.groupedRows(task.threshold.features, task.grouping);
-    const dims = local.blocks.map((_, j) => {
-      const g = task.grouping?.[j];
-      return g ? g.count : this.layout.sizes[task.threshold.features[j]];
-    });
-    return productTable(
-      local,
-      dims.map((_, j) => j),
-      dims,
-    );
+    const { features, r } = task.threshold;
+    const dims = this.dimsOf(task);
+    if (task.grouping) {
+      const local = this.groupedRows(features, task.grouping);
+      return productTable(
+        local,
+        dims.map((_, j) => j),
+        dims,
+        out,
+      );
+    }
+    if (r === features.length) return productTable(sp, features, dims, out);
+    const answers = thresholdAnswers(sp, this.layout, task.threshold as Threshold);
+    out?.set(answers);
+    return out ?? answers;
+  }
+
+  /** The dims of a task's table: its features' sizes, or their groups' counts where grouped. */
+  private dimsOf(task: Omit<ForwardTask, 'out'>): number[] {
+    return task.threshold.features.map((f, j) => task.grouping?.[j]?.count ?? this.layout.sizes[f]);
   }
 
   private forward(tasks: readonly ForwardTask[], exchange: Float64Array): void {
     for (let at = this.take(); at < tasks.length; at = this.take()) {
       const task = tasks[at];
-      const { features, r } = task.threshold;
-      const grouping = task.grouping;
-      if (!grouping && r !== features.length) {
-        exchange.set(this.answers(task), task.out);
-        continue;
-      }
-      // A (grouped) marginal's answers are its product table: written straight into the exchange.
-      const dims = features.map((f, j) => grouping?.[j]?.count ?? this.layout.sizes[f]);
-      const out = exchange.subarray(task.out, task.out + tableSize(dims));
-      if (grouping) {
-        productTable(
-          this.groupedRows(features, grouping),
-          dims.map((_, j) => j),
-          dims,
-          out,
-        );
-      } else {
-        productTable(this.sparse(), features, dims, out);
-      }
+      this.answers(task, exchange.subarray(task.out, task.out + tableSize(this.dimsOf(task))));
     }
   }
 
@@ -301,7 +290,13 @@ export class Shard {
     const sp = this.sparse();
     const [first, end] = rowRange(this.rows, this.init.thread, this.init.threads);
     if (first === end) return;
-    const sums = this.groupSums(tasks);
+    const sums = this.groupSums.forPass(
+      tasks.flatMap((task) =>
+        task.kind === 'grouped'
+          ? [{ features: task.features, groups: task.grouping.map((g) => g ?? undefined) }]
+          : [],
+      ),
+    );
     for (const task of tasks) {
       if (task.kind === 'plain') {
         for (const term of task.terms) {
@@ -322,43 +317,7 @@ export class Shard {
         this.groupedBackward(task, exchange.subarray(task.g, task.g + task.length), first, end, sums);
       }
     }
-    for (const [f, buffer] of sums) {
-      const spec = groupsOf(tasks, f);
-      addGroupSums(
-        buffer,
-        spec.of,
-        spec.count,
-        this.grad,
-        this.layout.offsets[f] * this.rows,
-        this.rows,
-        first,
-        end,
-      );
-    }
-  }
-
-  /** A zeroed n' × groups buffer per feature with one grouping in every grouped task (soleGroupings). */
-  private groupSums(tasks: readonly BackwardTask[]): Map<number, Float64Array> {
-    const sole = soleGroupings(
-      tasks.flatMap((task) =>
-        task.kind === 'plain'
-          ? task.terms.map((term) => ({
-              features: term.features,
-              groups: term.features.map(() => undefined),
-            }))
-          : [{ features: task.features, groups: task.grouping.map((g) => g?.id) }],
-      ),
-    );
-    const out = new Map<number, Float64Array>();
-    for (const [f, id] of sole) {
-      let s = this.sumsByFeature.get(f);
-      if (s?.id !== id) {
-        const count = groupsOf(tasks, f).count;
-        this.sumsByFeature.set(f, (s = { id, sums: new Float64Array(this.rows * count) }));
-      }
-      out.set(f, s.sums);
-    }
-    return out;
+    this.groupSums.handOver(sums, this.grad, this.layout, first, end);
   }
 
   /** As typed.ts groupedTableLoss: back-propagate on the groups, then every category gets its group's. */
@@ -367,7 +326,7 @@ export class Shard {
     G: Float64Array,
     first: number,
     end: number,
-    sums: ReadonlyMap<number, Float64Array>,
+    sums: ReadonlyMap<number, { readonly sums: Float64Array }>,
   ): void {
     const local = this.groupedRows(task.features, task.grouping);
     const axes = task.dims.map((_, j) => j);
@@ -375,7 +334,7 @@ export class Shard {
       layout: this.layout,
       features: task.features,
       groups: task.grouping.map((g) => g?.of),
-      sums: task.features.map((f, j) => (task.grouping[j] ? sums.get(f) : undefined)),
+      sums: task.features.map((f, j) => (task.grouping[j] ? sums.get(f)?.sums : undefined)),
     };
     backpropProductTable(
       local,
@@ -427,15 +386,4 @@ export class Shard {
     this.sparseView = undefined;
     this.grouped.clear();
   }
-}
-
-/** Feature f's grouping in the grouped tasks (soleGroupings found it to be one and the same). */
-function groupsOf(tasks: readonly BackwardTask[], f: number): GroupsSpec {
-  for (const task of tasks) {
-    if (task.kind !== 'grouped') continue;
-    const j = task.features.indexOf(f);
-    const spec = j >= 0 ? task.grouping[j] : null;
-    if (spec) return spec;
-  }
-  throw new RangeError(`feature ${f} has no grouping in this pass`);
 }

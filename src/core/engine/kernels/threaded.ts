@@ -309,15 +309,27 @@ class ThreadedSession implements KernelSession {
     this.refreshStale();
     const { sizes } = this.shape.layout;
     const cells = thresholds.map((t) => tableSize(thresholdSizes(t, sizes)));
+    const tasks = this.forward(
+      thresholds.map((t) => ({ threshold: { features: t.features, r: t.r } })),
+      cells,
+    );
+    return tasks.map((task, i) => new Float64Array(this.exchange, 8 * task.out, cells[i]).slice());
+  }
+
+  /**
+   * The tables' answers, one after the other in the exchange buffer (`cells` each), computed a
+   * table per thread, the largest first; the tasks say where each one is.
+   */
+  private forward(tables: readonly Omit<ForwardTask, 'out'>[], cells: readonly number[]): ForwardTask[] {
     let offset = 0;
-    const tasks: ForwardTask[] = thresholds.map((t, i) => {
-      const task = { threshold: { features: t.features, r: t.r }, out: offset };
+    const tasks = tables.map((table, i): ForwardTask => {
+      const task = { ...table, out: offset };
       offset += cells[i];
       return task;
     });
     this.reserveExchange(offset);
     this.run({ type: 'forward', tasks: largestFirst(tasks, (_, i) => cells[i]), exchange: this.exchange });
-    return tasks.map((task, i) => new Float64Array(this.exchange, 8 * task.out, cells[i]).slice());
+    return tasks;
   }
 
   lossAndGradient(batch: ProjectionBatch, scale = 1): LossResult {
@@ -342,19 +354,17 @@ class ThreadedSession implements KernelSession {
       const grouping = target.grouping;
       return tableSize(specs[i] && grouping ? groupedDims(dims, grouping) : dims);
     });
-    let offset = 0;
-    const forward: ForwardTask[] = batch.tables.map((target, i) => {
-      const task: ForwardTask = {
-        threshold: { features: target.threshold.features, r: target.threshold.r },
-        ...(specs[i] ? { grouping: specs[i] } : {}),
-        out: offset,
-      };
-      offset += sizes[i];
-      return task;
-    });
-    const answersEnd = offset;
-    this.reserveExchange(answersEnd);
-    this.run({ type: 'forward', tasks: largestFirst(forward, (_, i) => sizes[i]), exchange: this.exchange });
+    const forward = this.forward(
+      batch.tables.map((target, i) => {
+        const spec = specs[i];
+        return {
+          threshold: { features: target.threshold.features, r: target.threshold.r },
+          ...(spec ? { grouping: spec } : {}),
+        };
+      }),
+      sizes,
+    );
+    const answersEnd = sizes.reduce((a, b) => a + b, 0);
     // Residuals in table order (the loss sums as typed.ts does), then the cotangents.
     const cotangents: { task: BackwardTask; tables: Float64Array[] }[] = [];
     let needed = answersEnd;

@@ -19,11 +19,10 @@ import {
   type TableGrouping,
 } from './grouped-tables.ts';
 import {
-  addGroupSums,
   backpropProductTable,
+  GroupSums,
   marginalize,
   productTable,
-  soleGroupings,
   thresholdAnswers,
 } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
@@ -49,7 +48,7 @@ class TypedSession implements KernelSession {
   /** Grouped blocks of the current sparse rows (see groupedBlock). */
   private groupedOf: SparseRows | undefined;
   private readonly groupedBlocks = new Map<CategoryGroups, SparseBlock>();
-  private readonly sumsByFeature = new Map<number, GroupSums>();
+  private readonly groupSums: GroupSums<CategoryGroups>;
   /** Softmax relaxation only: the free logits θ that Adam moves; D' = softmax(θ) per block. */
   private readonly logits: Float64Array | undefined;
 
@@ -66,6 +65,7 @@ class TypedSession implements KernelSession {
     this.values = Float64Array.from(initial);
     this.grad = new Float64Array(initial.length);
     this.adam = new AdamState(initial.length);
+    this.groupSums = new GroupSums(shape.rows);
     this.touched = new Uint8Array(shape.layout.width);
     this.logits = relaxation === 'softmax' ? logitsFrom(initial) : undefined;
   }
@@ -103,26 +103,15 @@ class TypedSession implements KernelSession {
     }
     if (batch.tables.length > 0) {
       this.sparse ??= sparseRows(this.values, this.shape);
-      const sole = soleGroupings(batch.tables.map(groupsOfTable));
-      const sums = this.groupSums(sole);
+      const sums = this.groupSums.forPass(
+        batch.tables.flatMap((t) =>
+          isGrouped(t.grouping) ? [{ features: t.threshold.features, groups: t.grouping }] : [],
+        ),
+      );
       for (const target of batch.tables) this.tableLoss(this.sparse, target, scale, acc, sums);
-      const { offsets } = this.shape.layout;
-      for (const [f, s] of sums)
-        addGroupSums(s.sums, s.groups.of, s.groups.count, this.grad, offsets[f] * rows, rows, 0, rows);
+      this.groupSums.handOver(sums, this.grad, this.shape.layout, 0, rows);
     }
     return acc;
-  }
-
-  /** A zeroed n' × groups buffer per feature of `sole`, kept while its grouping stays. */
-  private groupSums(sole: ReadonlyMap<number, CategoryGroups>): Map<number, GroupSums> {
-    const out = new Map<number, GroupSums>();
-    for (const [f, groups] of sole) {
-      let s = this.sumsByFeature.get(f);
-      if (s?.groups !== groups)
-        this.sumsByFeature.set(f, (s = { groups, sums: new Float64Array(this.shape.rows * groups.count) }));
-      out.set(f, s);
-    }
-    return out;
   }
 
   private tableLoss(
@@ -130,7 +119,7 @@ class TypedSession implements KernelSession {
     target: TableTarget,
     scale: number,
     acc: LossResult,
-    sums: ReadonlyMap<number, GroupSums>,
+    sums: PassSums,
   ): void {
     const { layout } = this.shape;
     const t = target.threshold;
@@ -168,7 +157,7 @@ class TypedSession implements KernelSession {
     grouping: TableGrouping,
     scale: number,
     acc: LossResult,
-    sums: ReadonlyMap<number, GroupSums>,
+    sums: PassSums,
   ): void {
     const t = target.threshold;
     if (t.r !== t.features.length) throw new RangeError('a grouped table target must be a marginal (r = k)');
@@ -240,23 +229,8 @@ class TypedSession implements KernelSession {
   }
 }
 
-/** A feature's group sums (product-tables.ts GradientTarget.sums) and the grouping they are for. */
-interface GroupSums {
-  readonly groups: CategoryGroups;
-  readonly sums: Float64Array;
-}
-
-/** A table's features and groups as soleGroupings reads them (a plain table: none grouped). */
-function groupsOfTable(target: TableTarget): {
-  features: readonly number[];
-  groups: readonly (CategoryGroups | undefined)[];
-} {
-  const grouping = isGrouped(target.grouping) ? target.grouping : [];
-  return {
-    features: target.threshold.features,
-    groups: target.threshold.features.map((_, j) => grouping[j]),
-  };
-}
+/** One pass's group sums by feature (GroupSums.forPass). */
+type PassSums = ReadonlyMap<number, { readonly groups: CategoryGroups; readonly sums: Float64Array }>;
 
 /** 2w·(answer − measured) per cell; adds the weighted squared error to the loss. */
 export function tableResidual(answers: Float64Array, target: TableTarget, acc: LossResult): Float64Array {
