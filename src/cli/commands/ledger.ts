@@ -41,7 +41,9 @@ export function register(program: Command): void {
     .description('datasets with their budget, and every release')
     .option('--json', 'machine-readable output')
     .addOption(ledgerOption())
-    .action((opts: LedgerOpts & { json?: boolean }) => withLedger(opts, (l) => list(l, opts.json === true)));
+    .action((opts: LedgerOpts & { json?: boolean }) =>
+      withLedger(opts, (l) => list(l, opts.json === true), READ_ONLY),
+    );
 
   ledger
     .command('show')
@@ -50,7 +52,7 @@ export function register(program: Command): void {
     .option('--json', 'machine-readable output')
     .addOption(ledgerOption())
     .action((id: string, opts: LedgerOpts & { json?: boolean }) =>
-      withLedger(opts, (l) => show(l, id, opts.json === true)),
+      withLedger(opts, (l) => show(l, id, opts.json === true), READ_ONLY),
     );
 
   ledger
@@ -87,13 +89,20 @@ export function register(program: Command): void {
     .option('--out <file>', 'write to FILE instead of standard output')
     .addOption(ledgerOption())
     .action((opts: LedgerOpts & { format: 'csv' | 'json'; out?: string }) =>
-      withLedger(opts, (l) => {
-        const text = l.export(opts.format);
-        if (opts.out) writeFileSync(opts.out, text);
-        else process.stdout.write(text);
-      }),
+      withLedger(
+        opts,
+        (l) => {
+          const text = l.export(opts.format);
+          if (opts.out) writeFileSync(opts.out, text);
+          else process.stdout.write(text);
+        },
+        READ_ONLY,
+      ),
     );
 }
+
+/** The commands that only read: a missing or empty file is refused, never created (a mistyped path). */
+const READ_ONLY: OpenOptions = { create: false };
 
 function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T, openOpts: OpenOptions = {}): T {
   const l = Ledger.open(opts.ledger ?? defaultLedgerPath(), {
@@ -217,7 +226,7 @@ function setCap(
 /** Opens without refusing on the anchor, so a rolled-back or rewritten file is reported as a failure. */
 function verifyCommand(opts: LedgerOpts): void {
   try {
-    withLedger(opts, verify, { anchorCheck: 'report' });
+    withLedger(opts, verify, { ...READ_ONLY, anchorCheck: 'report' });
   } catch (err) {
     // Only a missing ledger is refused even in report mode (nothing is created in its place).
     if (err instanceof LedgerAnchorError)

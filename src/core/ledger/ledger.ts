@@ -36,9 +36,10 @@
  *   what was spent was spent.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data/atomic-write.ts';
 import { InputError } from '../errors.ts';
 import { looseRhoFromEpsilon, rhoFromEpsilon } from '../privacy/accounting.ts';
 import {
@@ -91,6 +92,12 @@ export interface OpenOptions {
   readonly anchorCheck?: 'enforce' | 'report';
   /** Told when the anchor could not be brought up to date (the ledger write itself succeeded). */
   readonly onWarning?: (message: string) => void;
+  /**
+   * true (default): a missing ledger is created (a release's first run). false: the read-only
+   * commands (`ledger list`, `show`, `verify`, `export`) refuse a missing or empty file instead of
+   * turning a mistyped path into a new, empty ledger.
+   */
+  readonly create?: boolean;
 }
 
 export class Ledger {
@@ -129,10 +136,11 @@ export class Ledger {
       const report = checkAnchor(file, anchorFile, anchor, null);
       throw new LedgerAnchorError(file, anchorFile, report.message);
     }
+    if (!inMemory && opts.create === false) assertLedgerFileExists(file);
     let db: Database.Database;
     let walFallback: boolean;
     try {
-      if (!inMemory) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      if (!inMemory) createPrivately(file);
       db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     } catch (err) {
       throw asLedgerError(err, file, BUSY_TIMEOUT_MS);
@@ -499,6 +507,49 @@ export class Ledger {
       );
     }
     return r;
+  }
+}
+
+/**
+ * The ledger holds dataset names, row counts and workloads, and its key (key.ts) sits beside it:
+ * a folder created for it is 0700 and a new ledger file 0600 (SQLite gives its journal the same
+ * mode). An existing ledger readable by others is tightened to 0600 (best effort).
+ */
+function createPrivately(file: string): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  try {
+    const st = statSync(file);
+    if (st.isFile() && (st.mode & 0o077) !== 0) chmodSync(file, PRIVATE_FILE_MODE);
+  } catch {
+    // Not ours to change (another owner, read-only disk): opening reports what matters.
+  }
+}
+
+/** For the read-only commands: a missing or empty file is a mistyped path, not a new ledger. */
+function assertLedgerFileExists(file: string): void {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    throw new InputError(
+      `There is no privacy budget ledger at ${file} (no such file). Nothing was created. ` +
+        'Check the path given with --ledger or RAP_STUDIO_LEDGER; a ledger is created by the first release.',
+      { file },
+    );
+  }
+  if (size === 0) {
+    throw new InputError(
+      `${file} is an empty file, not a privacy budget ledger. Nothing was written to it. ` +
+        'Check the path given with --ledger or RAP_STUDIO_LEDGER.',
+      { file },
+    );
   }
 }
 

@@ -22,7 +22,7 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../data/atomic-write.ts';
+import { PRIVATE_FILE_MODE, writeFileAtomic } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
@@ -453,6 +453,8 @@ export interface Sidecar {
   readonly content: (csv: WrittenCsv) => unknown;
   /** The app removes a CSV whose manifest could not be written (it can export again). */
   readonly removeCsvIfUnwritten: boolean;
+  /** File mode for a new file: 0o600 for the private report (owner only). */
+  readonly mode?: number;
 }
 
 /** Where the release goes: the CSV, and the JSON files beside it. */
@@ -478,7 +480,9 @@ export async function writeAndCommit(
   const csv: WrittenCsv = { ...written, sha256: await fingerprintFile(csvPath) };
   for (const sidecar of sidecars) {
     try {
-      await writeFileAtomic(sidecar.path, `${JSON.stringify(sidecar.content(csv), null, 2)}\n`);
+      await writeFileAtomic(sidecar.path, `${JSON.stringify(sidecar.content(csv), null, 2)}\n`, {
+        mode: sidecar.mode,
+      });
     } catch (err) {
       if (sidecar.removeCsvIfUnwritten) await rm(csvPath, { force: true });
       throw outputNotWritten(voice, sidecar.what, sidecar.path, releaseId, err);
@@ -541,6 +545,7 @@ export async function releaseStraightThrough(
         what: 'private report',
         path: path.resolve(paths.reportPath),
         removeCsvIfUnwritten: false,
+        mode: PRIVATE_FILE_MODE,
         content: (csv) => (report = cliReport(ledger, finished, csv)),
       },
     ],
