@@ -22,7 +22,7 @@ import {
   SELECTIONS,
 } from '../core/input/choices.ts';
 import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
-import { admits } from '../core/ledger/budget.ts';
+import { admits, capRhoAfter } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
@@ -284,8 +284,10 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
-  // The reservation is ρ(ε, δ) also with discovery (which uses ρ(ε, δ/2) of it).
-  const runRho = plan.rho;
+  // With discovery the reservation is the ρ(ε, δ/2) the run uses, plus partition selection's δ/2
+  // charged outside ρ (ledger/budget.ts), as the release reserves it.
+  const runRho = discovery ? discovery.rhoDiscovery + discovery.rhoSynthesis : plan.rho;
+  const runApproxDelta = discovery ? discovery.deltaDiscovery : 0;
   const planned = {
     delta,
     deltaWarning: dw,
@@ -303,10 +305,20 @@ export function planView(p: PlanInputs): RunPlanView {
     columns,
   };
   const b = p.budget;
-  const remainingAfterEpsilon =
-    b.capRho !== null && b.capDelta !== null && b.remainingRho !== null
-      ? epsilonFromRho(Math.max(0, b.remainingRho - runRho), b.capDelta)
+  const cap =
+    b.capRho !== null && b.capEpsilon !== null && b.capDelta !== null
+      ? { rho: b.capRho, epsilon: b.capEpsilon, delta: b.capDelta }
       : null;
+  // What the cap leaves after this run, as ε at what is left of its δ (ledger/budget.ts).
+  const deltaAfter = cap ? cap.delta - b.spentApproxDelta - runApproxDelta : 0;
+  const remainingAfterEpsilon = cap
+    ? deltaAfter > 0
+      ? epsilonFromRho(
+          Math.max(0, capRhoAfter(cap, b.spentApproxDelta + runApproxDelta) - b.spentRho - runRho),
+          deltaAfter,
+        )
+      : 0
+    : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
   const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
     ...result,
@@ -320,7 +332,14 @@ export function planView(p: PlanInputs): RunPlanView {
       'No privacy budget cap is set for this dataset: set one before the first run.',
       'no-cap',
     );
-  if (!admits(b.capRho, b.spentRho, runRho)) {
+  if (
+    cap &&
+    !admits(
+      cap,
+      { rho: b.spentRho, approxDelta: b.spentApproxDelta },
+      { rho: runRho, approxDelta: runApproxDelta },
+    )
+  ) {
     const reason =
       `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(runRho)}), but only ` +
       `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +

@@ -58,6 +58,12 @@ const nullable =
   (check: Check): Check =>
   (v) =>
     v === null ? undefined : check(v);
+/** A member that events written before it was introduced do not carry. */
+const optional =
+  (check: Check): Check =>
+  (v) =>
+    v === undefined ? undefined : check(v);
+const subProbability = is((v) => typeof v === 'number' && v >= 0 && v < 1, 'a number in [0, 1)');
 
 /** An object with exactly these members (or at least these, when `open`). */
 function object(members: Record<string, Check>, open = false): Check {
@@ -92,6 +98,8 @@ const PAYLOADS: Record<EventKind, Check> = {
     epsilon: positive,
     delta: probability,
     rho: positive,
+    // Ledger schema 4 on; absent in earlier events (see approxDeltaOf, state.ts).
+    approxDelta: optional(subProbability),
     params: object({ rounds: number, perRound: number, rows: number, oversample: number }, true),
     workload: object({ hash: text, json: anyText }),
     schema: object({ hash: text, origin: oneOf(...SCHEMA_ORIGINS) }),

@@ -52,13 +52,27 @@ import {
   readAnchor,
   writeAnchor,
 } from './anchor.ts';
-import { admits, computeTotals, describeDataset, noCapRefusal, overCapRefusal } from './budget.ts';
-import { asLedgerError, LedgerAnchorError } from './errors.ts';
-import { chainEvent, type EventRow, type LedgerEvent } from './events.ts';
+import {
+  admits,
+  computeTotals,
+  describeDataset,
+  noCapRefusal,
+  overCapRefusal,
+  type Spend,
+} from './budget.ts';
+import { asLedgerError, LedgerAnchorError, LedgerTamperedError } from './errors.ts';
+import { chainEvent, type EventRow, GENESIS_HASH, type LedgerEvent, parseEventRow } from './events.ts';
 import { exportLedger } from './export.ts';
 import { migrate } from './migrations.ts';
 import { toDatasetRecord, toReleaseRecord } from './records.ts';
-import { type AliasRow, type DatasetRow, type ReleaseRow, reduce } from './state.ts';
+import {
+  type AliasRow,
+  type DatasetRow,
+  MemoryState,
+  type ReleaseRow,
+  ReplayError,
+  reduce,
+} from './state.ts';
 import { SqlState } from './store.ts';
 import type { BudgetTotals, DatasetRecord, ReleaseRecord, ReserveRequest, VerifyResult } from './types.ts';
 import {
@@ -69,7 +83,7 @@ import {
   assertText,
   reservePayload,
 } from './validate.ts';
-import { verifyLedger } from './verify.ts';
+import { checkLink, differingColumn, verifyLedger } from './verify.ts';
 
 /** How long a process waits for another's write lock before giving up. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -106,6 +120,8 @@ export class Ledger {
   anchor: AnchorReport | null;
   /** The file's identity when opened: a file deleted or swapped under an open ledger is noticed. */
   private fileId: string | null = null;
+  /** The event log checked and replayed so far (verifiedState): up to event `upTo`, whose hash is `hash`. */
+  private readonly replay = { upTo: 0, hash: GENESIS_HASH, memory: new MemoryState() };
 
   private constructor(
     private readonly db: Database.Database,
@@ -270,10 +286,16 @@ export class Ledger {
     const payload = reservePayload(randomUUID(), req);
     return this.write(() => {
       this.assertAnchored();
-      const dataset = this.dataset(payload.fingerprint);
+      // The decision rests on the event log, checked up to the head, never on the state tables
+      // alone: a table edited behind the triggers' back (or an edited event) is refused here.
+      const verified = this.verifiedState(payload.fingerprint);
+      const row = verified.dataset(payload.fingerprint);
+      const dataset = row ? toDatasetRecord(row, this.aliasRows(payload.fingerprint)) : undefined;
       if (!dataset?.cap) throw noCapRefusal(payload.fingerprint, dataset);
-      const totals = computeTotals(dataset, this.spends(payload.fingerprint));
-      if (!admits(dataset.cap.rho, totals.spentRho, payload.rho))
+      const spent = spendsOf(verified, payload.fingerprint);
+      const totals = computeTotals(dataset, spent);
+      const request = { rho: payload.rho, approxDelta: payload.approxDelta ?? 0 };
+      if (!admits(dataset.cap, { rho: totals.spentRho, approxDelta: totals.spentApproxDelta }, request))
         throw overCapRefusal(dataset, totals, payload);
       this.record({ kind: 'release-reserved', payload });
       return this.releaseOrThrow(payload.id);
@@ -473,11 +495,71 @@ export class Ledger {
     );
   }
 
-  private spends(fingerprint: string): number[] {
-    return this.db
-      .prepare('SELECT rho FROM releases WHERE dataset_fingerprint = ? ORDER BY reserve_event_id')
-      .pluck()
-      .all(fingerprint) as number[];
+  private spends(fingerprint: string): Spend[] {
+    return (
+      this.db
+        .prepare(
+          'SELECT rho, approx_delta FROM releases WHERE dataset_fingerprint = ? ORDER BY reserve_event_id',
+        )
+        .all(fingerprint) as { rho: number; approx_delta: number }[]
+    ).map((r) => ({ rho: r.rho, approxDelta: r.approx_delta }));
+  }
+
+  /**
+   * Inside a write: the state the event log produces, brought up to the head incrementally (the
+   * events since the last one checked: their links, hashes and payloads, replayed through the
+   * reducer), and the dataset's state rows compared with it. The first call checks the whole
+   * chain, from event 1; with the anchor's check of the anchored head, the events up to it are
+   * then the ones the anchor vouches for. Throws LedgerTamperedError naming what disagrees.
+   */
+  private verifiedState(fingerprint: string): MemoryState {
+    const r = this.replay;
+    const tampered = (what: string) => new LedgerTamperedError(this.file, what);
+    if (r.upTo > 0) {
+      const stored = this.db.prepare('SELECT hash FROM events WHERE id = ?').pluck().get(r.upTo);
+      if (stored !== r.hash) throw tampered(`event ${r.upTo} changed after RAP Studio had checked it`);
+    }
+    const rows = this.db.prepare('SELECT * FROM events WHERE id > ? ORDER BY id').all(r.upTo) as EventRow[];
+    let prev = r.upTo > 0 ? { id: r.upTo, hash: r.hash } : undefined;
+    for (const row of rows) {
+      const problem = checkLink(prev, row);
+      if (problem) throw tampered(`event ${row.id}: ${problem}`);
+      const parsed = parseEventRow(row);
+      if (typeof parsed === 'string') throw tampered(`event ${row.id}: ${parsed}`);
+      try {
+        r.memory.apply(reduce(r.memory, parsed));
+      } catch (err) {
+        if (err instanceof ReplayError) throw tampered(`event ${row.id}: ${err.message}`);
+        throw err;
+      }
+      prev = row;
+      r.upTo = row.id;
+      r.hash = row.hash;
+    }
+    const want = r.memory.dataset(fingerprint);
+    const have = this.state.dataset(fingerprint);
+    if (want || have) {
+      const column = want && have ? differingColumn(want, have) : 'the whole row';
+      if (column !== undefined)
+        throw tampered(
+          `table datasets, dataset ${fingerprint.slice(0, 12)}…: ${column} differs from what the event log says`,
+        );
+    }
+    const wantReleases = [...r.memory.releases.values()].filter((x) => x.dataset_fingerprint === fingerprint);
+    const haveReleases = this.db
+      .prepare('SELECT * FROM releases WHERE dataset_fingerprint = ?')
+      .all(fingerprint) as ReleaseRow[];
+    if (haveReleases.length !== wantReleases.length)
+      throw tampered(
+        `table releases holds ${haveReleases.length} release(s) of dataset ${fingerprint.slice(0, 12)}…, the event log ${wantReleases.length}`,
+      );
+    for (const have of haveReleases) {
+      const expected = r.memory.release(have.id);
+      const column = expected ? differingColumn(expected, have) : 'the whole row';
+      if (column !== undefined)
+        throw tampered(`table releases, release ${have.id}: ${column} differs from what the event log says`);
+    }
+    return r.memory;
   }
 
   private aliasRows(fingerprint: string): AliasRow[] {
@@ -551,6 +633,14 @@ function assertLedgerFileExists(file: string): void {
       { file },
     );
   }
+}
+
+/** A dataset's spends as the verified replay holds them, in reservation order. */
+function spendsOf(state: MemoryState, fingerprint: string): Spend[] {
+  return [...state.releases.values()]
+    .filter((r) => r.dataset_fingerprint === fingerprint)
+    .sort((a, b) => a.reserve_event_id - b.reserve_event_id)
+    .map((r) => ({ rho: r.rho, approxDelta: r.approx_delta }));
 }
 
 function fileIdentity(file: string): string | null {

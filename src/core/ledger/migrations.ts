@@ -125,8 +125,27 @@ INSERT INTO releases SELECT * FROM releases_v2;
 DROP TABLE releases_v2;
 `;
 
+/**
+ * Migration 4 (issue 26): a release's δ of its approximate-zCDP part (partition selection) is
+ * charged by the ledger, so each release row carries it: `approx_delta`, filled for the rows
+ * written before from `params.discovery.delta` (what a discovery release recorded as partition
+ * selection's δ; 0 for the others) — the rule the reducer applies to those events
+ * (state.ts, approxDeltaOf). The guard on spend columns is created again to cover it.
+ */
+const V4 = `
+ALTER TABLE releases ADD COLUMN approx_delta REAL NOT NULL DEFAULT 0 CHECK (approx_delta >= 0 AND approx_delta < 1);
+UPDATE releases SET approx_delta = json_extract(params, '$.discovery.delta')
+  WHERE json_type(params, '$.discovery.delta') IN ('real', 'integer');
+DROP TRIGGER releases_spend_immutable;
+CREATE TRIGGER releases_spend_immutable BEFORE UPDATE OF
+  id, dataset_fingerprint, reserve_event_id, created_at, mechanism, epsilon, delta, rho, approx_delta,
+  params, workload_hash, workload_json, schema_hash, schema_origin, seed_mode, backend, app_version,
+  prev_hash, row_hash ON releases
+BEGIN SELECT RAISE(ABORT, 'ledger: a spend is immutable; only its status may move from reserved'); END;
+`;
+
 /** Index i holds the SQL that takes user_version i to i + 1. Append only; never edit one. */
-export const MIGRATIONS: readonly string[] = [V1, V2, V3];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The triggers that keep spends immutable; verify() reports one that has gone missing. */

@@ -26,6 +26,7 @@ export function toReleaseRecord(row: ReleaseRow): ReleaseRecord {
     epsilon: row.epsilon,
     delta: row.delta,
     rho: row.rho,
+    approxDelta: row.approx_delta,
     params: JSON.parse(row.params) as ReleaseParams,
     workload: { hash: row.workload_hash, json: row.workload_json },
     schema: { hash: row.schema_hash, origin: row.schema_origin as SchemaOrigin },

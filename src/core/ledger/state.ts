@@ -5,7 +5,7 @@
  * app no longer matches the events that produced it.
  */
 import { canonicalJson } from './canonical.ts';
-import type { ChainedEvent } from './events.ts';
+import type { ChainedEvent, ReservedPayload } from './events.ts';
 
 export interface DatasetRow {
   fingerprint: string;
@@ -33,6 +33,8 @@ export interface ReleaseRow {
   epsilon: number;
   delta: number;
   rho: number;
+  /** ReleaseRecord.approxDelta (ledger schema 4). */
+  approx_delta: number;
   params: string;
   workload_hash: string;
   workload_json: string;
@@ -137,6 +139,7 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
           epsilon: p.epsilon,
           delta: p.delta,
           rho: p.rho,
+          approx_delta: approxDeltaOf(p),
           params: canonicalJson(p.params),
           workload_hash: p.workload.hash,
           workload_json: p.workload.json,
@@ -177,6 +180,17 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
       };
     }
   }
+}
+
+/**
+ * A reservation's approximate-zCDP δ. Events before ledger schema 4 do not state it: a discovery
+ * release of that time ran partition selection with δ/2 of its δ, which it recorded as
+ * `params.discovery.delta` (migration 4 fills the column by the same rule).
+ */
+export function approxDeltaOf(p: ReservedPayload): number {
+  if (p.approxDelta !== undefined) return p.approxDelta;
+  const discovery = (p.params as { discovery?: { delta?: unknown } }).discovery;
+  return typeof discovery?.delta === 'number' ? discovery.delta : 0;
 }
 
 function existingDataset(state: StateReader, fingerprint: string): DatasetRow {

@@ -55,7 +55,7 @@ import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
 import type { Ledger, LedgerIdentity } from '../ledger/ledger.ts';
 import type { ReleaseRecord, ReserveRequest, SchemaOrigin } from '../ledger/types.ts';
-import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
+import { defaultDelta, deltaWarning } from '../privacy/accounting.ts';
 import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
@@ -245,12 +245,12 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
     mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
-    // With discovery the run uses ρ(ε, δ/2) (δ/2 goes to partition selection, params.discovery)
-    // but reserves ρ(ε, δ), what (ε, δ) costs everywhere else in the ledger: a little more than
-    // it uses, never less, and a run at the cap's ε spends the whole cap.
+    // With discovery the run is δ/2-approximately ρ(ε, δ/2)-zCDP (δ/2 goes to partition
+    // selection, params.discovery): the ledger charges both, ρ and approxDelta (ledger/budget.ts).
     epsilon: spec.epsilon,
     delta,
-    rho: engineBudget ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
+    rho: engineBudget ? engineBudget.rho : plan.rho,
+    approxDelta: engineBudget ? engineBudget.deltaDiscovery : 0,
     params: {
       rounds: plan.rounds,
       perRound: plan.perRound,

@@ -29,6 +29,7 @@ function budget(capEpsilon: number, capDelta: number, spentRho: number): BudgetV
     capDelta,
     capRho,
     spentRho,
+    spentApproxDelta: 0,
     spentEpsilon: epsilonFromRho(spentRho, capDelta),
     remainingRho,
     remainingEpsilon: epsilonFromRho(remainingRho, capDelta),

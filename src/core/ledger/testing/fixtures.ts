@@ -6,7 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { epsilonFromRho } from '../../privacy/accounting.ts';
 import { chainEvent, type LedgerEvent } from '../events.ts';
-import { MIGRATIONS } from '../migrations.ts';
+import { MIGRATIONS, migrate } from '../migrations.ts';
 import { reduce } from '../state.ts';
 import { SqlState } from '../store.ts';
 import type { ReserveRequest, VerifyResult } from '../types.ts';
@@ -59,10 +59,23 @@ export function writeOldLedger(file: string, version: number, events: readonly L
     db.prepare(
       'INSERT INTO events (id, ts, kind, payload, prev_hash, hash) VALUES (@id, @ts, @kind, @payload, @prev_hash, @hash)',
     ).run(row);
-    state.apply(reduce(state, { id: row.id, ts: row.ts, prevHash: row.prev_hash, hash: row.hash, event }));
+    const change = reduce(state, { id: row.id, ts: row.ts, prevHash: row.prev_hash, hash: row.hash, event });
+    // Before schema 4 a release row had no approx_delta column (migration 4 adds and fills it).
+    if (version < 4 && change.table === 'releases') {
+      const { approx_delta: _, ...old } = change.row;
+      state.apply({ table: 'releases', row: old as typeof change.row });
+    } else state.apply(change);
     head = { id: row.id, hash: row.hash };
   });
-  const result = verifyLedger(db, state);
+  // The reducer writes today's rows; a file before schema 4 lacks approx_delta, so it is checked
+  // as today's code reads it: a copy in memory, migrated (the file itself stays at `version`).
+  let result: VerifyResult;
+  if (version < 4) {
+    const copy = new Database(db.serialize());
+    migrate(copy, ':memory:');
+    result = verifyLedger(copy, new SqlState(copy));
+    copy.close();
+  } else result = verifyLedger(db, state);
   db.close();
   return result;
 }
