@@ -44,13 +44,13 @@ import { InputError } from '../errors.ts';
 import { looseRhoFromEpsilon, rhoFromEpsilon } from '../privacy/accounting.ts';
 import {
   type AnchorReport,
-  anchorFor,
   anchorPathFor,
   checkAnchor,
+  checkAnchors,
   isRefused,
   type LedgerHead,
   readAnchor,
-  writeAnchor,
+  writeAnchors,
 } from './anchor.ts';
 import {
   admits,
@@ -180,7 +180,7 @@ export class Ledger {
     ledger.fileId = fileIdentity(file);
     // The anchor is checked before anything is appended (the cap migration below writes events).
     if (anchorFile) {
-      const report = checkAnchor(file, anchorFile, anchor, ledger.head());
+      const report = checkAnchors(file, anchorFile, anchor, ledger.head());
       ledger.anchor = report;
       if (isRefused(report) && enforce) {
         db.close();
@@ -350,7 +350,7 @@ export class Ledger {
   verify(): VerifyResult {
     const chain = this.db.transaction(() => verifyLedger(this.db, this.state)).deferred();
     if (!this.anchorFile) return chain;
-    const anchor = checkAnchor(
+    const anchor = checkAnchors(
       this.file,
       this.anchorFile,
       readAnchor(this.anchorFile, this.file),
@@ -448,8 +448,7 @@ export class Ledger {
       this.db
         .transaction(() => {
           const head = this.head();
-          const anchor = anchorFor(this.file, head);
-          if (anchor) writeAnchor(anchorFile, anchor);
+          const anchor = writeAnchors(this.file, anchorFile, head);
           this.anchor = checkAnchor(this.file, anchorFile, anchor, head);
         })
         .immediate();
@@ -470,7 +469,7 @@ export class Ledger {
         `The privacy budget ledger ${this.file} was deleted or replaced by another file while RAP Studio had it open (its anchor is ${this.anchorFile}). Nothing was reserved. Restart RAP Studio: the ledger is then checked against its anchor again.`,
       );
     }
-    const report = checkAnchor(
+    const report = checkAnchors(
       this.file,
       this.anchorFile,
       readAnchor(this.anchorFile, this.file),

@@ -54,8 +54,11 @@ export function writeOldLedger(file: string, version: number, events: readonly L
   db.pragma(`user_version = ${version}`);
   const state = new SqlState(db);
   let head: { id: number; hash: string } | undefined;
+  // Event i at second i of a random day of 2026: two files written alike still have different
+  // identities (the hash of event 1), as two real ledgers do, so their anchors stay apart.
+  const day = Date.UTC(2026, 0, 1 + Math.floor(Math.random() * 365));
   events.forEach((event, i) => {
-    const row = chainEvent(head, `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, event);
+    const row = chainEvent(head, new Date(day + i * 1000).toISOString(), event);
     db.prepare(
       'INSERT INTO events (id, ts, kind, payload, prev_hash, hash) VALUES (@id, @ts, @kind, @payload, @prev_hash, @hash)',
     ).run(row);
