@@ -10,8 +10,8 @@ import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
-import { LedgerAnchorError } from '../../core/ledger/errors.ts';
-import { Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
+import { asLedgerError, LedgerAnchorError } from '../../core/ledger/errors.ts';
+import { BUSY_TIMEOUT_MS, Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import {
   type BudgetTotals,
@@ -111,6 +111,9 @@ function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T, openOpts: OpenOpt
   });
   try {
     return fn(l);
+  } catch (err) {
+    // A damaged page read by the command (not at open) gets the typed message too.
+    throw asLedgerError(err, l.file, BUSY_TIMEOUT_MS);
   } finally {
     l.close();
   }

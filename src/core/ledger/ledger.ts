@@ -36,7 +36,7 @@
  *   what was spent was spent.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data/atomic-write.ts';
@@ -60,7 +60,7 @@ import {
   overCapRefusal,
   type Spend,
 } from './budget.ts';
-import { asLedgerError, LedgerAnchorError, LedgerTamperedError } from './errors.ts';
+import { asLedgerError, LedgerAnchorError, LedgerError, LedgerTamperedError } from './errors.ts';
 import { chainEvent, type EventRow, GENESIS_HASH, type LedgerEvent, parseEventRow } from './events.ts';
 import { exportLedger } from './export.ts';
 import { migrate } from './migrations.ts';
@@ -167,33 +167,43 @@ export class Ledger {
     } catch (err) {
       db.close();
       if ((err as { code?: string }).code === 'SQLITE_NOTADB') {
-        throw new InputError(
-          `${file} is not a RAP Studio ledger (not an SQLite database). Pass --ledger PATH.`,
-          {
+        // Our own ledger with a damaged first page (an anchor vouches for it, or its table
+        // definitions are still legible) is a corrupt ledger (exit 1), not a wrong path.
+        if (anchor || looksLikeDamagedLedger(file)) {
+          throw new LedgerError(
+            'corrupt',
             file,
-          },
+            `The privacy budget ledger ${file} is damaged: its first page (the SQLite header) is unreadable` +
+              `${anchor ? `, though its anchor ${anchorFile} records ${anchor.events} event(s)` : ''}. ` +
+              'Nothing was recorded and nothing was reserved. Do not delete it: restore it from a backup ' +
+              '(with its anchor it must end at the anchored event), or ask for help to recover it.',
+            { cause: err },
+          );
+        }
+        throw new InputError(
+          `${file} is not an SQLite database, so it is not a RAP Studio ledger (or it is one damaged beyond ` +
+            'recognition: then restore it from a backup). Check the path given with --ledger or RAP_STUDIO_LEDGER.',
+          { file },
         );
       }
       throw asLedgerError(err, file, BUSY_TIMEOUT_MS);
     }
     const ledger = new Ledger(db, file, anchorFile, walFallback, opts.onWarning ?? (() => {}));
     ledger.fileId = fileIdentity(file);
-    // The anchor is checked before anything is appended (the cap migration below writes events).
-    if (anchorFile) {
-      const report = checkAnchors(file, anchorFile, anchor, ledger.head());
-      ledger.anchor = report;
-      if (isRefused(report) && enforce) {
-        db.close();
-        throw new LedgerAnchorError(file, anchorFile, report.message);
-      }
-      if (report.status === 'ahead' || (report.status === 'none' && ledger.head().events > 0))
-        ledger.updateAnchor();
-    }
     try {
+      // The anchor is checked before anything is appended (the cap migration below writes events).
+      if (anchorFile) {
+        const report = checkAnchors(file, anchorFile, anchor, ledger.head());
+        ledger.anchor = report;
+        if (isRefused(report) && enforce) throw new LedgerAnchorError(file, anchorFile, report.message);
+        if (report.status === 'ahead' || (report.status === 'none' && ledger.head().events > 0))
+          ledger.updateAnchor();
+      }
       ledger.reconvertLooseCaps();
     } catch (err) {
       db.close();
-      throw err;
+      // A damaged page surfaces here (SQLITE_CORRUPT on the first read): the typed message.
+      throw asLedgerError(err, file, BUSY_TIMEOUT_MS);
     }
     return ledger;
   }
@@ -346,9 +356,19 @@ export class Ledger {
     return computeTotals(dataset, this.spends(fingerprint));
   }
 
-  /** The hash chain and state tables (verify.ts), then the anchor: a refused anchor fails too. */
+  /**
+   * The hash chain and state tables (verify.ts), then the anchor: a refused anchor fails too. The
+   * file on disk is what is verified: when it is no longer the file opened (deleted or replaced
+   * while open), that fails, and the file now on disk is opened and verified for the message.
+   */
   verify(): VerifyResult {
-    const chain = this.db.transaction(() => verifyLedger(this.db, this.state)).deferred();
+    if (this.fileId !== fileIdentity(this.file)) return this.verifyReplaced();
+    let chain: VerifyResult;
+    try {
+      chain = this.db.transaction(() => verifyLedger(this.db, this.state)).deferred();
+    } catch (err) {
+      throw asLedgerError(err, this.file, BUSY_TIMEOUT_MS);
+    }
     if (!this.anchorFile) return chain;
     const anchor = checkAnchors(
       this.file,
@@ -366,6 +386,36 @@ export class Ledger {
       };
     }
     return { ...chain, anchor };
+  }
+
+  private verifyReplaced(): VerifyResult {
+    let disk: string;
+    try {
+      const now = Ledger.open(this.file, {
+        anchorFile: this.anchorFile,
+        anchorCheck: 'report',
+        create: false,
+      });
+      try {
+        const r = now.verify();
+        disk = r.ok
+          ? `the file now on disk verifies (${r.rows} events${r.anchor ? `; anchor: ${r.anchor.status}` : ''})`
+          : `the file now on disk fails too: ${r.reason}`;
+      } finally {
+        now.close();
+      }
+    } catch (err) {
+      disk = `the file now on disk cannot be used: ${(err as Error).message}`;
+    }
+    return {
+      ok: false,
+      firstBrokenTable: 'file',
+      firstBrokenId: this.file,
+      reason:
+        `The ledger ${this.file} was deleted or replaced by another file while RAP Studio had it open, ` +
+        `so what RAP Studio has open is no longer the file on disk; ${disk}. Restart RAP Studio: ` +
+        'the file on disk is then checked against its anchor.',
+    };
   }
 
   export(format: 'csv' | 'json'): string {
@@ -609,6 +659,26 @@ function createPrivately(file: string): void {
     if (st.isFile() && (st.mode & 0o077) !== 0) chmodSync(file, PRIVATE_FILE_MODE);
   } catch {
     // Not ours to change (another owner, read-only disk): opening reports what matters.
+  }
+}
+
+/**
+ * Whether a file SQLite cannot open still holds a ledger's table definitions (SQLite stores them
+ * as text, so they survive a damaged header): then it is a damaged ledger, not another file.
+ */
+function looksLikeDamagedLedger(file: string): boolean {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const bytes = Buffer.alloc(1 << 20);
+      const n = readSync(fd, bytes, 0, bytes.length, 0);
+      const text = bytes.subarray(0, n).toString('latin1');
+      return text.includes('CREATE TABLE events') && text.includes('CREATE TABLE datasets');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
   }
 }
 
