@@ -11,6 +11,7 @@ import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
 import { asLedgerError, LedgerAnchorError } from '../../core/ledger/errors.ts';
+import { keyPathFor } from '../../core/ledger/key.ts';
 import { BUSY_TIMEOUT_MS, Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import {
@@ -248,5 +249,10 @@ function verify(l: Ledger): void {
   }
   out(`Ledger ${l.file} verified: ${result.rows} events, hash chain intact, every record matches it.`);
   out(`Head hash: ${result.headHash}`);
+  // What release manifests carry: the same, keyed with the ledger's secret key (core/ledger/key.ts).
+  const pub = l.identity();
+  out(
+    `As in manifests (keyed with ${keyPathFor(l.file)}): id ${pub.ledgerId ?? '-'}, head ${pub.headHash ?? '-'}`,
+  );
   if (result.anchor) out(`Anchor: ${result.anchor.status} — ${result.anchor.message}`);
 }

@@ -63,6 +63,7 @@ import {
 import { asLedgerError, LedgerAnchorError, LedgerError, LedgerTamperedError } from './errors.ts';
 import { chainEvent, type EventRow, GENESIS_HASH, type LedgerEvent, parseEventRow } from './events.ts';
 import { exportLedger } from './export.ts';
+import { ephemeralLedgerKey, keyed, loadLedgerKey } from './key.ts';
 import { migrate } from './migrations.ts';
 import { toDatasetRecord, toReleaseRecord } from './records.ts';
 import {
@@ -88,10 +89,16 @@ import { checkLink, differingColumn, verifyLedger } from './verify.ts';
 /** How long a process waits for another's write lock before giving up. */
 export const BUSY_TIMEOUT_MS = 10_000;
 
+/**
+ * The ledger's identity as a public file may carry it (a release manifest): its id and head hash
+ * keyed with the ledger's secret key (key.ts), since the raw ones are hashes over the private
+ * file's SHA-256; the curator (or an auditor given the key) recomputes them from the ledger.
+ */
 export interface LedgerIdentity {
-  /** The hash of event 1 (null for an empty ledger). */
+  /** HMAC(key, "ledger-id\n" + the hash of event 1); null for an empty ledger. */
   readonly ledgerId: string | null;
   readonly events: number;
+  /** HMAC(key, "head\n" + the hash of the last event); null for an empty ledger. */
   readonly headHash: string | null;
 }
 
@@ -120,6 +127,8 @@ export class Ledger {
   anchor: AnchorReport | null;
   /** The file's identity when opened: a file deleted or swapped under an open ledger is noticed. */
   private fileId: string | null = null;
+  /** The ledger's secret key, read when first needed (key()). */
+  private secret: Buffer | null = null;
   /** The event log checked and replayed so far (verifiedState): up to event `upTo`, whose hash is `hash`. */
   private readonly replay = { upTo: 0, hash: GENESIS_HASH, memory: new MemoryState() };
 
@@ -214,7 +223,18 @@ export class Ledger {
    */
   identity(): LedgerIdentity {
     const { ledgerId, events, headHash } = this.head();
-    return { ledgerId, events, headHash };
+    const key = this.key();
+    return {
+      ledgerId: ledgerId === null ? null : keyed(key, 'ledger-id', ledgerId),
+      events,
+      headHash: headHash === null ? null : keyed(key, 'head', headHash),
+    };
+  }
+
+  /** The ledger's secret key (key.ts), beside the file; a fresh one for a ledger in memory. */
+  private key(): Buffer {
+    if (!this.secret) this.secret = this.db.memory ? ephemeralLedgerKey() : loadLedgerKey(this.file);
+    return this.secret;
   }
 
   /** The ledger's id (hash of event 1), event count and head hash; for manifests and the anchor. */
@@ -423,10 +443,12 @@ export class Ledger {
       .transaction(() => {
         const datasets = this.datasets();
         const events = this.db.prepare('SELECT * FROM events ORDER BY id').all() as EventRow[];
+        const key = this.key();
         return exportLedger(format, {
           datasets: datasets.map((d) => ({ dataset: d, totals: this.totals(d.fingerprint) })),
           releases: this.releases(),
           events,
+          keyFingerprint: (fingerprint) => keyed(key, 'dataset', fingerprint),
         });
       })
       .deferred();

@@ -48,15 +48,18 @@ export function rawSql(file: string, sql: string): void {
  * Writes a ledger file at an older schema version, event by event, as the code of that version
  * did (its migrations only, its user_version); returns its verification at that version.
  */
+let oldLedgers = 0;
+
 export function writeOldLedger(file: string, version: number, events: readonly LedgerEvent[]): VerifyResult {
   const db = new Database(file);
   for (const sql of MIGRATIONS.slice(0, version)) db.exec(sql);
   db.pragma(`user_version = ${version}`);
   const state = new SqlState(db);
   let head: { id: number; hash: string } | undefined;
-  // Event i at second i of a random day of 2026: two files written alike still have different
-  // identities (the hash of event 1), as two real ledgers do, so their anchors stay apart.
-  const day = Date.UTC(2026, 0, 1 + Math.floor(Math.random() * 365));
+  // Event i at second i after a start unique to this call (the clock in µs-ish steps and the
+  // process): two files written alike still have different identities (the hash of event 1), as
+  // two real ledgers do, so their anchors stay apart.
+  const day = Date.UTC(2026, 0, 1) + ((Date.now() * 97 + process.pid * 7 + oldLedgers++) % 1e10);
   events.forEach((event, i) => {
     const row = chainEvent(head, new Date(day + i * 1000).toISOString(), event);
     db.prepare(
