@@ -34,6 +34,8 @@ export interface ReleaseCaseInput {
   readonly evalWorkloads?: readonly Workload[];
   /** The settings as a curator would type them (seed: the insecure seed). */
   readonly settings: RunSettingsText & { readonly seed: string };
+  /** Release over a schema read off the data (the raw suite's non-private baseline). */
+  readonly allowNonPrivateDomain?: boolean;
   /** Discovery's share (raw data only); default the product's. */
   readonly discoveryShare?: number;
   /** A fresh folder for the throwaway ledger and the release's files. */
@@ -96,6 +98,7 @@ export async function releaseCase(input: ReleaseCaseInput): Promise<ReleasedCase
     workload: input.workload,
     ...(input.evalWorkloads && { evalWorkloads: input.evalWorkloads }),
     columns: input.schema?.columns.length ?? 0,
+    allowNonPrivateDomain: input.allowNonPrivateDomain === true,
     // A throwaway ledger: the cap only has to admit the run.
     budgetCap: { epsilon: 1e6 },
   });

@@ -24,7 +24,7 @@ import type { Workload } from '../../src/core/workload/types.ts';
 import { datasetSource } from './datasets.ts';
 import { extrapolateRounds, prefixEpsilon, RoundClock } from './extrapolate.ts';
 import { PeakRssMeter } from './memory.ts';
-import { writeAtomically } from './output.ts';
+import { fileNameFor, writeAtomically } from './output.ts';
 import { type CpuProfile, CpuProfiler, summarizeProfile } from './profile.ts';
 import { releaseCase } from './release-run.ts';
 import type { BenchCase, BenchResult, Extrapolation } from './types.ts';
@@ -195,8 +195,8 @@ export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings
       // and scored on the released CSV below.
       ...(evalWorkloads && { evalWorkloads }),
       settings: settingsFor(c, delta, cut, s.backend, s.threads),
-      dir: path.join(s.workDir, c.id),
-      name: c.id,
+      dir: path.join(s.workDir, fileNameFor(c.id)),
+      name: 'release',
       onProgress,
     });
     run = {

@@ -466,6 +466,8 @@ export type ReleaseReport = RapResult['report'] & {
 export interface ReleaseOutcome {
   readonly release: ReleaseRecord;
   readonly report: ReleaseReport;
+  /** The schema the release was encoded and decoded with (declared, or discovered privately). */
+  readonly schema: Schema;
   readonly csv: WrittenCsv;
   readonly manifest: Readonly<Record<string, unknown>>;
   readonly manifestPath: string;
@@ -528,7 +530,7 @@ export async function releaseStraightThrough(
     outputs,
     pending,
   );
-  return { ...published, report: report! };
+  return { ...published, report: report!, schema: finished.loaded.dataset.schema };
 }
 
 function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport {

@@ -3,11 +3,13 @@
  * default; scored on the released CSV, and byte-identical to `rap-studio synth` with the same
  * seed), and the engine in-process (--profile: a kernel micro-benchmark).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { datasetSource } from '../../../bench/lib/datasets.ts';
 import { sampleBayesNet } from '../../../bench/lib/loans-generator.ts';
+import { fileNameFor } from '../../../bench/lib/output.ts';
 import { runCase } from '../../../bench/lib/run-case.ts';
 import { buildWorkload } from '../../../bench/lib/workload.ts';
 import { schemaFromDomain } from '../../../src/core/data/benchmark.ts';
@@ -52,9 +54,9 @@ describe('runCase', () => {
     const dir = path.join(work, 'identity');
     const c = fakeCase({ workload: { k: 2, r: 2, size: 3 }, epsilon: 1, rows: 50, mode: 'table', seed: 4 });
     const bench = await runCase(c, data, settings({ workDir: dir }));
-    const benchCsv = readFileSync(path.join(dir, c.id, `${c.id}.csv`));
+    const benchCsv = readFileSync(path.join(dir, fileNameFor(c.id), 'release.csv'));
     // The CLI on the same integer-coded file, domain and workload, with the same settings.
-    const csv = readdirCsv(dir);
+    const csv = (await datasetSource(c.dataset, data, dir)).csv;
     writeFileSync(path.join(dir, 'domain.json'), JSON.stringify({ a: 3, b: 4, c: 5, d: 3 }));
     const w = buildWorkload(c.workload, data.schema, c.seed);
     writeFileSync(path.join(dir, 'w.json'), workloadToJson(w, data.schema));
@@ -128,10 +130,3 @@ describe('runCase', () => {
     }
   });
 });
-
-/** The integer-coded CSV the bench wrote for the test's dataset (datasets.ts). */
-function readdirCsv(dir: string): string {
-  const name = readdirSync(dir).find((f) => /^adult-\d+\.csv$/.test(f));
-  if (!name) throw new Error(`no dataset CSV in ${dir}`);
-  return name;
-}
