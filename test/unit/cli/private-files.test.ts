@@ -97,11 +97,13 @@ describe('private outputs are 0600, their folders 0700', () => {
     async () => {
       const ledger = fx.ledgerPath();
       setCap(ledger, fx, 100);
-      const r = await runCli(synthArgs(ledger, ['--seed', '1', '--insecure-seed']), fx.dir);
+      const args = [...synthArgs(ledger), '--out', 'modes.csv', '--report', 'modes.report.json'];
+      const r = await runCli(args, fx.dir);
       expect(r.code, r.stderr).toBe(0);
-      expect(mode(path.join(fx.dir, 'report.json'))).toBe(0o600);
-      expect(mode(path.join(fx.dir, 'out.csv'))).toBe(0o644);
+      expect(mode(path.join(fx.dir, 'modes.report.json'))).toBe(0o600);
+      expect(mode(path.join(fx.dir, 'modes.csv'))).toBe(0o644);
       expect(mode(ledger)).toBe(0o600);
+      expect(mode(`${ledger}.key`)).toBe(0o600);
     },
     CLI_TIMEOUT,
   );
