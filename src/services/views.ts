@@ -56,11 +56,13 @@ export function budgetFromTotals(t: BudgetTotals): BudgetView {
   };
 }
 
-/** The ledger's budget record for a fingerprint (unregistered when the ledger does not know it). */
+/**
+ * The budget a file spends: its dataset's (its own, or the named dataset it was released against);
+ * unregistered when the ledger does not know the file.
+ */
 export async function budgetView(ledger: AsyncLedger, fingerprint: string): Promise<BudgetView> {
-  return (await ledger.dataset(fingerprint))
-    ? budgetFromTotals(await ledger.totals(fingerprint))
-    : UNREGISTERED_BUDGET;
+  const dataset = await ledger.datasetFor(fingerprint);
+  return dataset ? budgetFromTotals(await ledger.totals(dataset.fingerprint)) : UNREGISTERED_BUDGET;
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */

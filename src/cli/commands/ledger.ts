@@ -62,7 +62,10 @@ export function register(program: Command): void {
     .requiredOption('--dataset <file>', 'the dataset file (identified by its SHA-256)')
     .requiredOption('--epsilon <E>', 'the cap ε')
     .requiredOption('--delta <D>', 'the cap δ')
-    .option('--name <name>', 'display name when the dataset is new (default: the file name)')
+    .option(
+      '--name <name>',
+      "the dataset: a known dataset's name (the file then spends its budget) or a new name (default: the file name)",
+    )
     .addOption(ledgerOption())
     .action(async (opts: LedgerOpts & { dataset: string; epsilon: string; delta: string; name?: string }) => {
       const epsilon = parseFinite('--epsilon', opts.epsilon);
@@ -220,9 +223,10 @@ function setCap(
   o: { dataset: string; fingerprint: string; epsilon: number; delta: number; name?: string },
 ): void {
   // rows = 0: not known until the first run parses the file and registers it (ensureDataset).
+  // --name names the dataset: a new file named after a known dataset caps that dataset.
   const name = o.name ?? path.basename(o.dataset);
-  l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0 });
-  const d = l.setCap(o.fingerprint, o.epsilon, o.delta);
+  const known = l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0, chosen: o.name !== undefined });
+  const d = l.setCap(known.fingerprint, o.epsilon, o.delta);
   out(`Cap set for ${datasetLine(d)}`);
   out(`  ${budgetLine(l.totals(d.fingerprint))}`);
 }

@@ -189,6 +189,7 @@ describe('totals', () => {
             rows: 1,
             createdAt: '',
             cap: { rho, epsilon, delta, setAt: '' },
+            columns: null,
           };
           const t = computeTotals(
             dataset,

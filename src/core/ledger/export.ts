@@ -37,11 +37,21 @@ function exportedChain(input: ExportInput): { events: EventRow[]; hashOf: Map<st
   return { events, hashOf };
 }
 
-/** The payload with its dataset fingerprint keyed (every event kind names it `fingerprint`). */
+/** The members of an event payload that hold a file's fingerprint. */
+const FINGERPRINT_MEMBERS = ['fingerprint', 'dataset', 'fileFingerprint'] as const;
+
+/** The payload with every file fingerprint keyed (`fingerprint`; `dataset`, `fileFingerprint`). */
 function keyedPayload(payload: string, keyFingerprint: (fp: string) => string): string {
   const value = JSON.parse(payload) as Record<string, unknown>;
-  if (typeof value.fingerprint !== 'string') return payload;
-  return canonicalJson({ ...value, fingerprint: keyFingerprint(value.fingerprint) });
+  const keyed = { ...value };
+  let changed = false;
+  for (const m of FINGERPRINT_MEMBERS) {
+    if (typeof value[m] === 'string' && /^[0-9a-f]{64}$/.test(value[m] as string)) {
+      keyed[m] = keyFingerprint(value[m] as string);
+      changed = true;
+    }
+  }
+  return changed ? canonicalJson(keyed) : payload;
 }
 
 export const CSV_COLUMNS = [

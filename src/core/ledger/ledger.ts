@@ -68,6 +68,7 @@ import { migrate } from './migrations.ts';
 import { toDatasetRecord, toReleaseRecord } from './records.ts';
 import {
   type AliasRow,
+  type DatasetFileRow,
   type DatasetRow,
   MemoryState,
   type ReleaseRow,
@@ -75,7 +76,14 @@ import {
   reduce,
 } from './state.ts';
 import { SqlState } from './store.ts';
-import type { BudgetTotals, DatasetRecord, ReleaseRecord, ReserveRequest, VerifyResult } from './types.ts';
+import type {
+  BudgetTotals,
+  DatasetRecord,
+  DatasetRequest,
+  ReleaseRecord,
+  ReserveRequest,
+  VerifyResult,
+} from './types.ts';
 import {
   assertBudget,
   assertFingerprint,
@@ -256,28 +264,98 @@ export class Ledger {
     this.db.close();
   }
 
-  /** Finds the dataset by fingerprint, registering it (or a new name as an alias) if needed. */
-  ensureDataset(d: { fingerprint: string; name: string; rows: number }): DatasetRecord {
+  /**
+   * The dataset whose budget a file spends, registering what is new (issue 26, named datasets):
+   * - a known dataset's own file: that dataset (a new name is recorded as an alias);
+   * - a file linked to a dataset before: that dataset;
+   * - a new file the curator names after a known dataset (`chosen`, the name or an alias of it):
+   *   linked to that dataset, whose budget it spends from now on;
+   * - a new file not named by the curator that looks like a known dataset (the same column names
+   *   and a record count within SIMILAR_ROWS of it): refused with SimilarDatasetError, before
+   *   anything is recorded, so the curator chooses which budget it spends — never decided here;
+   * - otherwise a new dataset.
+   * A known file named after ANOTHER dataset by the curator is refused too: a file's budget never
+   * changes.
+   */
+  ensureDataset(d: DatasetRequest): DatasetRecord {
     assertFingerprint(d.fingerprint);
     assertText(d.name, 'name');
     assertRows(d.rows, 'rows', 0);
+    const columns = d.columns && d.columns.length > 0 ? [...d.columns] : undefined;
     return this.write(() => {
       const existing = this.state.dataset(d.fingerprint);
-      if (!existing) {
-        this.record({
-          kind: 'dataset-registered',
-          payload: { fingerprint: d.fingerprint, name: d.name, rows: d.rows },
-        });
-      } else {
-        if (d.name !== existing.name && !this.state.alias(d.fingerprint, d.name)) {
+      const linked = existing ? undefined : this.state.file(d.fingerprint);
+      const named = d.chosen ? this.datasetNamed(d.name) : undefined;
+      if (existing || linked) {
+        const own = existing ?? this.state.dataset((linked as DatasetFileRow).dataset_fingerprint);
+        if (named && own && named.fingerprint !== own.fingerprint) {
+          throw new InputError(
+            `This file (sha256 ${d.fingerprint.slice(0, 12)}…) is already released against dataset ` +
+              `${describeDataset(own)}, not "${d.name}" ${describeDataset(named)}: a file's budget never changes. ` +
+              `Leave out --name, or give --name "${own.name}".`,
+            { field: 'name' },
+          );
+        }
+        if (linked) return this.datasetOrThrow(linked.dataset_fingerprint);
+        const e = existing as DatasetRow;
+        if (d.name !== e.name && !this.state.alias(d.fingerprint, d.name) && !named) {
           this.record({ kind: 'dataset-alias', payload: { fingerprint: d.fingerprint, name: d.name } });
         }
-        if (existing.rows === 0 && d.rows > 0) {
+        if (e.rows === 0 && d.rows > 0) {
           this.record({ kind: 'dataset-rows', payload: { fingerprint: d.fingerprint, rows: d.rows } });
         }
+        if (e.columns === null && columns) {
+          this.record({ kind: 'dataset-columns', payload: { fingerprint: d.fingerprint, columns } });
+        }
+        return this.datasetOrThrow(d.fingerprint);
       }
+      if (named) {
+        this.record({
+          kind: 'dataset-file',
+          payload: { fingerprint: d.fingerprint, dataset: named.fingerprint, name: d.name, rows: d.rows },
+        });
+        return this.datasetOrThrow(named.fingerprint);
+      }
+      if (!d.chosen && columns) {
+        const similar = this.similarDatasets(columns, d.rows);
+        if (similar.length > 0) throw new SimilarDatasetError(d.name, d.rows, similar);
+      }
+      this.record({
+        kind: 'dataset-registered',
+        payload: { fingerprint: d.fingerprint, name: d.name, rows: d.rows, ...(columns ? { columns } : {}) },
+      });
       return this.datasetOrThrow(d.fingerprint);
     });
+  }
+
+  /**
+   * The dataset whose budget the file with this fingerprint spends: its own, or the dataset it was
+   * linked to (undefined when the ledger does not know the file).
+   */
+  datasetFor(fingerprint: string): DatasetRecord | undefined {
+    const own = this.dataset(fingerprint);
+    if (own) return own;
+    const file = this.state.file(fingerprint);
+    return file ? this.dataset(file.dataset_fingerprint) : undefined;
+  }
+
+  /** The dataset with this name or alias (the first registered when several share it). */
+  private datasetNamed(name: string): DatasetRow | undefined {
+    return this.db
+      .prepare(
+        `SELECT d.* FROM datasets d WHERE d.name = @name
+           OR EXISTS (SELECT 1 FROM dataset_aliases a WHERE a.fingerprint = d.fingerprint AND a.name = @name)
+         ORDER BY d.created_at, d.fingerprint LIMIT 1`,
+      )
+      .get({ name }) as DatasetRow | undefined;
+  }
+
+  /** Known datasets with these column names (in order) and a record count within SIMILAR_ROWS. */
+  private similarDatasets(columns: readonly string[], rows: number): DatasetRecord[] {
+    const text = JSON.stringify(columns);
+    return this.datasets().filter(
+      (d) => d.columns !== null && JSON.stringify(d.columns) === text && similarRows(d.rows, rows),
+    );
   }
 
   dataset(fingerprint: string): DatasetRecord | undefined {
@@ -722,6 +800,41 @@ function assertLedgerFileExists(file: string): void {
       `${file} is an empty file, not a privacy budget ledger. Nothing was written to it. ` +
         'Check the path given with --ledger or RAP_STUDIO_LEDGER.',
       { file },
+    );
+  }
+}
+
+/**
+ * How close a record count must be to a known dataset's for a new file with the same columns to
+ * be taken for a copy of it: within 5% (a re-saved file, a blank line, a few rows fixed). Rows 0
+ * (not known yet, a cap set before any run) matches any count.
+ */
+export const SIMILAR_ROWS = 0.05;
+
+function similarRows(known: number, rows: number): boolean {
+  return known === 0 || Math.abs(known - rows) <= SIMILAR_ROWS * Math.max(known, rows);
+}
+
+/**
+ * A new file looks like a known dataset and the curator did not say which budget it spends:
+ * refused before anything is recorded (bad input, exit 2), naming the datasets and the choices.
+ */
+export class SimilarDatasetError extends InputError {
+  constructor(
+    name: string,
+    rows: number,
+    readonly similar: readonly DatasetRecord[],
+  ) {
+    const list = similar.map(
+      (d) => `${describeDataset(d)} (${d.rows > 0 ? `${d.rows} rows` : 'rows not known'})`,
+    );
+    super(
+      `"${name}" (${rows} rows) is a file the ledger does not know, but it has the same column names ` +
+        `and a similar number of records as ${list.join(' and ')}: it may be a re-saved copy, and a copy ` +
+        `must not get a fresh budget. Nothing was recorded or reserved. Say which budget it spends: ` +
+        `--name "${similar[0].name}" to release it against that dataset's budget (the app: choose it ` +
+        'in the dataset picker), or --name NEW to register it as a new dataset with a budget of its own.',
+      { field: 'name' },
     );
   }
 }

@@ -131,11 +131,28 @@ DROP TABLE releases_v2;
  * written before from `params.discovery.delta` (what a discovery release recorded as partition
  * selection's δ; 0 for the others) — the rule the reducer applies to those events
  * (state.ts, approxDeltaOf). The guard on spend columns is created again to cover it.
+ * Named datasets: a dataset's column names (`columns`, JSON, recorded once; NULL when not known)
+ * and `dataset_files`, the other files (fingerprints) the curator chose to release against a
+ * dataset's budget — a re-saved copy is never a fresh budget unless the curator says so.
  */
 const V4 = `
 ALTER TABLE releases ADD COLUMN approx_delta REAL NOT NULL DEFAULT 0 CHECK (approx_delta >= 0 AND approx_delta < 1);
 UPDATE releases SET approx_delta = json_extract(params, '$.discovery.delta')
   WHERE json_type(params, '$.discovery.delta') IN ('real', 'integer');
+ALTER TABLE datasets ADD COLUMN columns TEXT;
+CREATE TRIGGER datasets_columns_once BEFORE UPDATE OF columns ON datasets
+WHEN OLD.columns IS NOT NULL AND NEW.columns IS NOT OLD.columns
+BEGIN SELECT RAISE(ABORT, 'ledger: a dataset''s column names are recorded once'); END;
+CREATE TABLE dataset_files (
+  fingerprint TEXT PRIMARY KEY CHECK (length(fingerprint) = 64),
+  dataset_fingerprint TEXT NOT NULL REFERENCES datasets(fingerprint),
+  name TEXT NOT NULL,
+  rows INTEGER NOT NULL CHECK (rows >= 0),
+  added_at TEXT NOT NULL
+);
+${APPEND_ONLY('dataset_files', 'files of a dataset')}
+CREATE TRIGGER dataset_files_no_update BEFORE UPDATE ON dataset_files
+BEGIN SELECT RAISE(ABORT, 'ledger: a file''s dataset is immutable'); END;
 DROP TRIGGER releases_spend_immutable;
 CREATE TRIGGER releases_spend_immutable BEFORE UPDATE OF
   id, dataset_fingerprint, reserve_event_id, created_at, mechanism, epsilon, delta, rho, approx_delta,
@@ -157,6 +174,9 @@ export const GUARD_TRIGGERS: readonly string[] = [
   'datasets_rows_once',
   'dataset_aliases_no_delete',
   'dataset_aliases_no_update',
+  'datasets_columns_once',
+  'dataset_files_no_delete',
+  'dataset_files_no_update',
   'releases_no_delete',
   'releases_spend_immutable',
   'releases_status_transition',

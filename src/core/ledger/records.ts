@@ -14,6 +14,7 @@ export function toDatasetRecord(row: DatasetRow, aliases: readonly AliasRow[]): 
     rows: row.rows,
     createdAt: row.created_at,
     cap,
+    columns: row.columns === null || row.columns === undefined ? null : (JSON.parse(row.columns) as string[]),
   };
 }
 

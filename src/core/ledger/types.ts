@@ -41,6 +41,21 @@ export interface DatasetRecord {
   readonly rows: number;
   readonly createdAt: string;
   readonly cap: BudgetCap | null;
+  /** The file's column names; null when not known (registered before ledger schema 4, or by set-cap). */
+  readonly columns: readonly string[] | null;
+}
+
+/**
+ * What a release asks of the ledger about its file: the dataset whose budget it spends.
+ * `chosen`: the curator named the dataset (`--name`, the app's dataset picker); only then may a
+ * new file spend a known dataset's budget, or become a new dataset while it looks like a known one.
+ */
+export interface DatasetRequest {
+  readonly fingerprint: string;
+  readonly name: string;
+  readonly rows: number;
+  readonly columns?: readonly string[];
+  readonly chosen?: boolean;
 }
 
 export interface ReleaseParams {
@@ -66,6 +81,8 @@ export interface ReserveRequest {
    * The ledger charges it: the dataset's δ-spends add up outside ρ (budget.ts).
    */
   approxDelta?: number;
+  /** The released file's fingerprint when it is another file of the dataset (named datasets). */
+  fileFingerprint?: string;
   params: ReleaseParams;
   workload: { hash: string; json: string };
   schema: { hash: string; origin: SchemaOrigin };

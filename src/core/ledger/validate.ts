@@ -67,6 +67,7 @@ function assertPositive(value: unknown, field: string, integer: boolean): void {
 /** Validates a reservation and returns the event payload it will be recorded as. */
 export function reservePayload(id: string, req: ReserveRequest): ReservedPayload {
   assertFingerprint(req.fingerprint);
+  if (req.fileFingerprint !== undefined) assertFingerprint(req.fileFingerprint);
   assertText(req.mechanism, 'mechanism');
   assertBudget(req.epsilon, req.delta);
   assertPositive(req.rho, 'rho', false);
@@ -115,6 +116,9 @@ export function reservePayload(id: string, req: ReserveRequest): ReservedPayload
     delta: req.delta,
     rho: req.rho,
     approxDelta,
+    ...(req.fileFingerprint !== undefined && req.fileFingerprint !== req.fingerprint
+      ? { fileFingerprint: req.fileFingerprint }
+      : {}),
     params: p,
     workload: { hash: req.workload.hash, json: req.workload.json },
     schema: { hash: req.schema.hash, origin: req.schema.origin },

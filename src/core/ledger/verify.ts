@@ -37,7 +37,7 @@ export function verifyLedger(db: Database.Database, state: SqlState): VerifyResu
     prev = row;
     count++;
   }
-  for (const table of ['datasets', 'dataset_aliases', 'releases'] as const) {
+  for (const table of ['datasets', 'dataset_aliases', 'dataset_files', 'releases'] as const) {
     const problem = compareTable(table, state, memory);
     if (problem) return problem;
   }

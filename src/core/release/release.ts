@@ -117,6 +117,8 @@ export interface Prepared {
   readonly stage: 'prepared';
   readonly spec: ReleaseSpec;
   readonly name: string;
+  /** The file's column names (the ledger tells a re-saved copy of a known dataset by them). */
+  readonly columnNames: readonly string[];
   readonly facts: FileFacts;
   readonly delta: number;
   readonly options: RapOptions;
@@ -290,7 +292,18 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
   };
-  return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw };
+  return {
+    stage: 'prepared',
+    spec,
+    name,
+    columnNames: [...names],
+    facts,
+    delta,
+    options,
+    plan,
+    request,
+    raw,
+  };
 }
 
 /**
@@ -371,12 +384,24 @@ export async function reserve(
   signal?: AbortSignal,
 ): Promise<Reserved> {
   const { facts, spec, name } = validated;
-  const dataset = await ledger.ensureDataset({ fingerprint: facts.fingerprint, name, rows: facts.rows });
+  // The dataset whose budget this file spends: the curator's named dataset (spec.datasetName), or
+  // the file's own; a new file that looks like a known dataset is refused here, unless named.
+  const dataset = await ledger.ensureDataset({
+    fingerprint: facts.fingerprint,
+    name,
+    rows: facts.rows,
+    columns: validated.columnNames,
+    chosen: spec.datasetName !== undefined,
+  });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));
-  else if (cap) await ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
+  else if (cap) await ledger.setCap(dataset.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
   if (signal?.aborted) throw new CancelledError(CANCELLED_BEFORE_RESERVE);
-  return { ...validated, stage: 'reserved', release: await ledger.reserve(validated.request) };
+  const request =
+    dataset.fingerprint === facts.fingerprint
+      ? validated.request
+      : { ...validated.request, fingerprint: dataset.fingerprint, fileFingerprint: facts.fingerprint };
+  return { ...validated, stage: 'reserved', release: await ledger.reserve(request) };
 }
 
 // ---- 4. run ----------------------------------------------------------------------------------

@@ -65,11 +65,16 @@ export function writeOldLedger(file: string, version: number, events: readonly L
     db.prepare(
       'INSERT INTO events (id, ts, kind, payload, prev_hash, hash) VALUES (@id, @ts, @kind, @payload, @prev_hash, @hash)',
     ).run(row);
-    const change = reduce(state, { id: row.id, ts: row.ts, prevHash: row.prev_hash, hash: row.hash, event });
-    // Before schema 4 a release row had no approx_delta column (migration 4 adds and fills it).
+    // Before schema 4 there is no dataset_files table, a release row has no approx_delta and a
+    // dataset row no columns (migration 4 adds them).
+    const reader = version < 4 ? Object.assign(Object.create(state), { file: () => undefined }) : state;
+    const change = reduce(reader, { id: row.id, ts: row.ts, prevHash: row.prev_hash, hash: row.hash, event });
     if (version < 4 && change.table === 'releases') {
       const { approx_delta: _, ...old } = change.row;
       state.apply({ table: 'releases', row: old as typeof change.row });
+    } else if (version < 4 && change.table === 'datasets') {
+      const { columns: _, ...old } = change.row;
+      state.apply({ table: 'datasets', row: old as typeof change.row });
     } else state.apply(change);
     head = { id: row.id, hash: row.hash };
   });
