@@ -230,7 +230,7 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
-  // With discovery the reservation is the ρ(ε, δ/2) the run uses, plus partition selection's δ/2
+  // With discovery the reservation is the ρ(ε, 0.9δ) the run uses, plus partition selection's δ/10
   // charged outside ρ (ledger/budget.ts), as the release reserves it.
   const runRho = discovery ? discovery.rhoDiscovery + discovery.rhoSynthesis : plan.rho;
   const runApproxDelta = discovery ? discovery.deltaDiscovery : 0;

@@ -240,8 +240,8 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
     mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
-    // With discovery the run is δ/2-approximately ρ(ε, δ/2)-zCDP (δ/2 goes to partition
-    // selection, params.discovery): the ledger charges both, ρ and approxDelta (ledger/budget.ts).
+    // With discovery the run is δ_ps-approximately ρ(ε, δ − δ_ps)-zCDP (δ_ps = δ/10 goes to
+    // partition selection, params.discovery): the ledger charges both, ρ and approxDelta.
     epsilon: spec.epsilon,
     delta,
     rho: engineBudget ? engineBudget.rho : plan.rho,
