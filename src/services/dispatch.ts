@@ -42,6 +42,12 @@ const threshold = z
   .object({ features: z.array(feature).min(1).max(1000), r: z.int(), weight: z.number() })
   .strict();
 
+/** The dataset picker's choice (shared/api.ts, LedgerDatasetChoice). */
+const ledgerDataset = z.union([
+  z.object({ spend: z.string().min(1).max(500) }).strict(),
+  z.object({ new: z.literal(true) }).strict(),
+]);
+
 const settings = z
   .object({
     epsilon: field,
@@ -58,6 +64,7 @@ const settings = z
     insecureSeed: field.optional(),
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
+    ledgerDataset: ledgerDataset.optional(),
   })
   .strict();
 
@@ -118,7 +125,14 @@ export const argSchemas = {
     })
     .strict(),
   runPlan: z.object({ ...datasetRef, settings }).strict(),
-  setCap: z.object({ ...datasetRef, epsilon: field, delta: field.optional() }).strict(),
+  setCap: z
+    .object({
+      ...datasetRef,
+      epsilon: field,
+      delta: field.optional(),
+      ledgerDataset: ledgerDataset.optional(),
+    })
+    .strict(),
   startRun: z.object({ ...datasetRef, settings }).strict(),
   runState: empty,
   cancelRun: empty,

@@ -146,13 +146,18 @@ export class RunManager {
   }
 
   /** Stages 1–3, awaited (so a refusal is the caller's error); stage 4 goes on in the background. */
-  async start(ds: OpenedDataset, settings: RunSettingsInput): Promise<RunRecord> {
+  async start(
+    ds: OpenedDataset,
+    settings: RunSettingsInput,
+    /** The dataset picker's answer: the ledger dataset this file spends (views.ts, ledgerChoice). */
+    ledgerDataset: { readonly name: string; readonly chosen: boolean } = { name: ds.fileName, chosen: false },
+  ): Promise<RunRecord> {
     if (this.busy) throw new InputError('A run is in progress: wait for it to finish or cancel it.');
     // Synchronously, before any await: a second request now finds the app busy.
     const starting = new AbortController();
     this.starting = starting;
     try {
-      return await this.startReserving(ds, settings, starting.signal);
+      return await this.startReserving(ds, settings, starting.signal, ledgerDataset);
     } finally {
       this.starting = undefined;
     }
@@ -162,6 +167,7 @@ export class RunManager {
     ds: OpenedDataset,
     settings: RunSettingsInput,
     signal: AbortSignal,
+    ledgerDataset: { readonly name: string; readonly chosen: boolean },
   ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
@@ -188,7 +194,8 @@ export class RunManager {
     // The same spec module as the CLI's (core/release/spec.ts): one set of rules.
     const spec = releaseSpec(parsed, {
       source,
-      datasetName: ds.fileName,
+      datasetName: ledgerDataset.name,
+      datasetChosen: ledgerDataset.chosen,
       workload: resolveWorkload(ds.workloads.main, schema),
       columns: schema.columns.length,
       ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),

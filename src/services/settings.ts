@@ -22,6 +22,7 @@ import type {
   ColumnReleaseView,
   DomainChoice,
   FieldProblem,
+  LedgerMatchView,
   RunPlanView,
   RunSettingsInput,
 } from '../shared/api.ts';
@@ -87,6 +88,8 @@ export interface PlanInputs {
   readonly budget: BudgetView;
   /** Set when another run is in progress. */
   readonly busy: boolean;
+  /** Known datasets this (new) file looks like: the curator must pick whose budget it spends. */
+  readonly ledgerMatches?: readonly LedgerMatchView[];
 }
 
 const EMPTY_PLAN = {
@@ -166,6 +169,7 @@ export function planView(p: PlanInputs): RunPlanView {
     n: p.n,
     defaultDelta: defaultDelta(Math.max(2, p.n)),
     budget: p.budget,
+    ledgerMatches: p.ledgerMatches ?? [],
     seedMode: parsed?.noise.mode ?? (blank(p.settings.insecureSeed) ? 'secure' : 'insecure-seed'),
   } as const;
   const refuse = (
@@ -272,6 +276,14 @@ export function planView(p: PlanInputs): RunPlanView {
     reason,
     blocker,
   });
+  // A new file that looks like a known dataset: the curator says whose budget it spends.
+  if ((p.ledgerMatches ?? []).length > 0 && p.settings.ledgerDataset === undefined)
+    return answer(
+      false,
+      `This file looks like ${(p.ledgerMatches ?? []).map((m) => `"${m.name}" (${m.rows} rows)`).join(' and ')} in the ` +
+        'ledger (same columns, a similar number of records): choose whose budget it spends.',
+      'dataset',
+    );
   if (b.capRho === null)
     return answer(
       false,

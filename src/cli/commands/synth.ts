@@ -168,6 +168,7 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
   const spec = releaseSpec(settings, {
     source,
     datasetName: flags.name,
+    datasetChosen: flags.name !== undefined,
     workload,
     history: flags.history === undefined ? undefined : await readWorkloadFile(flags.history, names),
     columns: names.columns.length,
