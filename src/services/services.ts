@@ -362,8 +362,12 @@ export function createServices(ctx: ServiceContext): Services {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, n))
           : parseDelta('The cap δ', delta);
-      await ledger.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
-      await ledger.setCap(ds.loaded.fingerprint, eps, d);
+      const known = await ledger.ensureDataset({
+        fingerprint: ds.loaded.fingerprint,
+        name: ds.fileName,
+        rows: n,
+      });
+      await ledger.setCap(known.fingerprint, eps, d);
       return budgetView(ledger, ds.loaded.fingerprint);
     },
 

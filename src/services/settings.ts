@@ -12,7 +12,7 @@ import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '..
 import { defaultOptions } from '../core/engine/defaults.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
-import { admits } from '../core/ledger/budget.ts';
+import { admits, capRhoAfter } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
 import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
@@ -230,8 +230,10 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
-  // The reservation is ρ(ε, δ) also with discovery (which uses ρ(ε, δ/2) of it).
-  const runRho = plan.rho;
+  // With discovery the reservation is the ρ(ε, 0.9δ) the run uses, plus partition selection's δ/10
+  // charged outside ρ (ledger/budget.ts), as the release reserves it.
+  const runRho = discovery ? discovery.rhoDiscovery + discovery.rhoSynthesis : plan.rho;
+  const runApproxDelta = discovery ? discovery.deltaDiscovery : 0;
   const planned = {
     delta,
     deltaWarning: dw,
@@ -249,10 +251,20 @@ export function planView(p: PlanInputs): RunPlanView {
     columns,
   };
   const b = p.budget;
-  const remainingAfterEpsilon =
-    b.capRho !== null && b.capDelta !== null && b.remainingRho !== null
-      ? epsilonFromRho(Math.max(0, b.remainingRho - runRho), b.capDelta)
+  const cap =
+    b.capRho !== null && b.capEpsilon !== null && b.capDelta !== null
+      ? { rho: b.capRho, epsilon: b.capEpsilon, delta: b.capDelta }
       : null;
+  // What the cap leaves after this run, as ε at what is left of its δ (ledger/budget.ts).
+  const deltaAfter = cap ? cap.delta - b.spentApproxDelta - runApproxDelta : 0;
+  const remainingAfterEpsilon = cap
+    ? deltaAfter > 0
+      ? epsilonFromRho(
+          Math.max(0, capRhoAfter(cap, b.spentApproxDelta + runApproxDelta) - b.spentRho - runRho),
+          deltaAfter,
+        )
+      : 0
+    : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
   const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
     ...result,
@@ -266,7 +278,14 @@ export function planView(p: PlanInputs): RunPlanView {
       'No privacy budget cap is set for this dataset: set one before the first run.',
       'no-cap',
     );
-  if (!admits(b.capRho, b.spentRho, runRho)) {
+  if (
+    cap &&
+    !admits(
+      cap,
+      { rho: b.spentRho, approxDelta: b.spentApproxDelta },
+      { rho: runRho, approxDelta: runApproxDelta },
+    )
+  ) {
     const reason =
       `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(runRho)}), but only ` +
       `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +

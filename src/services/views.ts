@@ -33,6 +33,7 @@ export const UNREGISTERED_BUDGET: BudgetView = {
   capDelta: null,
   capRho: null,
   spentRho: 0,
+  spentApproxDelta: 0,
   spentEpsilon: null,
   remainingEpsilon: null,
   remainingRho: null,
@@ -47,6 +48,7 @@ export function budgetFromTotals(t: BudgetTotals): BudgetView {
     capDelta: t.delta,
     capRho: t.capRho,
     spentRho: t.spentRho,
+    spentApproxDelta: t.spentApproxDelta,
     spentEpsilon: t.spentEpsilon,
     remainingEpsilon: t.remainingEpsilon,
     remainingRho: t.remainingRho,
@@ -54,11 +56,13 @@ export function budgetFromTotals(t: BudgetTotals): BudgetView {
   };
 }
 
-/** The ledger's budget record for a fingerprint (unregistered when the ledger does not know it). */
+/**
+ * The budget a file spends: its dataset's (its own, or the named dataset it was released against);
+ * unregistered when the ledger does not know the file.
+ */
 export async function budgetView(ledger: AsyncLedger, fingerprint: string): Promise<BudgetView> {
-  return (await ledger.dataset(fingerprint))
-    ? budgetFromTotals(await ledger.totals(fingerprint))
-    : UNREGISTERED_BUDGET;
+  const dataset = await ledger.datasetFor(fingerprint);
+  return dataset ? budgetFromTotals(await ledger.totals(dataset.fingerprint)) : UNREGISTERED_BUDGET;
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */

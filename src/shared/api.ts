@@ -81,6 +81,8 @@ export interface BudgetView {
   readonly capDelta: number | null;
   readonly capRho: number | null;
   readonly spentRho: number;
+  /** The cap's δ spent by partition selection, outside ρ (the ledger's admission rule). */
+  readonly spentApproxDelta: number;
   readonly spentEpsilon: number | null;
   readonly remainingEpsilon: number | null;
   readonly remainingRho: number | null;

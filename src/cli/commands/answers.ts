@@ -9,7 +9,7 @@
  */
 import { endianness } from 'node:os';
 import { type Command, Option } from 'commander';
-import { writeFileAtomic } from '../../core/data/atomic-write.ts';
+import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { loadCsv } from '../../core/data/load.ts';
 import { domainSizes, type EncodedDataset, type Schema } from '../../core/data/schema.ts';
 import { assertTableFits, exactThresholdAnswers } from '../../core/workload/exact.ts';
@@ -88,7 +88,10 @@ export async function answersCommand(opts: AnswersOptions): Promise<void> {
     assertTableFits(thresholdSizes(t, sizes), `${opts.workload}: thresholds[${i}]`);
   });
   const format = formatOf(opts);
-  await writeFileAtomic(opts.out, format === 'bin' ? binChunks(data, w) : jsonChunks(data, w, data.schema));
+  // Exact statistics of the private data: readable by the owner alone.
+  await writeFileAtomic(opts.out, format === 'bin' ? binChunks(data, w) : jsonChunks(data, w, data.schema), {
+    mode: PRIVATE_FILE_MODE,
+  });
   process.stderr.write(
     `rap-studio: wrote ${totalQueryCount(w, sizes)} answers (${format}) to ${opts.out}\n` +
       `rap-studio: warning: ${opts.out} holds EXACT, non-private statistics of the private data; ` +

@@ -4,7 +4,7 @@
  * (which, when inferred, is itself derived from the data — hence the warning).
  */
 import type { Command } from 'commander';
-import { writeFileAtomic } from '../../core/data/atomic-write.ts';
+import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../core/data/atomic-write.ts';
 import type { HeaderMode } from '../../core/data/header.ts';
 import { INFER_DEFAULTS, inferSchema } from '../../core/data/infer.ts';
 import { layoutOf } from '../../core/data/onehot.ts';
@@ -25,10 +25,10 @@ interface InferFlags {
   numericCategoryLimit: number;
 }
 
-/** Writes `text` to `out` atomically, or to stdout when no file is given. */
-async function emit(text: string, out: string | undefined): Promise<void> {
+/** Writes `text` to `out` atomically (with `mode` when new), or to stdout when no file is given. */
+async function emit(text: string, out: string | undefined, mode?: number): Promise<void> {
   if (out === undefined) process.stdout.write(text);
-  else await writeFileAtomic(out, text);
+  else await writeFileAtomic(out, text, { mode });
 }
 
 function rejectedLines(rejected: readonly RejectedRows[]): string {
@@ -45,7 +45,8 @@ async function inferCommand(data: string, flags: InferFlags): Promise<void> {
     numericBins: flags.bins,
     numericCategoryLimit: flags.numericCategoryLimit,
   });
-  await emit(schemaToJson(schema), flags.out);
+  // Read off the private data: readable by the owner alone.
+  await emit(schemaToJson(schema), flags.out, PRIVATE_FILE_MODE);
   const accepted = table.rowsRead - rejections.total;
   process.stderr.write(
     `warning: this schema was inferred from the private data in ${data}: its categories and value ranges ` +

@@ -388,7 +388,12 @@ export function register(program: Command): void {
       "replace existing output files (never the input, never a committed release's CSV); default: refuse, before anything is reserved",
     )
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)
-    .option('--name <name>', 'dataset name for the ledger; default the data file name')
+    .option(
+      '--name <name>',
+      "the dataset whose budget this release spends: a known dataset's name or alias (a new or re-saved " +
+        'file then spends that budget), or a new name for a new dataset; default the data file name, and a ' +
+        'new file that looks like a known dataset (same columns, similar record count) is refused until you choose',
+    )
     .option('--seed <integer>', 'reproducible randomness (needs --insecure-seed)')
     .option('--insecure-seed', 'allow --seed: tests and benchmarks only, NOT private-grade randomness')
     .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet (needs --confirm-cap)")

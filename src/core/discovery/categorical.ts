@@ -2,7 +2,7 @@
  * Private discovery of a categorical column: Gaussian partition selection
  * (src/core/privacy/partition-selection.ts) over the column's distinct values, missing values
  * being one more key. Privacy map: δ-approximately ρ-zCDP with ρ = 1/σ² and
- * δ = 2·Q((τ − 1)/σ), the δ share given to the column.
+ * δ = Q((τ − 1)/σ − 2⁻¹²) (one count-1 key per side under replace-one), the δ share given to the column.
  *
  * The released categories are the keys that pass, in code-point order; OTHER_CATEGORY is always
  * appended (whatever passed, so the domain's shape does not depend on the data beyond the

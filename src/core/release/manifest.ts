@@ -90,7 +90,7 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     privacy: {
       epsilon: request.epsilon,
       delta: request.delta,
-      /** Reserved in the ledger: ρ(ε, δ). With discovery the run used ρ(ε, δ/2) (usedRho). */
+      /** Reserved in the ledger: ρ(ε, δ); with discovery ρ(ε, 0.9δ), plus partition selection's δ/10. */
       rho: request.rho,
       ...(discovery ? { usedRho: discovery.usedRho } : {}),
       accounting: discovery

@@ -30,7 +30,7 @@ import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
 import type { Ledger, LedgerIdentity } from '../ledger/ledger.ts';
 import type { ReleaseRecord, ReserveRequest, SchemaOrigin } from '../ledger/types.ts';
-import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
+import { defaultDelta, deltaWarning } from '../privacy/accounting.ts';
 import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
@@ -117,6 +117,8 @@ export interface Prepared {
   readonly stage: 'prepared';
   readonly spec: ReleaseSpec;
   readonly name: string;
+  /** The file's column names (the ledger tells a re-saved copy of a known dataset by them). */
+  readonly columnNames: readonly string[];
   readonly facts: FileFacts;
   readonly delta: number;
   readonly options: RapOptions;
@@ -238,12 +240,12 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
     mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
-    // With discovery the run uses ρ(ε, δ/2) (δ/2 goes to partition selection, params.discovery)
-    // but reserves ρ(ε, δ), what (ε, δ) costs everywhere else in the ledger: a little more than
-    // it uses, never less, and a run at the cap's ε spends the whole cap.
+    // With discovery the run is δ_ps-approximately ρ(ε, δ − δ_ps)-zCDP (δ_ps = δ/10 goes to
+    // partition selection, params.discovery): the ledger charges both, ρ and approxDelta.
     epsilon: spec.epsilon,
     delta,
-    rho: engineBudget ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
+    rho: engineBudget ? engineBudget.rho : plan.rho,
+    approxDelta: engineBudget ? engineBudget.deltaDiscovery : 0,
     params: {
       rounds: plan.rounds,
       perRound: plan.perRound,
@@ -290,7 +292,18 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
   };
-  return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw };
+  return {
+    stage: 'prepared',
+    spec,
+    name,
+    columnNames: [...names],
+    facts,
+    delta,
+    options,
+    plan,
+    request,
+    raw,
+  };
 }
 
 /**
@@ -371,12 +384,24 @@ export async function reserve(
   signal?: AbortSignal,
 ): Promise<Reserved> {
   const { facts, spec, name } = validated;
-  const dataset = await ledger.ensureDataset({ fingerprint: facts.fingerprint, name, rows: facts.rows });
+  // The dataset whose budget this file spends: the curator's named dataset (spec.datasetName), or
+  // the file's own; a new file that looks like a known dataset is refused here, unless named.
+  const dataset = await ledger.ensureDataset({
+    fingerprint: facts.fingerprint,
+    name,
+    rows: facts.rows,
+    columns: validated.columnNames,
+    chosen: spec.datasetName !== undefined,
+  });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));
-  else if (cap) await ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
+  else if (cap) await ledger.setCap(dataset.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
   if (signal?.aborted) throw new CancelledError(CANCELLED_BEFORE_RESERVE);
-  return { ...validated, stage: 'reserved', release: await ledger.reserve(validated.request) };
+  const request =
+    dataset.fingerprint === facts.fingerprint
+      ? validated.request
+      : { ...validated.request, fingerprint: dataset.fingerprint, fileFingerprint: facts.fingerprint };
+  return { ...validated, stage: 'reserved', release: await ledger.reserve(request) };
 }
 
 // ---- 4. run ----------------------------------------------------------------------------------

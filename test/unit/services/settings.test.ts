@@ -29,6 +29,7 @@ function budget(capEpsilon: number, capDelta: number, spentRho: number): BudgetV
     capDelta,
     capRho,
     spentRho,
+    spentApproxDelta: 0,
     spentEpsilon: epsilonFromRho(spentRho, capDelta),
     remainingRho,
     remainingEpsilon: epsilonFromRho(remainingRho, capDelta),
@@ -225,9 +226,9 @@ describe("planView: each column's domain at release (issue 17)", () => {
         cost: { rho: each.rho, delta: each.delta, shareOfRho: each.rho / split.rho },
       })),
     );
-    // The columns' costs add up to discovery's ρ and δ: 20% of ρ(ε, δ/2), δ/2.
+    // The columns' costs add up to discovery's ρ and δ: 20% of ρ(ε, 0.9δ), δ/10.
     expect(3 * each.rho).toBeCloseTo(p.discovery?.rhoDiscovery ?? 0, 15);
-    expect(3 * each.delta).toBeCloseTo(1 / (2 * N * N), 20);
+    expect(3 * each.delta).toBeCloseTo(1 / (10 * N * N), 20);
     expect(p.discovery?.perColumn).toEqual(each);
     // Before a workload exists (the Schema step), the columns and costs are there already.
     const early = planView({
