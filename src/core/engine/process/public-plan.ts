@@ -24,6 +24,7 @@ const NO_NOISE: NoiseSource = {
   uniform: unreachable,
   normal: unreachable,
   gumbel: unreachable,
+  exponential: unreachable,
   fillNormal: unreachable,
 };
 
