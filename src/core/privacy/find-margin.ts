@@ -7,8 +7,8 @@
  *
  * so each query is one monitor check of t against that interval, whose ends are public (they
  * depend on s only). PREM's Alg. 2 returns the first such query; here a scan collects every one
- * the monitor reports until it halts (the same monitor, the same privacy: only ⊤ answers are
- * paid for), so one projection can fix several. Privacy is the monitor's; nothing else reads t.
+ * the monitor reports until it halts or a chosen number is found (the same monitor, the same
+ * privacy: only ⊤ answers are paid for), so one projection can fix several. Privacy is the monitor's; nothing else reads t.
  *
  * With the monitor's accuracy γ (range-monitor.ts) and margin α₀ = (1 + ζ)·γ, with probability
  * ≥ 1 − β (the monitor's β, over all its tests):
@@ -69,15 +69,22 @@ export class MarginScan {
     readonly zeta: number,
     /** α₀, the margin tested. */
     readonly margin: number,
+    /** Stop asking once this many violations are found (the monitor keeps the rest of its c). */
+    readonly stopAfter = Number.POSITIVE_INFINITY,
   ) {
     assertZeta(zeta);
+  }
+
+  /** The scan stopped asking: the monitor halted, or stopAfter violations were found. */
+  get stopped(): boolean {
+    return this.monitor.halted || this.violations.length >= this.stopAfter;
   }
 
   /** Checks queries offset … offset + exact.length − 1 (candidate answers s, private answers t). */
   scan(exact: Float64Array, candidate: Float64Array, offset: number): void {
     const { monitor, zeta, margin } = this;
     for (let i = 0; i < exact.length; i++) {
-      if (monitor.halted) return;
+      if (this.stopped) return;
       const [lower, upper] = marginInterval(candidate[i], zeta, margin);
       const answer = monitor.check(exact[i], lower, upper);
       this.checked++;

@@ -16,6 +16,20 @@ export interface PublicPlan {
   readonly rounds: number;
   readonly perRound: number;
   readonly numQueries: number;
+  /** The relative-error pass: its cost and the certificate's terms, fixed before the run. */
+  readonly certify?: PublicCertifyPlan;
+}
+
+export interface PublicCertifyPlan {
+  readonly zeta: number;
+  readonly share: number;
+  readonly beta: number;
+  readonly maxViolations: number;
+  readonly rho: number;
+  /** The monitor's pure-DP ε = √(2ρ). */
+  readonly epsilon: number;
+  /** The α the certificate will state (fraction of the records). */
+  readonly alpha: number;
 }
 
 /** planRun reads no randomness; a noise source that is touched is a bug, so it fails loudly. */
@@ -58,9 +72,23 @@ export function publicPlan(
   assertRunFits({ ...size, rounds: plannedRounds(plan), perRound: plan.perRound }, machine);
   return {
     kind: plan.kind,
-    rho: plan.rho,
+    // What the ledger reserves: the whole ρ(ε, δ), the relative-error pass's share included.
+    rho: plan.totalRho,
     rounds: plannedRounds(plan),
     perRound: plan.perRound,
     numQueries: plan.numQueries,
+    ...(plan.certify
+      ? {
+          certify: {
+            zeta: plan.certify.zeta,
+            share: plan.certify.share,
+            beta: plan.certify.beta,
+            maxViolations: plan.certify.maxViolations,
+            rho: plan.certify.rho,
+            epsilon: plan.certify.scales.epsilon,
+            alpha: plan.certify.alpha,
+          },
+        }
+      : {}),
   };
 }
