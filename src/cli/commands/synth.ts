@@ -17,9 +17,10 @@ import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
 import { declaredColumns } from '../../core/discovery/not-dp.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
+import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
-import type { ProgressEvent } from '../../core/engine/types.ts';
+import type { CertifyOptions, ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
 import {
   BACKENDS,
@@ -76,6 +77,10 @@ export interface SynthFlags {
   discoveryShare?: string;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
+  certify?: string;
+  certifyShare?: string;
+  certifyBeta?: string;
+  certifyViolations?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -117,6 +122,7 @@ export async function synthSpec(
         : ENGINE_SELECTION[parseChoice('--selection', flags.selection, SELECTIONS)],
     relaxation:
       flags.relaxation === undefined ? undefined : parseChoice('--relaxation', flags.relaxation, RELAXATIONS),
+    certify: certifyFromFlags(flags),
   };
   if (overrides.selection !== undefined && (overrides.mode ?? DEFAULT_MODE) !== 'query') {
     throw new InputError(
@@ -225,6 +231,31 @@ async function workloadSchema(source: DataSource): Promise<Schema> {
   return provisionalSchema(header, source.schema.columns);
 }
 
+/** --certify ζ [--certify-share s] [--certify-beta β] [--certify-violations c]: the relative-error pass. */
+function certifyFromFlags(flags: SynthFlags): CertifyOptions | undefined {
+  const given = [flags.certifyShare, flags.certifyBeta, flags.certifyViolations].some((f) => f !== undefined);
+  if (flags.certify === undefined) {
+    if (given)
+      throw new InputError('--certify-share, --certify-beta and --certify-violations go with --certify <ζ>');
+    return undefined;
+  }
+  const unit = (flag: string, text: string) => {
+    const x = Number(text);
+    if (text.trim() === '' || !(x > 0 && x < 1))
+      throw new InputError(`${flag} must be a number with 0 < x < 1, got "${text}"`);
+    return x;
+  };
+  return {
+    zeta: unit('--certify', flags.certify),
+    share:
+      flags.certifyShare === undefined ? DEFAULT_CERTIFY_SHARE : unit('--certify-share', flags.certifyShare),
+    ...(flags.certifyBeta === undefined ? {} : { beta: unit('--certify-beta', flags.certifyBeta) }),
+    ...(flags.certifyViolations === undefined
+      ? {}
+      : { maxViolations: parseCount('--certify-violations', flags.certifyViolations) }),
+  };
+}
+
 function parseShare(text: string): number {
   const x = Number(text);
   if (text.trim() === '' || !(x > 0 && x < 1)) {
@@ -295,6 +326,8 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
       `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
         `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
     );
+    // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
+    if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
   } finally {
     bar.stop();
     process.off('SIGINT', onSignal);
@@ -374,6 +407,16 @@ export function register(program: Command): void {
       'the historical workload for --importance history; default the --workload itself',
     )
     .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
+    .option(
+      '--certify <ζ>',
+      'relative-error pass after RAP (PREM) at margin ζ (0 < ζ < 1), with a public accuracy certificate in the manifest',
+    )
+    .option(
+      '--certify-share <s>',
+      `share of the run's budget the pass spends (taken out of the synthesis; the ledger charges the same total); default ${DEFAULT_CERTIFY_SHARE}`,
+    )
+    .option('--certify-beta <β>', "the certificate's failure probability β; default 0.05")
+    .option('--certify-violations <c>', 'how many violations the pass may find and feed back (c); default 3')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .option(
       '--report <file>',

@@ -99,6 +99,14 @@ export function certifyPlan(o: CertifyOptions, totalRho: number, n: number, m: n
 
 /** The certificate's sentence, as the manifest and the Results step say it. */
 export function certificateStatement(c: Omit<AccuracyCertificate, 'statement'>): string {
+  const vacuous =
+    c.alpha >= 1
+      ? ' With α ≥ 1 this says nothing (every answer is within 1): give the pass a larger share of ε, or spend more ε.'
+      : '';
+  return baseStatement(c) + vacuous;
+}
+
+function baseStatement(c: Omit<AccuracyCertificate, 'statement'>): string {
   const within = `within (1 ± ${c.zeta})·q(D) ± ${formatAlpha(c.alpha)} of its true value q(D) (q as a fraction of the records)`;
   if (c.clean) {
     return `With probability ≥ ${1 - c.beta}, every one of the workload's ${c.queries} queries is answered by the released data ${within}.`;

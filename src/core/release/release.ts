@@ -105,6 +105,7 @@ export type EngineOverrides = Partial<
     | 'tolerance'
     | 'selection'
     | 'relaxation'
+    | 'certify'
   >
 >;
 
@@ -278,6 +279,8 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
             },
           }
         : {}),
+      // The relative-error pass (PREM): its share of ρ, its cost and the certificate's α and β.
+      ...(plan.certify ? { certify: plan.certify } : {}),
       columns,
     },
     workload: {
