@@ -66,7 +66,7 @@ const PROFILE_ZETAS = [0.1, 0.25];
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-export async function runPremCase(c: PremCase): Promise<PremResult> {
+export async function runPremCase(c: PremCase, threads?: number): Promise<PremResult> {
   const cpu0 = process.cpuUsage();
   const schema = parseDomainJson(await readFile(ADULT_DOMAIN, 'utf8'), ADULT_DOMAIN);
   const original = (await loadBenchmark(ADULT, ADULT_DOMAIN)).dataset;
@@ -78,7 +78,10 @@ export async function runPremCase(c: PremCase): Promise<PremResult> {
       source: { path: ADULT, schema, header: true },
       workload,
       epsilon: c.epsilon,
-      overrides: { certify: { zeta: c.zeta, share: c.share, maxViolations: c.maxViolations } },
+      overrides: {
+        certify: { zeta: c.zeta, share: c.share, maxViolations: c.maxViolations },
+        ...(threads !== undefined ? { threads } : {}),
+      },
       noise: { mode: 'insecure-seed' as const, seed: c.seed },
       budgetCap: { epsilon: 10 * c.epsilon },
     };
@@ -158,7 +161,7 @@ export function premTable(results: readonly PremResult[]): string {
       .filter((r) => r.certificate.certifiedShare >= 0.95)
       .sort((a, b) => a.case.zeta - b.case.zeta);
     out.push(
-      `- ${g}: ${ok.length ? `ζ = ${ok[0].case.zeta}, α = ${formatNumber(ok[0].certificate.alpha)} (${Math.round(ok[0].certificate.alpha * ok[0].n)} records), m = ${ok[0].certificate.queries}` : 'none of the ζ tried'}`,
+      `- ${g}: ${ok.length ? `ζ = ${ok[0].case.zeta} (c = ${ok[0].case.maxViolations}), α = ${formatNumber(ok[0].certificate.alpha)} (${Math.round(ok[0].certificate.alpha * ok[0].n)} records), m = ${ok[0].certificate.queries}` : 'none of the ζ tried'}`,
     );
   }
   return `${out.join('\n')}\n`;
@@ -183,7 +186,7 @@ export async function runPremSuite(
   for (const [i, c] of cases.entries()) {
     log(`[${i + 1}/${cases.length}] ${c.id}`);
     try {
-      const r = await runPremCase(c);
+      const r = await runPremCase(c, args.threads);
       results.push(r);
       await writeAtomically(path.join(outDir, fileNameFor(c.id)), `${JSON.stringify(r, null, 2)}\n`);
       log(
