@@ -9,6 +9,7 @@ import type { Schema } from '../core/data/schema.ts';
 import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
+import { DEFAULT_CERTIFY_SHARE } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -109,6 +110,20 @@ export function parseSettings(input: RunSettingsInput): {
     ? undefined
     : field('insecureSeed', () => parseSeed('the seed', input.insecureSeed!));
   const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
+  // The relative-error pass: ζ turns it on; its share defaults to the CLI's.
+  const unit = (name: string, label: string, text: string) =>
+    field(name, () => {
+      const x = Number(text);
+      if (text.trim() === '' || !(x > 0 && x < 1))
+        throw new InputError(`${label} must be a number with 0 < x < 1, got "${text}"`);
+      return x;
+    });
+  const zeta = blank(input.certify) ? undefined : unit('certify', 'ζ (the relative margin)', input.certify!);
+  const certifyShare = blank(input.certifyShare)
+    ? DEFAULT_CERTIFY_SHARE
+    : unit('certifyShare', "the pass's share of ε", input.certifyShare!);
+  if (zeta === undefined && !blank(input.certifyShare))
+    problems.push({ field: 'certifyShare', message: 'give ζ too: the share is the relative-error pass’s' });
   if (problems.length > 0 || epsilon === undefined) return { problems };
   const overrides: EngineOverrides = {
     ...(rows !== undefined && { rows }),
@@ -120,6 +135,7 @@ export function parseSettings(input: RunSettingsInput): {
     // One-shot is the default; only query mode has a choice to record.
     ...(selection !== undefined && input.mode === 'query' && { selection }),
     ...(relaxation !== undefined && { relaxation }),
+    ...(zeta !== undefined && certifyShare !== undefined && { certify: { zeta, share: certifyShare } }),
   };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
@@ -157,6 +173,7 @@ const EMPTY_PLAN = {
   kind: null,
   numQueries: null,
   remainingAfterEpsilon: null,
+  certify: null,
 } as const;
 
 /** Whether the schema's domain was read off the private data (inferred, confirmed or edited). */
@@ -299,6 +316,7 @@ export function planView(p: PlanInputs): RunPlanView {
     oversample: options.oversample,
     kind: plan.kind,
     numQueries: plan.numQueries,
+    certify: plan.certify ?? null,
     discovery,
     columns,
   };
