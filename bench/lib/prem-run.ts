@@ -7,7 +7,7 @@
  * (ζ ∈ {0.1, 0.25}, α = 1/n') before the pass (the engine's private report) and after it (the
  * released CSV). Benchmarks release nothing.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadBenchmark, parseDomainJson } from '../../src/core/data/benchmark.ts';
@@ -48,7 +48,8 @@ export interface PremResult {
   readonly profileAfter: readonly { zeta: number; alpha: number; share: number }[];
   readonly shareBeforeAtCertificate: number;
   readonly maxErrorReleased: number;
-  readonly cpuSeconds: number;
+  /** CPU seconds of the bench process only (the engine runs in its own process: not counted). */
+  readonly hostCpuSeconds: number;
 }
 
 export interface PremSuite {
@@ -123,7 +124,7 @@ export async function runPremCase(c: PremCase, threads?: number): Promise<PremRe
       profileAfter: PROFILE_ZETAS.map((zeta, z) => ({ zeta, alpha: 1 / report.rows, share: shares[z] })),
       shareBeforeAtCertificate: report.relativeErrorAtCertificate?.before ?? Number.NaN,
       maxErrorReleased: maxError,
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      hostCpuSeconds: (cpu.user + cpu.system) / 1e6,
     };
   } finally {
     ledger.close();
@@ -139,7 +140,7 @@ function pct(x: number): string {
 export function premTable(results: readonly PremResult[]): string {
   const out: string[] = [];
   out.push(
-    '| case | ζ | c | α (records) | clean | certified share | cost ρ_c (ε_c) | share ≥ (ζ, α) before → after (released CSV) | holds | profile ζ=0.1 / 0.25 before → after | max error (released) | CPU s |',
+    '| case | ζ | c | α (records) | clean | certified share | cost ρ_c (ε_c) | share ≥ (ζ, α) before → after (released CSV) | holds | profile ζ=0.1 / 0.25 before → after | max error (released) |',
   );
   out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
@@ -148,7 +149,7 @@ export function premTable(results: readonly PremResult[]): string {
     out.push(
       `| ${r.case.id} | ${c.zeta} | ${c.maxViolations} | ${formatNumber(c.alpha)} (${Math.round(c.alpha * r.n)}) | ${c.clean ? 'yes' : 'no'} | ${pct(c.certifiedShare)} | ` +
         `${c.rho.toExponential(2)} (${formatNumber(c.epsilon)}) | ${pct(r.shareBeforeAtCertificate)} → ${pct(r.releasedShareAtCertificate)} | ${r.certificateHolds ? 'yes' : 'NO'} | ` +
-        `${prof(r.profileBefore)} → ${prof(r.profileAfter)} | ${formatNumber(r.maxErrorReleased)} | ${formatNumber(r.cpuSeconds)} |`,
+        `${prof(r.profileBefore)} → ${prof(r.profileAfter)} | ${formatNumber(r.maxErrorReleased)} |`,
     );
   }
   out.push('');
@@ -183,14 +184,26 @@ export async function runPremSuite(
   }
   const results: PremResult[] = [];
   const failures: string[] = [];
-  for (const [i, c] of cases.entries()) {
+  // --from DIR…: the table again from earlier runs' JSON files (the selected cases found there).
+  if (args.from.length > 0) {
+    const wanted = new Set(cases.map((c) => c.id));
+    for (const dir of args.from) {
+      for (const file of (await readdir(dir)).filter((f) => f.endsWith('.json') && f !== 'summary.json')) {
+        const r = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as PremResult;
+        if (r.case && wanted.has(r.case.id)) results.push(r);
+      }
+    }
+    const order = new Map(cases.map((c, i) => [c.id, i]));
+    results.sort((a, b) => (order.get(a.case.id) ?? 0) - (order.get(b.case.id) ?? 0));
+  }
+  for (const [i, c] of (args.from.length > 0 ? [] : cases).entries()) {
     log(`[${i + 1}/${cases.length}] ${c.id}`);
     try {
       const r = await runPremCase(c, args.threads);
       results.push(r);
       await writeAtomically(path.join(outDir, fileNameFor(c.id)), `${JSON.stringify(r, null, 2)}\n`);
       log(
-        `    done: certified ${pct(r.certificate.certifiedShare)} at ζ = ${c.zeta}, α = ${formatNumber(r.certificate.alpha)}, ${formatNumber(r.cpuSeconds)} CPU s`,
+        `    done: certified ${pct(r.certificate.certifiedShare)} at ζ = ${c.zeta}, α = ${formatNumber(r.certificate.alpha)}`,
       );
     } catch (err) {
       failures.push(`${c.id}: ${err instanceof Error ? err.message : String(err)}`);
