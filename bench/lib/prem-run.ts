@@ -198,10 +198,21 @@ export async function runPremSuite(
   }
   for (const [i, c] of (args.from.length > 0 ? [] : cases).entries()) {
     log(`[${i + 1}/${cases.length}] ${c.id}`);
+    const file = path.join(outDir, `${fileNameFor(c.id)}.json`);
+    // A case already in the output folder (an interrupted run resumed) is read, not run again.
+    const done = await readFile(file, 'utf8').then(
+      (text) => JSON.parse(text) as PremResult,
+      () => null,
+    );
+    if (done) {
+      results.push(done);
+      log('    (already in the output folder)');
+      continue;
+    }
     try {
       const r = await runPremCase(c, args.threads);
       results.push(r);
-      await writeAtomically(path.join(outDir, fileNameFor(c.id)), `${JSON.stringify(r, null, 2)}\n`);
+      await writeAtomically(file, `${JSON.stringify(r, null, 2)}\n`);
       log(
         `    done: certified ${pct(r.certificate.certifiedShare)} at ζ = ${c.zeta}, α = ${formatNumber(r.certificate.alpha)}`,
       );
