@@ -9,7 +9,7 @@ import type { Schema } from '../core/data/schema.ts';
 import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
-import { DEFAULT_CERTIFY_SHARE } from '../core/engine/certify.ts';
+import { certifyPlan, DEFAULT_CERTIFY_SHARE } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -231,6 +231,23 @@ function fmt3(x: number): string {
   return Number(x.toPrecision(3)).toString();
 }
 
+/**
+ * The pass's cost and α as the release will have them: of the run's ρ, or — with private
+ * discovery, where the engine runs on what discovery leaves — of the synthesis's ρ, with α from
+ * the schema as read (m is known only after discovery).
+ */
+function certifyView(
+  plan: ReturnType<typeof publicPlan>,
+  overrides: EngineOverrides,
+  discovery: RunPlanView['discovery'],
+  n: number,
+): RunPlanView['certify'] {
+  if (!plan.certify) return null;
+  if (!discovery || !overrides.certify) return { ...plan.certify, approximate: false };
+  const c = certifyPlan(overrides.certify, discovery.rhoSynthesis, n, plan.numQueries);
+  return { ...plan.certify, rho: c.rho, epsilon: c.scales.epsilon, alpha: c.alpha, approximate: true };
+}
+
 export function planView(p: PlanInputs): RunPlanView {
   const { parsed, problems } = parseSettings(p.settings);
   const base = {
@@ -316,7 +333,7 @@ export function planView(p: PlanInputs): RunPlanView {
     oversample: options.oversample,
     kind: plan.kind,
     numQueries: plan.numQueries,
-    certify: plan.certify ?? null,
+    certify: certifyView(plan, parsed.overrides, discovery, p.n),
     discovery,
     columns,
   };

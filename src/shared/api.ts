@@ -265,6 +265,11 @@ export interface RunPlanView {
     readonly rho: number;
     readonly epsilon: number;
     readonly alpha: number;
+    /**
+     * With private discovery: the pass's share is of what discovery leaves, and m (so α) is
+     * known only after discovery; α here is from the schema as read (an estimate).
+     */
+    readonly approximate: boolean;
   } | null;
   readonly discovery: {
     readonly share: number;

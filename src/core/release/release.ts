@@ -280,7 +280,10 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           }
         : {}),
       // The relative-error pass (PREM): its share of ρ, its cost and the certificate's α and β.
-      ...(plan.certify ? { certify: plan.certify } : {}),
+      // With discovery, m (so α) is known only after the reservation: the certificate states it.
+      ...(plan.certify
+        ? { certify: raw ? { ...plan.certify, alpha: 'set by discovery' } : plan.certify }
+        : {}),
       columns,
     },
     workload: {

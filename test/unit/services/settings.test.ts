@@ -274,6 +274,7 @@ describe('the relative-error pass on the Privacy step', () => {
     expect(p.certify?.rho).toBeCloseTo(0.2 * (without.rho ?? 0), 15);
     expect(p.certify?.epsilon).toBeCloseTo(Math.sqrt(2 * (p.certify?.rho ?? 0)), 15);
     expect(p.certify?.alpha).toBeGreaterThan(0);
+    expect(p.certify?.approximate).toBe(false);
     expect(without.certify).toBeNull();
     // The default share is the CLI's.
     expect(plan('1', budget(10, 1e-6, 0), { certify: '0.25' }).certify?.share).toBe(0.1);
