@@ -1,7 +1,7 @@
 /**
  * The `prem` suite's runs (issue 30): each case is a whole release through the release pipeline
- * (src/core/release/release.ts: prepare → validate → reserve → run → writeAndCommit) with a
- * temporary ledger and seeded, INSECURE noise, `--certify ζ` on; the released CSV is read back
+ * (release-run.ts: the spec module, then releaseStraightThrough — prepare → validate → reserve →
+ * run → publish) with a throwaway ledger and seeded, INSECURE noise, `--certify ζ` on; the released CSV is read back
  * and scored against the exact answers: the share of the workload's queries within the
  * certificate's (1 ± ζ)·q(D) ± α, whether the certificate holds, and the relative-error profile
  * (ζ ∈ {0.1, 0.25}, α = 1/n') before the pass (the engine's private report) and after it (the
@@ -13,14 +13,13 @@ import path from 'node:path';
 import { loadBenchmark, parseDomainJson } from '../../src/core/data/benchmark.ts';
 import { loadCsv } from '../../src/core/data/load.ts';
 import type { AccuracyCertificate, RapReport } from '../../src/core/engine/types.ts';
-import { Ledger } from '../../src/core/ledger/ledger.ts';
-import { prepare, reserve, run, validate, writeAndCommit } from '../../src/core/release/release.ts';
 import { exactThresholdAnswers } from '../../src/core/workload/exact.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
 import type { BenchArgs } from './args.ts';
 import { matchesFilter, seedList } from './cases.ts';
 import { SHARED_DATASETS } from './datasets.ts';
 import { describeMachine, fileNameFor, writeAtomically } from './output.ts';
+import { releaseCase } from './release-run.ts';
 import { formatNumber } from './table.ts';
 
 export interface PremCase {
@@ -48,8 +47,10 @@ export interface PremResult {
   readonly profileAfter: readonly { zeta: number; alpha: number; share: number }[];
   readonly shareBeforeAtCertificate: number;
   readonly maxErrorReleased: number;
-  /** CPU seconds of the bench process only (the engine runs in its own process: not counted). */
-  readonly hostCpuSeconds: number;
+  /** The synthesis's plan (table mode's strategy, or query mode). */
+  readonly plan: string;
+  /** CPU seconds of the release, the engine process included (release-run.ts). */
+  readonly cpuSeconds: number;
 }
 
 export interface PremSuite {
@@ -68,33 +69,32 @@ const PROFILE_ZETAS = [0.1, 0.25];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function runPremCase(c: PremCase, threads?: number): Promise<PremResult> {
-  const cpu0 = process.cpuUsage();
   const schema = parseDomainJson(await readFile(ADULT_DOMAIN, 'utf8'), ADULT_DOMAIN);
   const original = (await loadBenchmark(ADULT, ADULT_DOMAIN)).dataset;
   const workload = randomWorkload({ numFeatures: schema.columns.length, ...c.workload, seed: c.seed });
   const dir = await mkdtemp(path.join(tmpdir(), 'rap-prem-'));
-  const ledger = Ledger.open(path.join(dir, 'ledger.db'));
   try {
-    const spec = {
-      source: { path: ADULT, schema, header: true },
+    // The settings as a curator types them (`synth --certify ζ --certify-share s …`).
+    const r = await releaseCase({
+      data: ADULT,
+      schema,
       workload,
-      epsilon: c.epsilon,
-      overrides: {
-        certify: { zeta: c.zeta, share: c.share, maxViolations: c.maxViolations },
-        ...(threads !== undefined ? { threads } : {}),
+      settings: {
+        epsilon: String(c.epsilon),
+        certify: String(c.zeta),
+        certifyShare: String(c.share),
+        certifyViolations: String(c.maxViolations),
+        seed: String(c.seed),
+        ...(threads !== undefined ? { threads: String(threads) } : {}),
       },
-      noise: { mode: 'insecure-seed' as const, seed: c.seed },
-      budgetCap: { epsilon: 10 * c.epsilon },
-    };
-    const validated = await validate(await prepare(spec));
-    const finished = await run(ledger, await reserve(ledger, validated));
-    const csvPath = path.join(dir, 'synthetic.csv');
-    await writeAndCommit(ledger, finished, { voice: 'cli', csvPath, sidecars: [] });
-    const report = finished.result.report;
+      dir,
+      name: 'prem',
+    });
+    const report = r.outcome.report;
     const cert = report.certificate;
     if (!cert) throw new Error('the release has no certificate');
     // Scored on the released CSV, read back like any user's file.
-    const released = (await loadCsv(csvPath, { schema, header: true })).dataset;
+    const released = (await loadCsv(r.csvPath, { schema, header: true })).dataset;
     const profile = [...PROFILE_ZETAS.map((zeta) => ({ zeta, alpha: 1 / report.rows })), cert];
     const within = profile.map(() => 0);
     let total = 0;
@@ -112,11 +112,11 @@ export async function runPremCase(c: PremCase, threads?: number): Promise<PremRe
     }
     const shares = within.map((w) => w / total);
     const atCert = shares[PROFILE_ZETAS.length];
-    const cpu = process.cpuUsage(cpu0);
     return {
       case: c,
       n: original.n,
       rho: report.rho,
+      plan: report.tableMode?.strategy ?? report.mode,
       certificate: cert,
       releasedShareAtCertificate: atCert,
       certificateHolds: cert.clean ? atCert === 1 : atCert >= cert.certifiedShare,
@@ -124,10 +124,9 @@ export async function runPremCase(c: PremCase, threads?: number): Promise<PremRe
       profileAfter: PROFILE_ZETAS.map((zeta, z) => ({ zeta, alpha: 1 / report.rows, share: shares[z] })),
       shareBeforeAtCertificate: report.relativeErrorAtCertificate?.before ?? Number.NaN,
       maxErrorReleased: maxError,
-      hostCpuSeconds: (cpu.user + cpu.system) / 1e6,
+      cpuSeconds: r.cpuSeconds,
     };
   } finally {
-    ledger.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -140,7 +139,7 @@ function pct(x: number): string {
 export function premTable(results: readonly PremResult[]): string {
   const out: string[] = [];
   out.push(
-    '| case | ζ | c | α (records) | clean | certified share | cost ρ_c (ε_c) | share ≥ (ζ, α) before → after (released CSV) | holds | profile ζ=0.1 / 0.25 before → after | max error (released) |',
+    '| case | ζ | c | α (records) | clean | certified share | cost ρ_c (ε_c) | share ≥ (ζ, α) before → after (released CSV) | holds | profile ζ=0.1 / 0.25 before → after | max error (released) | plan | CPU s |',
   );
   out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
@@ -149,7 +148,7 @@ export function premTable(results: readonly PremResult[]): string {
     out.push(
       `| ${r.case.id} | ${c.zeta} | ${c.maxViolations} | ${formatNumber(c.alpha)} (${Math.round(c.alpha * r.n)}) | ${c.clean ? 'yes' : 'no'} | ${pct(c.certifiedShare)} | ` +
         `${c.rho.toExponential(2)} (${formatNumber(c.epsilon)}) | ${pct(r.shareBeforeAtCertificate)} → ${pct(r.releasedShareAtCertificate)} | ${r.certificateHolds ? 'yes' : 'NO'} | ` +
-        `${prof(r.profileBefore)} → ${prof(r.profileAfter)} | ${formatNumber(r.maxErrorReleased)} |`,
+        `${prof(r.profileBefore)} → ${prof(r.profileAfter)} | ${formatNumber(r.maxErrorReleased)} | ${r.plan} | ${formatNumber(r.cpuSeconds)} |`,
     );
   }
   out.push('');

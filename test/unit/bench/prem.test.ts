@@ -54,7 +54,8 @@ describe('bench suite prem', () => {
         profileAfter: [],
         shareBeforeAtCertificate: 1,
         maxErrorReleased: 0.01,
-        hostCpuSeconds: 1,
+        plan: 'direct',
+        cpuSeconds: 1,
       }) as PremResult;
     const table = premTable([result(0.05, 0.9), result(0.25, 0.97), result(0.5, 1)]);
     expect(table).toContain('- g: ζ = 0.25 (c = 3), α = 0.05 (50 records), m = 100');
