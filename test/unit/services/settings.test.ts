@@ -290,7 +290,10 @@ describe('the relative-error pass on the Privacy step', () => {
       { field: 'certify', message: 'ζ (the relative margin) must be a number with 0 < x < 1, got "1"' },
     ]);
     expect(bad({ certify: '0.2', certifyShare: '0' })).toEqual([
-      { field: 'certifyShare', message: `the pass's share of ε must be a number with 0 < x < 1, got "0"` },
+      {
+        field: 'certifyShare',
+        message: `the relative-error pass's share must be a number with 0 < x < 1, got "0"`,
+      },
     ]);
     expect(bad({ certifyShare: '0.2' })[0]?.field).toBe('certifyShare');
   });
