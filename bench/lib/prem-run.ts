@@ -141,7 +141,7 @@ export function premTable(results: readonly PremResult[]): string {
   out.push(
     '| case | ζ | c | α (records) | clean | certified share | cost ρ_c (ε_c) | share ≥ (ζ, α) before → after (released CSV) | holds | profile ζ=0.1 / 0.25 before → after | max error (released) | plan | CPU s |',
   );
-  out.push('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  out.push(`|${' --- |'.repeat(13)}`);
   for (const r of results) {
     const c = r.certificate;
     const prof = (p: readonly { share: number }[]) => p.map((x) => pct(x.share)).join(' / ');
@@ -161,7 +161,7 @@ export function premTable(results: readonly PremResult[]): string {
       .filter((r) => r.certificate.certifiedShare >= 0.95)
       .sort((a, b) => a.case.zeta - b.case.zeta);
     out.push(
-      `- ${g}: ${ok.length ? `ζ = ${ok[0].case.zeta} (c = ${ok[0].case.maxViolations}), α = ${formatNumber(ok[0].certificate.alpha)} (${Math.round(ok[0].certificate.alpha * ok[0].n)} records), m = ${ok[0].certificate.queries}` : 'none of the ζ tried'}`,
+      `- ${g}: ${ok.length ? `ζ = ${ok[0].case.zeta} (c = ${ok[0].case.maxViolations}), α = ${formatNumber(ok[0].certificate.alpha)} (${Math.round(ok[0].certificate.alpha * ok[0].n)} records), m = ${ok[0].certificate.queries}${ok[0].certificate.alpha >= 1 ? ' — α ≥ 1: vacuous' : ''}` : 'none of the ζ tried'}`,
     );
   }
   return `${out.join('\n')}\n`;
@@ -222,6 +222,9 @@ export async function runPremSuite(
   }
   const report =
     `# bench ${suite.name}\n\n${suite.description}\n\n\`${command}\` · ${new Date().toISOString()} · ${describeMachine()}\n\n` +
+    (args.from.length > 0
+      ? `Assembled from earlier runs' JSON files (${args.from.join(', ')}), each a \`--suite prem --threads 1\` run; CPU s include the engine process.\n\n`
+      : 'CPU s include the engine process (release-run.ts).\n\n') +
     premTable(results) +
     (failures.length ? `\nFailed: ${failures.join('; ')}\n` : '');
   await writeAtomically(path.join(outDir, 'table.md'), report);
