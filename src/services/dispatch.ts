@@ -58,6 +58,8 @@ const settings = z
     insecureSeed: field.optional(),
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
+    certify: field.optional(),
+    certifyShare: field.optional(),
   })
   .strict();
 

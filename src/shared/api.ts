@@ -195,6 +195,10 @@ export interface RunSettingsInput {
   readonly domain?: DomainChoice;
   /** The curator's explicit override ("Release over a non-private domain"). */
   readonly allowNonPrivateDomain?: boolean;
+  /** The relative-error pass (PREM) at this margin ζ (0 < ζ < 1); empty: no pass. */
+  readonly certify?: string;
+  /** Its share of the run's ε/ρ (0 < s < 1); empty: the default 0.1. */
+  readonly certifyShare?: string;
 }
 
 export type DomainChoice = 'discover' | 'as-read';
@@ -251,6 +255,24 @@ export interface RunPlanView {
    * How the run's budget splits when its schema was read off the data (its columns are then
    * discovered privately after the reservation); null when every column is declared.
    */
+  /**
+   * The relative-error pass, when asked: its cost (ρ, its pure-DP ε, its share of the run's ρ,
+   * taken out of the synthesis) and the certificate's terms, all fixed before Run.
+   */
+  readonly certify: {
+    readonly zeta: number;
+    readonly share: number;
+    readonly beta: number;
+    readonly maxViolations: number;
+    readonly rho: number;
+    readonly epsilon: number;
+    readonly alpha: number;
+    /**
+     * With private discovery: the pass's share is of what discovery leaves, and m (so α) is
+     * known only after discovery; α here is from the schema as read (an estimate).
+     */
+    readonly approximate: boolean;
+  } | null;
   readonly discovery: {
     readonly share: number;
     readonly columns: number;
@@ -317,6 +339,26 @@ export interface ResultsView {
   readonly backend: string;
   readonly seedMode: 'secure' | 'insecure-seed';
   readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];
+  /**
+   * The public accuracy certificate of the relative-error pass (a DP output: it is in the
+   * manifest too), and the curator-only shares within its (ζ, α) before and after the pass.
+   */
+  readonly certificate: {
+    readonly zeta: number;
+    readonly alpha: number;
+    readonly beta: number;
+    readonly queries: number;
+    readonly clean: boolean;
+    readonly certifiedShare: number;
+    readonly rho: number;
+    readonly epsilon: number;
+    readonly share: number;
+    readonly scans: number;
+    readonly violationsFixed: number;
+    readonly statement: string;
+    readonly before: number | null;
+    readonly after: number | null;
+  } | null;
   readonly thresholds: readonly (ThresholdInput & { readonly error: number })[];
   readonly futureError: number | null;
   readonly roundedFutureError: number | null;

@@ -16,6 +16,7 @@ import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
+import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
@@ -72,6 +73,10 @@ export interface SynthFlags {
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
   force?: boolean;
+  certify?: string;
+  certifyShare?: string;
+  certifyBeta?: string;
+  certifyViolations?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -106,6 +111,10 @@ export const SETTING_FLAGS: Readonly<Record<SettingName, string>> = {
   relaxation: '--relaxation',
   importance: '--importance',
   seed: '--seed',
+  certify: '--certify',
+  certifyShare: '--certify-share',
+  certifyBeta: '--certify-beta',
+  certifyViolations: '--certify-violations',
 };
 
 /** The flags as the spec module's text settings (the app's fields give the same). */
@@ -126,6 +135,10 @@ export function settingsText(flags: SynthFlags): RunSettingsText {
     relaxation: flags.relaxation,
     importance: flags.importance,
     seed: flags.seed,
+    certify: flags.certify,
+    certifyShare: flags.certifyShare,
+    certifyBeta: flags.certifyBeta,
+    certifyViolations: flags.certifyViolations,
   };
 }
 
@@ -299,6 +312,8 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
       `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
         `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
     );
+    // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
+    if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
   } finally {
     bar.stop();
     process.off('SIGINT', onSignal);
@@ -378,6 +393,16 @@ export function register(program: Command): void {
       'the historical workload for --importance history; default the --workload itself',
     )
     .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
+    .option(
+      '--certify <ζ>',
+      'relative-error pass after RAP (PREM) at margin ζ (0 < ζ < 1), with a public accuracy certificate in the manifest',
+    )
+    .option(
+      '--certify-share <s>',
+      `share of the engine's budget the pass spends (taken out of the synthesis; the ledger charges the same total); default ${DEFAULT_CERTIFY_SHARE}`,
+    )
+    .option('--certify-beta <β>', "the certificate's failure probability β; default 0.05")
+    .option('--certify-violations <c>', 'how many violations the pass may find and feed back (c); default 3')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .option(
       '--report <file>',

@@ -81,6 +81,7 @@ export type EngineOverrides = Partial<
     | 'tolerance'
     | 'selection'
     | 'relaxation'
+    | 'certify'
   >
 >;
 
@@ -274,6 +275,11 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
               deltaTotal: delta,
             },
           }
+        : {}),
+      // The relative-error pass (PREM): its share of ρ, its cost and the certificate's α and β.
+      // With discovery, m (so α) is known only after the reservation: the certificate states it.
+      ...(plan.certify
+        ? { certify: raw ? { ...plan.certify, alpha: 'set by discovery' } : plan.certify }
         : {}),
       columns,
     },

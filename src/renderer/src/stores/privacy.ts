@@ -23,6 +23,9 @@ export interface SettingsForm {
   domain: DomainChoice;
   /** The curator's explicit override for `domain: 'as-read'` (the Schema step's checkbox). */
   allowNonPrivateDomain: boolean;
+  /** The relative-error pass: ζ (empty: no pass) and its share of ε (empty: 0.1). */
+  certify: string;
+  certifyShare: string;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -54,6 +57,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
     insecureSeed: '',
     domain: 'discover',
     allowNonPrivateDomain: false,
+    certify: '',
+    certifyShare: '',
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
