@@ -39,7 +39,9 @@ import {
 } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { manifestPathFor } from '../../core/release/manifest.ts';
 import { type DataSource, type ReleaseSpec, releaseStraightThrough } from '../../core/release/release.ts';
+import { writeReportsBeside } from '../../core/release/report/index.ts';
 import { weightByHistory } from '../../core/workload/importance.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
@@ -283,7 +285,7 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
   try {
-    const { release, report } = await releaseStraightThrough(ledger, spec, spec, {
+    const { release, report, finished } = await releaseStraightThrough(ledger, spec, spec, {
       signal: cancel.signal,
       onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
       onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
@@ -291,10 +293,27 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
     });
     bar.complete();
     bar.stop();
+    const shown = (p: string) => path.relative('.', p) || p;
     process.stdout.write(
-      `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
+      `released ${release.id}: ${report.output.rows} synthetic rows → ${shown(report.output.path)} ` +
         `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
     );
+    // Committed: a report that cannot be written now can be drawn again with `rap-studio report`.
+    try {
+      const html = await writeReportsBeside(finished, {
+        csvPath: report.output.path,
+        manifestPath: manifestPathFor(report.output.path),
+        reportJsonPath: path.resolve(spec.reportPath),
+      });
+      process.stdout.write(
+        `reports: ${shown(html.publicHtml)} (public, publish it with the CSV); ${shown(html.privateHtml)} (private, yours only)\n`,
+      );
+    } catch (err) {
+      process.stderr.write(
+        `warning: the HTML reports were not written (${(err as Error).message}); release ${release.id} is committed: ` +
+          `draw them with \`rap-studio report ${release.id}\`\n`,
+      );
+    }
   } finally {
     bar.stop();
     process.off('SIGINT', onSignal);

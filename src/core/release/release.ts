@@ -498,6 +498,8 @@ export interface ReleaseHooks extends RunHooks {
 /** What REPORT.json holds: the engine's report plus the release's identity. */
 export type ReleaseReport = RapResult['report'] & {
   readonly format: 'rap-studio-report';
+  /** The engine's own ε, δ, ρ: synthesis's part of the chosen ε (all of it without discovery). */
+  readonly synthesis: { readonly epsilon: number; readonly delta: number; readonly rho: number };
   readonly releaseId: string;
   readonly ledger: string;
   /** No fingerprint: nothing written beside a release holds a hash of the private file. */
@@ -510,6 +512,8 @@ export type ReleaseReport = RapResult['report'] & {
 export interface ReleaseOutcome {
   readonly release: ReleaseRecord;
   readonly report: ReleaseReport;
+  /** The finished run (for the HTML reports, src/core/release/report/). */
+  readonly finished: Finished;
 }
 
 /** The CLI's release; the caller opens (and closes) the ledger. */
@@ -545,7 +549,7 @@ export async function releaseStraightThrough(
       },
     ],
   });
-  return { release: committed.release, report: report! };
+  return { release: committed.release, report: report!, finished };
 }
 
 function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport {
@@ -556,6 +560,11 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     dataset: { name: f.name, rows: f.facts.rows, engineRows: f.loaded.dataset.n },
     output: { path: csv.path, sha256: csv.sha256, rows: csv.rows },
     ...f.result.report,
+    // One ε: the one the curator chose (the engine's ε, with discovery, is synthesis's part of its ρ).
+    epsilon: f.request.epsilon,
+    delta: f.request.delta,
+    rho: f.request.rho,
+    synthesis: { epsilon: f.result.report.epsilon, delta: f.result.report.delta, rho: f.result.report.rho },
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,
