@@ -16,6 +16,7 @@ import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
+import { renderPrivateReport } from '../core/release/report/index.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type {
@@ -29,7 +30,7 @@ import type {
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
-import { exportStored } from './exporter.ts';
+import { exportStored, reportDataOf } from './exporter.ts';
 import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
 import { ResultStore } from './result-store.ts';
@@ -418,6 +419,29 @@ export function createServices(ctx: ServiceContext): Services {
         })
         .filter((v) => v.status === 'finished');
       return views.reverse();
+    },
+
+    async keptReleases() {
+      const kept = await store.list();
+      return kept.map((s) => ({ ...s.run, exported: s.exported })).reverse();
+    },
+
+    async releaseReport({ runId }) {
+      // The stored release (this session's or an earlier one's): its kept report, not the live run.
+      const stored = (await store.list()).find((s) => s.run.runId === runId);
+      if (!stored) {
+        throw new InputError(
+          `No stored release for run ${runId}: its report is kept once the run has finished and been saved.`,
+        );
+      }
+      const data = reportDataOf(stored);
+      return {
+        runId,
+        releaseId: stored.releaseId,
+        datasetName: stored.run.datasetName,
+        data,
+        privateHtml: data ? renderPrivateReport(data) : null,
+      };
     },
 
     async discardRun({ runId }) {

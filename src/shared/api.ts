@@ -11,6 +11,7 @@
 
 import type { ErrorRow, WorkloadErrorTable } from '../core/engine/error-tables.ts';
 import type { ProgressEvent } from '../core/engine/progress.ts';
+import type { ReportData } from '../core/release/report/types.ts';
 import type { RunStatus } from './constants.ts';
 
 export type AppMode = 'electron' | 'web';
@@ -275,6 +276,7 @@ export interface RunView {
   readonly status: RunStatus;
   readonly startedAt: string;
   readonly endedAt: string | null;
+  /** The ε and δ the curator chose (discovery's and synthesis's shares are parts of its ρ). */
   readonly epsilon: number;
   readonly delta: number;
   readonly rho: number;
@@ -360,6 +362,26 @@ export interface ExportView {
   /** Web mode: URLs the browser fetches the files from. */
   readonly downloadUrl: string | null;
   readonly manifestUrl: string | null;
+  /** The two HTML reports written beside the CSV (null when they could not be written). */
+  readonly reports?: {
+    readonly publicPath: string;
+    readonly privatePath: string;
+    readonly publicUrl: string | null;
+    readonly privateUrl: string | null;
+  } | null;
+}
+
+/**
+ * A release's private report as kept with it (result store): the figures the Results step's
+ * verdict shows and the private HTML report itself, drawn from the same data.
+ */
+export interface ReleaseReportView {
+  readonly runId: string;
+  readonly releaseId: string;
+  readonly datasetName: string;
+  /** null: a release stored before reports were kept. */
+  readonly data: ReportData | null;
+  readonly privateHtml: string | null;
 }
 
 export interface DiscardOutcome {
@@ -507,6 +529,9 @@ export interface ApiMethods {
   exportRun: [RunRef & { readonly fileName?: string }, ExportOutcome];
   /** Finished releases not exported yet (kept in the result store, also across restarts), newest first. */
   pendingReleases: [Empty, readonly RunView[]];
+  releaseReport: [RunRef, ReleaseReportView];
+  /** Every release kept in the result store (exported or not), newest first. */
+  keptReleases: [Empty, readonly RunView[]];
   /** Drops a finished, unexported release's output for good; its spend stays counted. */
   discardRun: [RunRef & { readonly confirm: 'discard' }, DiscardOutcome];
   ledgerOverview: [Empty, LedgerOverview];

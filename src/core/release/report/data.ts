@@ -9,13 +9,20 @@
 import { Rejections } from '../../data/rejections.ts';
 import type { Schema } from '../../data/schema.ts';
 import { readTable } from '../../data/table.ts';
-import type { ErrorRow } from '../../engine/error-tables.ts';
 import type { RapReport } from '../../engine/types.ts';
 import type { Workload } from '../../workload/types.ts';
 import { NON_PRIVATE_NOTE } from '../messages.ts';
-import { type ColumnFidelity, columnFidelity, type PairFidelity, pairFidelity } from './fidelity.ts';
+import { columnFidelity, pairFidelity } from './fidelity.ts';
+import {
+  type ColumnFidelity,
+  type PairFidelity,
+  REPORT_DATA_FORMAT,
+  type ReportData,
+  type Score,
+  type ValidityCheck,
+} from './types.ts';
 
-export const REPORT_DATA_FORMAT = 'rap-studio-private-report';
+export { REPORT_DATA_FORMAT, type ReportData } from './types.ts';
 
 /** Rows of the released CSV shown as a preview. */
 export const PREVIEW_ROWS = 20;
@@ -31,88 +38,6 @@ export const SCORE_DEFINITION =
   'release merged into "(other)" counts as not reproduced). Pair trends: 100 % × (1 − the mean over all ' +
   'pairs of columns of the total variation distance between the real and the released 2-way table, on ' +
   "the release's categories and bins).";
-
-export interface Score {
-  readonly overall: number;
-  readonly columnShapes: number;
-  readonly pairTrends: number | null;
-  readonly definition: string;
-}
-
-export type ValidityCode = 'outside-domain' | 'constant-column' | 'merged-categories';
-
-export interface ValidityCheck {
-  readonly code: ValidityCode;
-  readonly ok: boolean;
-  readonly title: string;
-  readonly detail: string;
-  readonly columns: readonly string[];
-}
-
-export interface ThresholdErrors extends ErrorRow {
-  /** e.g. "2-of-{age, sex}". */
-  readonly label: string;
-  readonly weight: number;
-}
-
-export interface ReportData {
-  readonly format: typeof REPORT_DATA_FORMAT;
-  readonly version: 1;
-  readonly releaseId: string;
-  readonly datasetName: string;
-  readonly createdAt: string;
-  /** The release's public manifest fields (the same as the manifest file's). */
-  readonly manifest: Readonly<Record<string, unknown>>;
-  /** One ε: the one the curator chose; discovery and synthesis are parts of its ρ. */
-  readonly privacy: {
-    readonly epsilon: number;
-    readonly delta: number;
-    readonly rho: number;
-    readonly discovery: { readonly rho: number; readonly delta: number; readonly share: number } | null;
-    readonly synthesis: { readonly rho: number };
-  };
-  readonly run: {
-    readonly mode: string;
-    readonly strategy: string | null;
-    readonly rounds: number;
-    readonly perRound: number;
-    readonly relaxedRows: number;
-    readonly releasedRows: number;
-    readonly numQueries: number;
-    readonly backend: string;
-    readonly backendNote: string | null;
-    readonly seedMode: string;
-  };
-  readonly score: Score;
-  readonly validity: { readonly ok: boolean; readonly checks: readonly ValidityCheck[] };
-  readonly columns: readonly ColumnFidelity[];
-  readonly pairs: PairFidelity;
-  readonly workload: {
-    readonly max: ErrorRow;
-    readonly meanError: number;
-    readonly roundedMeanError: number;
-    readonly thresholds: readonly ThresholdErrors[];
-  };
-  readonly profile: readonly { readonly zeta: number; readonly alpha: number; readonly share: number }[];
-  readonly merges: {
-    /** Per column: real values the release's domain does not name, and the released "(other)" share. */
-    readonly columns: readonly {
-      readonly name: string;
-      readonly values: number;
-      readonly share: number;
-      readonly otherShare: number;
-    }[];
-    /** Table mode: features whose small categories were grouped for measuring. */
-    readonly grouped: readonly {
-      readonly name: string;
-      readonly categories: number;
-      readonly groups: number;
-    }[];
-  };
-  readonly timings: readonly { readonly label: string; readonly seconds: number }[];
-  readonly preview: { readonly header: readonly string[]; readonly rows: readonly (readonly string[])[] };
-  readonly note: string;
-}
 
 /** What the report reads of a finished release (release.ts's Finished has all of it). */
 export interface ReportInput {

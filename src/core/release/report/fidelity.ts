@@ -20,47 +20,9 @@ import { readTable } from '../../data/table.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../../data/values.ts';
 import { ksTwoSample } from '../../privacy/testing/stats.ts';
 import { contingencyTable } from '../../workload/exact.ts';
+import type { ColumnFidelity, DomainSource, PairFidelity } from './types.ts';
 
-/** Where a column's domain came from, in the manifest's words. */
-export type DomainSource = 'declared' | 'discovered privately' | 'not DP';
-
-export interface ColumnFidelity {
-  readonly name: string;
-  readonly kind: 'categorical' | 'numeric';
-  readonly domain: DomainSource;
-  readonly metric: 'TV' | 'KS';
-  /** TV (categorical) or KS (numeric): 0 identical, 1 disjoint. */
-  readonly distance: number;
-  /** Categorical: the most frequent real values and the released "(other)", shares of rows. */
-  readonly bars?: {
-    readonly labels: readonly string[];
-    readonly real: readonly number[];
-    readonly synthetic: readonly number[];
-  };
-  /** Numeric: both CDFs on a common grid of values. */
-  readonly cdf?: {
-    readonly x: readonly number[];
-    readonly real: readonly number[];
-    readonly synthetic: readonly number[];
-  };
-  /** Real rows whose value the released domain does not hold (merged into "(other)" or clamped). */
-  readonly merged: { readonly values: number; readonly share: number };
-  /** Released rows holding "(other)". */
-  readonly otherShare: number;
-  /** Missing values' shares. */
-  readonly missing: { readonly real: number; readonly synthetic: number };
-  /** Distinct values among the released rows (1: a constant column). */
-  readonly syntheticDistinct: number;
-  readonly realDistinct: number;
-  /** Released values the declared or discovered domain cannot hold (should be 0). */
-  readonly outsideDomain: number;
-}
-
-export interface PairFidelity {
-  readonly names: readonly string[];
-  /** tv[i][j]: TV distance of the (i, j) 2-way table; null on the diagonal or when too large. */
-  readonly tv: readonly (readonly (number | null)[])[];
-}
+export type { ColumnFidelity, PairFidelity } from './types.ts';
 
 /** Bars drawn per categorical column: the rest are summed in "(all other values)". */
 const MAX_BARS = 24;
