@@ -150,5 +150,17 @@ export function renderPrivateReport(d: ReportData): string {
     mergesSection(d),
     timingsSection(d),
   ];
-  return page(`PRIVATE release report: ${d.datasetName}`, body.join('\n'));
+  return stableIds(page(`PRIVATE release report: ${d.datasetName}`, body.join('\n')));
+}
+
+/**
+ * ECharts numbers its ids and classes process-wide (zr12-cls-40, zr12-g0): renumbered in order of
+ * appearance, so the same data draws the same bytes in any process, at any time.
+ */
+function stableIds(html: string): string {
+  const ids = new Map<string, string>();
+  return html.replace(/\bzr\d+-[A-Za-z0-9_-]+/g, (id) => {
+    if (!ids.has(id)) ids.set(id, `c${ids.size + 1}`);
+    return ids.get(id)!;
+  });
 }
