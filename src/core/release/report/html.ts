@@ -13,11 +13,13 @@ export function esc(text: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
-/** A number as a person reads it: up to 4 significant digits, exponent form when tiny or huge. */
+/** A number as a person reads it: integers exact, else up to 4 significant digits (exponent form when tiny or huge). */
 export function num(x: unknown): string {
   if (typeof x !== 'number') return String(x);
   if (!Number.isFinite(x)) return '—';
   if (x === 0) return '0';
+  // Counts stay exact (32561 rows, not 32560).
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) return String(x);
   const a = Math.abs(x);
   if (a < 1e-3 || a >= 1e7) return x.toExponential(3).replace(/\.?0+e/, 'e');
   return String(Number(x.toPrecision(4)));
