@@ -126,6 +126,7 @@ export const argSchemas = {
   marginalCompare: z.object({ runId: id, features: z.array(feature).min(1).max(2) }).strict(),
   exportRun: z.object({ runId: id, fileName }).strict(),
   pendingReleases: empty,
+  ledgerTimeline: z.object({ fingerprint: id, format: z.enum(['csv', 'html']) }).strict(),
   releaseReport: z.object({ runId: id }).strict(),
   keptReleases: empty,
   discardRun: z.object({ runId: id, confirm: z.literal('discard') }).strict(),

@@ -17,6 +17,7 @@ import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
 import { renderPrivateReport } from '../core/release/report/index.ts';
+import { renderTimeline, type Timeline, timelineCsv } from '../core/release/report/timeline.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type {
@@ -478,6 +479,28 @@ export function createServices(ctx: ServiceContext): Services {
         if (!(err instanceof LedgerAnchorError)) throw err;
         return { ok: false, firstBrokenTable: 'anchor', firstBrokenId: err.anchorFile, reason: err.message };
       }
+    },
+
+    async ledgerTimeline({ fingerprint, format }) {
+      const overview = await ledgerOverview(ledger, ctx.ledgerPath);
+      const d = overview.datasets.find((x) => x.fingerprint === fingerprint);
+      if (!d) throw new InputError('That dataset is not in the ledger: refresh the Ledger step.');
+      const t: Timeline = {
+        dataset: d.name,
+        rows: d.rows,
+        cap:
+          d.budget.capEpsilon === null || d.budget.capDelta === null
+            ? null
+            : { epsilon: d.budget.capEpsilon, delta: d.budget.capDelta },
+        spentEpsilon: d.budget.spentEpsilon,
+        remainingEpsilon: d.budget.remainingEpsilon,
+        releases: d.releases,
+        generatedAt: new Date().toISOString(),
+      };
+      const stem = `${d.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_')}.ledger-timeline`;
+      return format === 'csv'
+        ? { fileName: `${stem}.csv`, text: timelineCsv(t) }
+        : { fileName: `${stem}.html`, text: renderTimeline(t) };
     },
 
     async ledgerExport({ format }) {

@@ -418,6 +418,10 @@ export interface ReleaseView {
   /** Cumulative spend after this release, as ε at the cap's δ (null without a cap). */
   readonly cumulativeEpsilon: number | null;
   readonly cumulativeRho: number;
+  /** What one unit of privacy is (a record unless the release says otherwise). */
+  readonly unit: string;
+  /** The plan in words, e.g. "table · mixed". */
+  readonly plan: string;
 }
 
 export interface LedgerDatasetView {
@@ -537,6 +541,8 @@ export interface ApiMethods {
   ledgerOverview: [Empty, LedgerOverview];
   ledgerVerify: [Empty, LedgerVerifyView];
   ledgerExport: [{ readonly format: 'csv' | 'json' }, TextFile];
+  /** One dataset's releases over time: CSV, or a printable HTML page. */
+  ledgerTimeline: [{ readonly fingerprint: string; readonly format: 'csv' | 'html' }, TextFile];
 }
 
 export type ApiMethod = keyof ApiMethods;

@@ -7,7 +7,7 @@
  * verdict and the same private report. Screenshots (1280×800) and PDFs go to
  * test-results/screenshots/.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -157,10 +157,44 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
     });
   }
 
-  it('after a restart the kept release shows the same verdict and the same private report', async () => {
+  it('the Ledger step: the per-dataset timeline, its CSV and its printable page', async () => {
     await page.getByTestId('nav-Ledger').click();
     await page.getByTestId('ledger-release-row').first().waitFor();
+    const overview = await callApi(host, 'ledgerOverview', {});
+    const fingerprint = overview.ok ? overview.result.datasets[0].fingerprint : '';
+    const csv = await callApi(host, 'ledgerTimeline', { fingerprint, format: 'csv' });
+    const lines = csv.ok ? csv.result.text.trim().split(/\r?\n/) : [];
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(',committed,1,');
+    // Never the raw fingerprint of the private file.
+    expect(csv.ok && csv.result.text).not.toContain(fingerprint);
+    await page.getByTestId('ledger-timeline-page').click();
+    const frame = page.frameLocator('[data-testid="ledger-printable-frame"]');
+    await expect
+      .poll(() => frame.locator('tr[data-status="committed"]').count(), { timeout: 30_000 })
+      .toBe(1);
+    await page.getByTestId('ledger-printable').scrollIntoViewIfNeeded();
     await shot(page, 'ledger');
+    await shot(page, 'ledger-full', true);
+    // The printable page itself, offline, printed to PDF.
+    const html = await callApi(host, 'ledgerTimeline', { fingerprint, format: 'html' });
+    const file = join(dir, 'timeline.html');
+    writeFileSync(file, html.ok ? html.result.text : '');
+    expect(html.ok && html.result.text).not.toContain(fingerprint);
+    const context = await browser.newContext({ viewport: VIEW, offline: true });
+    const p = await context.newPage();
+    await p.goto(`file://${file}`);
+    await p.screenshot({ path: join(screenshotDir, 'reports-ledger-timeline.png') });
+    await p.emulateMedia({ media: 'print' });
+    await p.pdf({
+      path: join(screenshotDir, 'reports-ledger-timeline.pdf'),
+      format: 'A4',
+      printBackground: true,
+    });
+    await context.close();
+  });
+
+  it('after a restart the kept release shows the same verdict and the same private report', async () => {
     await host.stop();
     host = await startHost({ ledgerPath, workDir });
     await page.goto(host.url);

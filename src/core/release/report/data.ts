@@ -112,7 +112,10 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 export function validityOf(columns: readonly ColumnFidelity[]): ReportData['validity'] {
   const outside = columns.filter((c) => c.outsideDomain > 0);
   const constant = columns.filter((c) => c.syntheticDistinct <= 1 && c.realDistinct > 1);
-  const merged = columns.filter((c) => c.merged.share > 0);
+  // Listed from 0.05 % of the rows (a few stray values outside a numeric range are not news).
+  const merged = columns
+    .filter((c) => c.merged.share >= 5e-4)
+    .sort((a, b) => b.merged.share - a.merged.share);
   const checks: ValidityCheck[] = [
     {
       code: 'outside-domain',
