@@ -97,7 +97,14 @@ function chart(t: Timeline): string {
     {
       grid: { left: 60, right: 30, top: 20, bottom: 40 },
       xAxis: { type: 'time' },
-      yAxis: { type: 'value', min: 0, name: 'cumulative ε', nameTextStyle: { align: 'left' } },
+      yAxis: {
+        type: 'value',
+        min: 0,
+        // The cap stays in view (a mark line outside the axis is not drawn).
+        max: Number((1.1 * Math.max(t.cap?.epsilon ?? 0, ...points.map((p) => Number(p[1])))).toPrecision(2)),
+        name: 'cumulative ε',
+        nameTextStyle: { align: 'left' },
+      },
       series: [
         {
           type: 'line',
