@@ -76,7 +76,13 @@ export async function writeReleaseReports(
  */
 export async function writeReportsBeside(
   f: ReportInput & { readonly spec: { readonly source: { readonly path: string } } },
-  files: { readonly csvPath: string; readonly manifestPath: string; readonly reportJsonPath: string },
+  files: {
+    readonly csvPath: string;
+    readonly manifestPath: string;
+    readonly reportJsonPath: string;
+    /** Replace existing report files (the CLI's --force); else an existing file is left alone (EEXIST). */
+    readonly replace?: boolean;
+  },
 ): Promise<ReportPaths> {
   const manifest = JSON.parse(await readFile(files.manifestPath, 'utf8')) as Record<string, unknown>;
   const data = await buildReportData(f, f.spec.source.path, files.csvPath, manifest);
@@ -84,5 +90,7 @@ export async function writeReportsBeside(
   await writeFileAtomic(files.reportJsonPath, `${JSON.stringify({ ...json, details: data }, null, 2)}\n`, {
     mode: 0o600,
   });
-  return writeReleaseReports(reportPathsFor(files.csvPath), files.manifestPath, data);
+  return writeReleaseReports(reportPathsFor(files.csvPath), files.manifestPath, data, {
+    exclusive: files.replace !== true,
+  });
 }
