@@ -93,8 +93,10 @@ export async function publish(
   });
   try {
     const csv: WrittenCsv = {
+      // Not `...shape`: fillCsv may return the temp file's path (writeSyntheticCsv does).
       path: outputs.csv.path,
-      ...shape!,
+      rows: shape!.rows,
+      header: shape!.header,
       sha256: await fingerprintFile(outputs.csv.path),
     };
     const manifest = publicManifest(input.manifestFields, head, csv);
