@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExportView, ReleaseReportView } from '../../src/shared/api.ts';
+import { runCli } from '../unit/cli/helpers.ts';
 import {
   callApi,
   chromiumAvailable,
@@ -208,5 +209,105 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
     expect(after.ok && after.result.privateHtml).toBe(before.privateHtml);
     expect(after.ok && after.result.data).toEqual(before.data);
     await shot(page, 'results-after-restart');
+  });
+});
+
+/** Opens a report from disk with every request but the file itself blocked; counts what was asked for. */
+async function openOffline(browser: Browser, file: string): Promise<{ page: Page; requests: string[] }> {
+  const context = await browser.newContext({ viewport: VIEW, offline: true });
+  const requests: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url === `file://${file}`) return route.continue();
+    requests.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('request', (req) => {
+    if (req.url() !== `file://${file}`) requests.push(req.url());
+  });
+  await page.goto(`file://${file}`);
+  await page.waitForLoadState('load');
+  return { page, requests };
+}
+
+describe.skipIf(skipReason !== null)('release reports through the CLI (raw ADULT)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-cli-reports-'));
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('synth writes both reports; they open offline with their charts drawn', async () => {
+    const cli = (args: string[]) => runCli([...args], dir);
+    const w = await cli([
+      'workload',
+      'random',
+      '--data',
+      ADULT,
+      '--k',
+      '3',
+      '--r',
+      '2',
+      '--size',
+      '8',
+      '--seed',
+      '3',
+      '--out',
+      'w.json',
+    ]);
+    expect(w.code, w.stderr).toBe(0);
+    const cap = await cli([
+      'ledger',
+      'set-cap',
+      '--dataset',
+      ADULT,
+      '--epsilon',
+      '2',
+      '--delta',
+      '1e-9',
+      '--ledger',
+      'l.db',
+    ]);
+    expect(cap.code, cap.stderr).toBe(0);
+    const synth = await cli([
+      'synth',
+      '--data',
+      ADULT,
+      '--workload',
+      'w.json',
+      '--epsilon',
+      '1',
+      '--rows',
+      '300',
+      '--rounds',
+      '2',
+      '--out',
+      'adult-synthetic.csv',
+      '--ledger',
+      'l.db',
+    ]);
+    expect(synth.code, synth.stderr).toBe(0);
+    expect(synth.stderr).not.toMatch(/vulkan/i);
+    for (const which of ['report', 'REPORT.private'] as const) {
+      const file = join(dir, `adult-synthetic.${which}.html`);
+      expect(existsSync(file)).toBe(true);
+      const { page: p, requests } = await openOffline(browser, file);
+      if (which === 'REPORT.private') {
+        expect(await p.locator('svg').count()).toBeGreaterThan(10);
+        expect(await p.locator('svg path').count()).toBeGreaterThan(200);
+      } else {
+        await expect(p.locator('[data-section="guarantee"]').textContent()).resolves.toContain('ε = 1');
+      }
+      expect(requests).toEqual([]);
+      await p.screenshot({
+        path: join(screenshotDir, `reports-cli-${which === 'report' ? 'public' : 'private'}.png`),
+      });
+      await p.context().close();
+    }
   });
 });
