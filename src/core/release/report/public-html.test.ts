@@ -143,6 +143,25 @@ describe('the public report', () => {
     }
   });
 
+  it('finds the unit of privacy and the certificate under the other names a manifest may use', () => {
+    const { privacy, certificate, ...rest } = MANIFEST as Record<string, Manifest>;
+    const { unit, ...privacyRest } = privacy;
+    const other: Manifest = {
+      ...rest,
+      privacy: privacyRest,
+      unit: { kind: 'person', idColumn: 'pid' },
+      accuracyCertificate: certificate,
+    };
+    const page = renderPublicReport(other, SHA);
+    const { marked, rest: text } = split(page);
+    const paths = marked.map((x) => x.path);
+    expect(paths).toContain('unit.idColumn');
+    expect(paths).toContain('accuracyCertificate.bound');
+    for (const { path, text: t } of marked) expect(t, path).toBe(shown(at(other, path)));
+    expect(text).toBe(split(renderPublicReport(mutate(other) as Manifest, SHA)).rest);
+    expect(unit).toBeDefined();
+  });
+
   it('escapes manifest text (a dataset named like markup stays text)', () => {
     const page = renderPublicReport({ ...MANIFEST, dataset: { name: '<img src=x>', rows: 1 } }, SHA);
     expect(page).not.toContain('<img');

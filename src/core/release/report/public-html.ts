@@ -84,8 +84,19 @@ function workloadItems(manifest: Manifest): string {
   return `<p>Each threshold asks, for every combination of values of its columns, what share of the rows match at least r of them:</p><ol>${rows.join('')}</ol>`;
 }
 
+/** Where other parts of the manifest may state the unit of privacy and the accuracy certificate. */
+const UNIT_PATHS = ['privacy.unit', 'unit', 'privacy.unitOfPrivacy'];
+const CERTIFICATE_PATHS = ['certificate', 'accuracyCertificate', 'accuracy'];
+
 export function renderPublicReport(manifest: Manifest, manifestSha256: string): string {
   const discovery = has(manifest, 'privacy.discovery');
+  const unit = UNIT_PATHS.find((p) => has(manifest, p));
+  const certificate = CERTIFICATE_PATHS.find((p) => has(manifest, p));
+  const unitText = (() => {
+    if (!unit) return 'one record (one row of the table)';
+    const v = at(manifest, unit);
+    return v !== null && typeof v === 'object' ? leafRows(manifest, unit) : m(manifest, unit);
+  })();
   const body = [
     `<header class="top"><div class="kicker">Public release report — publish it with the synthetic data</div>
 <h1>Synthetic data: ${m(manifest, 'dataset.name')}</h1>
@@ -96,7 +107,7 @@ export function renderPublicReport(manifest: Manifest, manifestSha256: string): 
     `<section data-section="guarantee"><h2>The guarantee</h2>
 <p class="guarantee">This table was made with <strong>differential privacy</strong> at ε = <strong>${m(manifest, 'privacy.epsilon')}</strong> and δ = <strong>${m(manifest, 'privacy.delta')}</strong>.
 In plain words: whatever one person's record was — in the data, out of it, or different — every possible version of this release stays about as likely (at most e<sup>ε</sup> times more or less likely), except with a chance of at most δ. The smaller ε, the less anyone can learn about one person from it.</p>
-<p>Unit of privacy: ${has(manifest, 'privacy.unit') ? m(manifest, 'privacy.unit') : 'one record (one row of the table)'}.</p>
+<p>Unit of privacy: ${unitText}.</p>
 <dl class="facts">
 <dt>ε (the budget chosen)</dt><dd>${m(manifest, 'privacy.epsilon')}</dd>
 <dt>δ</dt><dd>${m(manifest, 'privacy.delta')}</dd>
@@ -122,8 +133,8 @@ ${has(manifest, 'plan') ? `<h3>Plan</h3>${leafRows(manifest, 'plan')}` : ''}
     `<section data-section="workload"><h2>The workload it was made for</h2>
 <p>${m(manifest, 'workload.thresholds')} thresholds (r-of-k queries) with their weights; workload SHA-256 ${m(manifest, 'workload.sha256', 'mono')}.</p>
 ${workloadItems(manifest)}</section>`,
-    has(manifest, 'certificate')
-      ? `<section data-section="certificate"><h2>Accuracy certificate</h2>${leafRows(manifest, 'certificate')}</section>`
+    certificate
+      ? `<section data-section="certificate"><h2>Accuracy certificate</h2>${leafRows(manifest, certificate)}</section>`
       : '',
     `<section data-section="files"><h2>Files and software</h2>
 <dl class="facts">
