@@ -23,6 +23,12 @@ import { outputNotWritten } from '../core/release/messages.ts';
 import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
 import { publish } from '../core/release/publish.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
+import {
+  REPORT_DATA_FORMAT,
+  type ReportData,
+  reportPathsFor,
+  writeReleaseReports,
+} from '../core/release/report/index.ts';
 import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
@@ -94,6 +100,40 @@ async function destination(
   });
 }
 
+/** The stored release's report data, when it has some. */
+export function reportDataOf(stored: StoredRelease): ReportData | null {
+  const d = stored.reportData as ReportData | undefined;
+  return d?.format === REPORT_DATA_FORMAT ? d : null;
+}
+
+/**
+ * The two HTML reports beside the exported CSV (public from the manifest just written; private
+ * 0600), never over a file. The CSV and manifest are written and paid for: a report that cannot
+ * be written is left out (null) rather than failing the export; `rap-studio report` draws it.
+ */
+async function writeReports(
+  ctx: ServiceContext,
+  stored: StoredRelease,
+  csvPath: string,
+  manifestPath: string,
+): Promise<ExportView['reports']> {
+  const data = reportDataOf(stored);
+  if (!data) return null;
+  try {
+    const paths = await writeReleaseReports(reportPathsFor(csvPath), manifestPath, data, { exclusive: true });
+    const offer = (p: string) => (ctx.offerDownload ? ctx.offerDownload(p, basename(p)) : null);
+    return {
+      publicPath: paths.publicHtml,
+      privatePath: paths.privateHtml,
+      publicUrl: offer(paths.publicHtml),
+      privateUrl: offer(paths.privateHtml),
+    };
+  } catch (err) {
+    ctx.log?.(`export of ${stored.releaseId}: reports not written (${(err as Error).message})`);
+    return null;
+  }
+}
+
 /** Exports in flight, by release: a second request waits for the first and gets its outcome. */
 const inFlight = new Map<string, Promise<ExportOutcome>>();
 
@@ -144,6 +184,8 @@ async function exportOnce(
     new PendingWrites(pendingDirFor(ctx.ledgerPath)),
   );
   const { csv, manifestPath } = published;
+  // Committed: a report that cannot be written is left out (the release is paid for and written).
+  const reports = await writeReports(ctx, stored, path, manifestPath);
   const view: ExportView = {
     releaseId,
     fileName: basename(path),
@@ -153,6 +195,7 @@ async function exportOnce(
     rows: csv.rows,
     downloadUrl: ctx.offerDownload ? ctx.offerDownload(path, basename(path)) : null,
     manifestUrl: ctx.offerDownload ? ctx.offerDownload(manifestPath, basename(manifestPath)) : null,
+    reports,
   };
   await store.markExported(releaseId, view).catch(() => undefined);
   return { written: true, ...view };

@@ -42,6 +42,12 @@ export interface StoredRelease {
   readonly manifest: Readonly<Record<string, unknown>>;
   /** The engine's report: curator-only diagnostics. */
   readonly report: unknown;
+  /**
+   * The private report's data (src/core/release/report/), drawn once when the release is stored:
+   * what the Results step and the private HTML report show, again after a restart. Absent in
+   * releases stored before reports were kept, or when it could not be drawn.
+   */
+  readonly reportData?: unknown;
   readonly exported: ExportView | null;
 }
 
@@ -87,6 +93,8 @@ export class ResultStore {
     entry: Omit<StoredRelease, 'format' | 'version' | 'storedAt' | 'csv' | 'exported'>,
     /** Writes the decoded CSV (0600) at the given path; returns its row count and header. */
     writeCsvAt: (csvPath: string) => Promise<{ readonly rows: number; readonly header: readonly string[] }>,
+    /** The report data of the CSV just written (a failure here only leaves it out). */
+    describe?: (csvPath: string) => Promise<unknown>,
   ): Promise<StoredRelease> {
     const final = this.folder(entry.releaseId);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
@@ -95,10 +103,12 @@ export class ResultStore {
     try {
       const csvPath = join(temp, CSV);
       const { rows, header } = await writeCsvAt(csvPath);
+      const reportData = describe ? await describe(csvPath).catch(() => undefined) : undefined;
       const record: StoredRelease = {
         format: STORED_FORMAT,
         version: 1,
         ...entry,
+        ...(reportData === undefined ? {} : { reportData }),
         storedAt: new Date().toISOString(),
         csv: { file: CSV, sha256: await sha256Of(csvPath), rows, header: [...header] },
         exported: null,

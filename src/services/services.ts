@@ -17,6 +17,8 @@ import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
 import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
+import { renderPrivateReport } from '../core/release/report/index.ts';
+import { renderTimeline, type Timeline, timelineCsv } from '../core/release/report/timeline.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type {
@@ -30,7 +32,7 @@ import type {
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
-import { exportStored } from './exporter.ts';
+import { exportStored, reportDataOf } from './exporter.ts';
 import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
 import { ResultStore } from './result-store.ts';
@@ -433,6 +435,29 @@ export function createServices(ctx: ServiceContext): Services {
       return views.reverse();
     },
 
+    async keptReleases() {
+      const kept = await store.list();
+      return kept.map((s) => ({ ...s.run, exported: s.exported })).reverse();
+    },
+
+    async releaseReport({ runId }) {
+      // The stored release (this session's or an earlier one's): its kept report, not the live run.
+      const stored = (await store.list()).find((s) => s.run.runId === runId);
+      if (!stored) {
+        throw new InputError(
+          `No stored release for run ${runId}: its report is kept once the run has finished and been saved.`,
+        );
+      }
+      const data = reportDataOf(stored);
+      return {
+        runId,
+        releaseId: stored.releaseId,
+        datasetName: stored.run.datasetName,
+        data,
+        privateHtml: data ? renderPrivateReport(data) : null,
+      };
+    },
+
     async discardRun({ runId }) {
       const stored = (await store.list()).find((s) => s.run.runId === runId);
       if (!stored) throw new InputError(`No finished release for run ${runId} is waiting for export.`);
@@ -467,6 +492,28 @@ export function createServices(ctx: ServiceContext): Services {
         if (!(err instanceof LedgerAnchorError)) throw err;
         return { ok: false, firstBrokenTable: 'anchor', firstBrokenId: err.anchorFile, reason: err.message };
       }
+    },
+
+    async ledgerTimeline({ fingerprint, format }) {
+      const overview = await ledgerOverview(ledger, ctx.ledgerPath);
+      const d = overview.datasets.find((x) => x.fingerprint === fingerprint);
+      if (!d) throw new InputError('That dataset is not in the ledger: refresh the Ledger step.');
+      const t: Timeline = {
+        dataset: d.name,
+        rows: d.rows,
+        cap:
+          d.budget.capEpsilon === null || d.budget.capDelta === null
+            ? null
+            : { epsilon: d.budget.capEpsilon, delta: d.budget.capDelta },
+        spentEpsilon: d.budget.spentEpsilon,
+        remainingEpsilon: d.budget.remainingEpsilon,
+        releases: d.releases,
+        generatedAt: new Date().toISOString(),
+      };
+      const stem = `${d.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_')}.ledger-timeline`;
+      return format === 'csv'
+        ? { fileName: `${stem}.csv`, text: timelineCsv(t) }
+        : { fileName: `${stem}.html`, text: renderTimeline(t) };
     },
 
     async ledgerExport({ format }) {

@@ -11,6 +11,7 @@
 
 import type { ErrorRow, WorkloadErrorTable } from '../core/engine/error-tables.ts';
 import type { ProgressEvent } from '../core/engine/progress.ts';
+import type { ReportData } from '../core/release/report/types.ts';
 import type { RunStatus } from './constants.ts';
 
 export type AppMode = 'electron' | 'web';
@@ -299,6 +300,7 @@ export interface RunView {
   readonly status: RunStatus;
   readonly startedAt: string;
   readonly endedAt: string | null;
+  /** The ε and δ the curator chose (discovery's and synthesis's shares are parts of its ρ). */
   readonly epsilon: number;
   readonly delta: number;
   readonly rho: number;
@@ -404,6 +406,26 @@ export interface ExportView {
   /** Web mode: URLs the browser fetches the files from. */
   readonly downloadUrl: string | null;
   readonly manifestUrl: string | null;
+  /** The two HTML reports written beside the CSV (null when they could not be written). */
+  readonly reports?: {
+    readonly publicPath: string;
+    readonly privatePath: string;
+    readonly publicUrl: string | null;
+    readonly privateUrl: string | null;
+  } | null;
+}
+
+/**
+ * A release's private report as kept with it (result store): the figures the Results step's
+ * verdict shows and the private HTML report itself, drawn from the same data.
+ */
+export interface ReleaseReportView {
+  readonly runId: string;
+  readonly releaseId: string;
+  readonly datasetName: string;
+  /** null: a release stored before reports were kept. */
+  readonly data: ReportData | null;
+  readonly privateHtml: string | null;
 }
 
 export interface DiscardOutcome {
@@ -440,6 +462,10 @@ export interface ReleaseView {
   /** Cumulative spend after this release, as ε at the cap's δ (null without a cap). */
   readonly cumulativeEpsilon: number | null;
   readonly cumulativeRho: number;
+  /** What one unit of privacy is (a record unless the release says otherwise). */
+  readonly unit: string;
+  /** The plan in words, e.g. "table · mixed". */
+  readonly plan: string;
 }
 
 export interface LedgerDatasetView {
@@ -551,11 +577,16 @@ export interface ApiMethods {
   exportRun: [RunRef & { readonly fileName?: string }, ExportOutcome];
   /** Finished releases not exported yet (kept in the result store, also across restarts), newest first. */
   pendingReleases: [Empty, readonly RunView[]];
+  releaseReport: [RunRef, ReleaseReportView];
+  /** Every release kept in the result store (exported or not), newest first. */
+  keptReleases: [Empty, readonly RunView[]];
   /** Drops a finished, unexported release's output for good; its spend stays counted. */
   discardRun: [RunRef & { readonly confirm: 'discard' }, DiscardOutcome];
   ledgerOverview: [Empty, LedgerOverview];
   ledgerVerify: [Empty, LedgerVerifyView];
   ledgerExport: [{ readonly format: 'csv' | 'json' }, TextFile];
+  /** One dataset's releases over time: CSV, or a printable HTML page. */
+  ledgerTimeline: [{ readonly fingerprint: string; readonly format: 'csv' | 'html' }, TextFile];
 }
 
 export type ApiMethod = keyof ApiMethods;

@@ -30,6 +30,7 @@ import {
   type ReleaseSpec,
   releaseStraightThrough,
 } from '../../core/release/release.ts';
+import { writeReportsBeside } from '../../core/release/report/index.ts';
 import {
   dataSource,
   parseRunSettings,
@@ -300,7 +301,7 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
   try {
-    const { release, report } = await releaseStraightThrough(ledger, spec, spec, {
+    const { release, report, finished, manifestPath } = await releaseStraightThrough(ledger, spec, spec, {
       signal: cancel.signal,
       onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
       onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
@@ -308,12 +309,30 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
     });
     bar.complete();
     bar.stop();
+    const shown = (p: string) => path.relative('.', p) || p;
     process.stdout.write(
-      `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
+      `released ${release.id}: ${report.output.rows} synthetic rows → ${shown(report.output.path)} ` +
         `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
     );
     // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
     if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
+    // Committed: a report that cannot be written now can be drawn again with `rap-studio report`.
+    try {
+      const html = await writeReportsBeside(finished, {
+        csvPath: report.output.path,
+        manifestPath,
+        reportJsonPath: path.resolve(spec.reportPath),
+        replace: spec.replace === true,
+      });
+      process.stdout.write(
+        `reports: ${shown(html.publicHtml)} (public, publish it with the CSV); ${shown(html.privateHtml)} (private, yours only)\n`,
+      );
+    } catch (err) {
+      process.stderr.write(
+        `warning: the HTML reports were not written (${(err as Error).message}); release ${release.id} is committed: ` +
+          `draw them with \`rap-studio report ${release.id}\`\n`,
+      );
+    }
   } finally {
     bar.stop();
     process.off('SIGINT', onSignal);

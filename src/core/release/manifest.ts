@@ -14,6 +14,8 @@ import type { AccuracyCertificate, TableStrategy } from '../engine/types.ts';
 import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
+import type { Workload } from '../workload/types.ts';
+import { workloadToObject } from '../workload/workload.ts';
 import type { WrittenCsv } from './output.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
@@ -24,7 +26,7 @@ export interface ManifestInput {
   readonly options: { readonly mode: string };
   readonly spec: {
     readonly noise: { readonly mode: SeedMode };
-    readonly workload: { readonly thresholds: readonly unknown[] };
+    readonly workload: Workload;
   };
   readonly result: {
     readonly report: {
@@ -129,7 +131,16 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       note: describeSchemaOrigin(f.loaded.dataset.schema),
       columns: request.params.columns,
     },
-    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+    workload: {
+      sha256: request.workload.hash,
+      thresholds: f.spec.workload.thresholds.length,
+      // The workload in words (public: the curator's own input, over the released column names).
+      items: workloadToObject(f.spec.workload, f.loaded.dataset.schema).thresholds.map((t) => ({
+        r: t.r,
+        features: t.features,
+        weight: t.weight ?? 1,
+      })),
+    },
   };
 }
 

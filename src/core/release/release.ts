@@ -483,6 +483,8 @@ export interface ReleaseHooks extends RunHooks {
 /** What REPORT.json holds: the engine's report plus the release's identity. */
 export type ReleaseReport = RapResult['report'] & {
   readonly format: 'rap-studio-report';
+  /** The engine's own ε, δ, ρ: synthesis's part of the chosen ε (all of it without discovery). */
+  readonly synthesis: { readonly epsilon: number; readonly delta: number; readonly rho: number };
   /** The plan that ran (as the manifest states it). */
   readonly plan: RanPlan;
   readonly releaseId: string;
@@ -497,6 +499,8 @@ export type ReleaseReport = RapResult['report'] & {
 export interface ReleaseOutcome {
   readonly release: ReleaseRecord;
   readonly report: ReleaseReport;
+  /** The finished run (for the HTML reports, src/core/release/report/). */
+  readonly finished: Finished;
   /** The schema the release was encoded and decoded with (declared, or discovered privately). */
   readonly schema: Schema;
   readonly csv: WrittenCsv;
@@ -561,7 +565,7 @@ export async function releaseStraightThrough(
     outputs,
     pending,
   );
-  return { ...published, report: report!, schema: finished.loaded.dataset.schema };
+  return { ...published, report: report!, schema: finished.loaded.dataset.schema, finished };
 }
 
 function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport {
@@ -572,6 +576,11 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     dataset: { name: f.name, rows: f.facts.rows, engineRows: f.loaded.dataset.n },
     output: { path: csv.path, sha256: csv.sha256, rows: csv.rows },
     ...f.result.report,
+    // One ε: the one the curator chose (the engine's ε, with discovery, is synthesis's part of its ρ).
+    epsilon: f.request.epsilon,
+    delta: f.request.delta,
+    rho: f.request.rho,
+    synthesis: { epsilon: f.result.report.epsilon, delta: f.result.report.delta, rho: f.result.report.rho },
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
