@@ -30,7 +30,7 @@ import {
   type ReleaseSpec,
   releaseStraightThrough,
 } from '../../core/release/release.ts';
-import { writeReportsBeside } from '../../core/release/report/index.ts';
+import { reportPathsFor, writeReportsBeside } from '../../core/release/report/index.ts';
 import {
   dataSource,
   parseRunSettings,
@@ -301,12 +301,23 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
   try {
-    const { release, report, finished, manifestPath } = await releaseStraightThrough(ledger, spec, spec, {
-      signal: cancel.signal,
-      onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
-      onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
-      onProgress: (e) => bar.update(e),
-    });
+    // The HTML reports are drawn after the commit; their paths are checked before reserving too.
+    const html = reportPathsFor(path.resolve(spec.outPath));
+    const later = [
+      { what: 'public HTML report', path: html.publicHtml },
+      { what: 'private HTML report', path: html.privateHtml },
+    ] as const;
+    const { release, report, finished, manifestPath } = await releaseStraightThrough(
+      ledger,
+      spec,
+      { ...spec, later },
+      {
+        signal: cancel.signal,
+        onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
+        onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
+        onProgress: (e) => bar.update(e),
+      },
+    );
     bar.complete();
     bar.stop();
     const shown = (p: string) => path.relative('.', p) || p;

@@ -51,7 +51,7 @@ import {
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
 import { publish } from './publish.ts';
-import { checkOutputs } from './targets.ts';
+import { checkOutputs, type OutputFile } from './targets.ts';
 
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
@@ -514,6 +514,8 @@ export interface ReleasePaths {
   readonly reportPath: string;
   /** Replace existing files (never the input or a committed release's CSV): the CLI's --force. */
   readonly replace?: boolean;
+  /** Files the caller writes after the commit (the CLI's HTML reports), checked up front too. */
+  readonly later?: readonly OutputFile[];
 }
 
 /**
@@ -535,6 +537,7 @@ export async function releaseStraightThrough(
     csv: paths.outPath,
     report: paths.reportPath,
     replace: paths.replace === true,
+    ...(paths.later && { later: paths.later }),
     isCommittedOutput: (file) =>
       ledger
         .releases()
