@@ -13,17 +13,18 @@
  *   the machine's memory, or more than is available right now, is refused. The estimate is an
  *   upper-bound model of the engine's largest arrays (see `memoryEstimate`), not a measurement.
  */
-import { freemem, totalmem } from 'node:os';
+import { availableParallelism, freemem, totalmem } from 'node:os';
 import { MAX_CSV_COLUMNS } from '../data/csv.ts';
-import { domainSizes, type Schema } from '../data/schema.ts';
+import { domainSizes, MAX_DOMAIN_SIZE, type Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import type { Workload } from '../workload/types.ts';
+import { DEFAULT_OVERSAMPLE } from './defaults.ts';
 
 /** The hard bounds. Each is a sanity cap, not a tuning value. */
 export const LIMITS = {
   /** Synthetic rows n'. The papers use 1,000 (500–2,000 in their grids). */
   rows: 10_000_000,
-  /** Rounded rows per relaxed row. Default 5. */
+  /** Rounded rows per relaxed row. Default 50 (DEFAULT_OVERSAMPLE). */
   oversample: 1_000,
   /** Rounds T (table mode: the measurement bound T₀). Defaults: 8–96. */
   rounds: 10_000,
@@ -32,12 +33,25 @@ export const LIMITS = {
   /** Schema columns: the CSV reader's cap. */
   columns: MAX_CSV_COLUMNS,
   /** Categories or bins of one column (including "missing"): the schema editor's cap. */
-  domain: 100_000,
+  domain: MAX_DOMAIN_SIZE,
   /** Total one-hot width d' = Σ domain sizes: the relaxed table is n' × d'. */
   oneHotWidth: 1_000_000,
   /** Cells of the largest threshold's table (Π of its features' domain sizes), 2²⁸ ≈ 2.7·10⁸. */
   tableCells: 2 ** 28,
+  /**
+   * Adam steps per round (defaults: 150 query mode, 500 table mode). With tolerance 0 every step
+   * runs: 100,000 steps × 96 rounds is already days on a wide table, more is a typo.
+   */
+  maxSteps: 100_000,
 } as const;
+
+/**
+ * CPU kernel threads: at most the machine's cores (more buys nothing, the result does not depend
+ * on it, and each worker holds its own copy of the model: --threads 100000 took 6.6 GB).
+ */
+export function maxThreads(): number {
+  return availableParallelism();
+}
 
 /** What the engine will be asked to do, all public. */
 export interface RunSize {
@@ -50,6 +64,10 @@ export interface RunSize {
   readonly n: number;
   readonly schema: Schema;
   readonly workload: Workload;
+  /** CPU kernel threads asked for (undefined: every core). */
+  readonly threads?: number;
+  /** Adam steps per round. */
+  readonly maxSteps?: number;
 }
 
 export interface MachineMemory {
@@ -81,8 +99,10 @@ function bound(value: number, max: number, what: string, fix: string): void {
   }
 }
 
+/** Whole numbers in full (10,000,001 vs 10,000,000 must not both read 1.00·10^7); others in 3 digits. */
 function fmt(x: number): string {
-  return x >= 1e6 ? x.toExponential(2).replace('e+', '·10^') : x.toLocaleString('en-US');
+  if (Number.isSafeInteger(x)) return x.toLocaleString('en-US');
+  return Math.abs(x) >= 1e6 ? x.toExponential(2).replace('e+', '·10^') : x.toLocaleString('en-US');
 }
 
 /** The largest table a threshold asks about, with the names of its features. */
@@ -140,8 +160,24 @@ export function assertRunFits(size: RunSize, machine: MachineMemory): MemoryEsti
     size.oversample,
     LIMITS.oversample,
     'The oversampling factor',
-    'Use a smaller oversampling factor (default 5).',
+    `Use a smaller oversampling factor (default ${DEFAULT_OVERSAMPLE}).`,
   );
+  if (size.maxSteps !== undefined) {
+    bound(
+      size.maxSteps,
+      LIMITS.maxSteps,
+      'The number of Adam steps per round',
+      'Use fewer steps (--max-steps).',
+    );
+  }
+  if (size.threads !== undefined) {
+    bound(
+      size.threads,
+      maxThreads(),
+      'The number of CPU threads',
+      'Use at most one thread per core (--threads; the default uses every core, and the result does not depend on it).',
+    );
+  }
   bound(size.rounds, LIMITS.rounds, 'The number of rounds T', 'Use fewer rounds (--rounds).');
   bound(size.perRound, LIMITS.perRound, 'The number per round K', 'Use a smaller K (--per-round).');
   const cols = size.schema.columns.length;

@@ -39,6 +39,7 @@ import {
   provenanceEntries,
 } from '../discovery/not-dp.ts';
 import {
+  checkDiscoverable,
   checkRawSource,
   discoverAndLoad,
   planRawSource,
@@ -345,6 +346,8 @@ export async function validate(
     const check = await checkRawSource(prepared.raw, header);
     if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
+    // A column past discovery's distinct-value limit is refused now, not after the reservation.
+    await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
     return { ...prepared, stage: 'validated', loaded: null };
   }
   const loaded = await loadCsv(source.path, {

@@ -50,6 +50,8 @@ export function publicPlan(
     n,
     schema,
     workload,
+    ...(options.threads === undefined ? {} : { threads: options.threads }),
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
   };
   assertRunFits({ ...size, rounds: options.rounds ?? 1, perRound: options.perRound ?? 1 }, machine);
   const valueless: EncodedDataset = { schema, n, codes: [] };
