@@ -42,6 +42,12 @@ export interface OpenedDataset {
   loaded: LoadResult;
   readonly preview: DatasetView['preview'];
   readonly workloads: Record<WorkloadRole, readonly ThresholdInput[]>;
+  /**
+   * The first row was taken for the header by a guess (Header row "Detect", no declared schema
+   * naming the columns): a release would publish those names, so the app asks the curator
+   * (setHeader) and refuses to run until they answer (docs/privacy.md, "The header rule").
+   */
+  headerGuessed: boolean;
 }
 
 const HEADER_MODES = { auto: 'auto', yes: true, no: false } as const;
@@ -120,6 +126,7 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
     loaded,
     preview: await readPreview(path, loaded.summary.hasHeader, loaded.header),
     workloads: { main: [], eval: [] },
+    headerGuessed: (arg.header ?? 'auto') === 'auto' && !schema && loaded.summary.hasHeader,
   };
 }
 
@@ -151,6 +158,7 @@ export function datasetView(ds: OpenedDataset, budget: BudgetView): DatasetView 
     bytes: ds.bytes,
     header: [...ds.loaded.header],
     hasHeader: s.hasHeader,
+    headerGuessed: ds.headerGuessed,
     delimiter: s.delimiter,
     rowsRead: s.rowsRead,
     rowsAccepted: s.rowsAccepted,

@@ -75,6 +75,7 @@ export const argSchemas = {
       domainText: text.optional(),
     })
     .strict(),
+  setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })

@@ -166,6 +166,14 @@ export class RunManager {
   ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
+    if (ds.headerGuessed) {
+      throw new InputError(
+        `${ds.fileName}: line 1 was taken for the column names by a guess; RAP Studio publishes column ` +
+          'names only when you say the row holds them (a record taken for a header would be published). ' +
+          'Answer "Does line 1 name the columns?" on the Data step. Nothing was reserved.',
+        { field: 'header' },
+      );
+    }
     if (ds.workloads.main.length === 0) {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }

@@ -250,6 +250,19 @@ export function createServices(ctx: ServiceContext): Services {
       return view(ds);
     },
 
+    async setHeader({ datasetId, header }) {
+      const ds = dataset(datasetId);
+      if (header === 'yes' && ds.loaded.summary.hasHeader) {
+        ds.headerGuessed = false;
+        return view(ds);
+      }
+      // The file read again as the curator says: the columns (so the schema and workloads) change.
+      const again = await openDataset(ctx, { path: ds.path, name: ds.fileName, header });
+      const next = { ...again, id: ds.id };
+      datasets.set(ds.id, next);
+      return view(next);
+    },
+
     async histogram({ datasetId, column }) {
       return histogram(dataset(datasetId), column);
     },

@@ -97,6 +97,8 @@ export interface DatasetView {
   readonly bytes: number;
   readonly header: readonly string[];
   readonly hasHeader: boolean;
+  /** The first row was taken for the header by a guess: the Data step asks (setHeader) before any run. */
+  readonly headerGuessed: boolean;
   readonly delimiter: string;
   readonly rowsRead: number;
   readonly rowsAccepted: number;
@@ -450,6 +452,8 @@ export interface ApiMethods {
   /** Electron: a native open dialog; null when the curator cancels. Web mode: an input error. */
   pickFile: [{ readonly purpose: 'data' }, { readonly path: string; readonly name: string } | null];
   openDataset: [OpenDatasetArg, DatasetView];
+  /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
+  setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];
   setSchema: [DatasetRef & { readonly schema: SchemaInput }, DatasetView];
   importSchema: [DatasetRef & { readonly text: string; readonly fileName?: string }, DatasetView];

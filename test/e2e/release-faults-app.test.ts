@@ -36,6 +36,7 @@ async function session(
   const opened = await callApi(h, 'openDataset', {
     path,
     name: 'people.csv',
+    header: 'yes',
     ...(opts.schemaText ? { schemaText: opts.schemaText } : {}),
   });
   if (!opened.ok) throw new Error(opened.error.message);

@@ -85,7 +85,7 @@ export function register(program: Command): void {
     .argument('<data>', 'CSV file (delimiter , ; or tab)')
     .option('-o, --out <file>', 'write the schema JSON to this file (atomically) instead of stdout')
     .option('--header', 'the first row names the columns (default: guess)')
-    .option('--no-header', 'the file has no header row: columns are col1…colN unless --columns')
+    .option('--no-header', 'the file has no header row: columns are column_1…column_N unless --columns')
     .option('--columns <names>', 'comma-separated column names', commaList)
     .option('--missing <markers>', "comma-separated missing-value markers (default '?,,NA')", commaList)
     .option(

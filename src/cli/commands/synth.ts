@@ -14,7 +14,6 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
-import { readTableHeader } from '../../core/data/table.ts';
 import { declaredColumns } from '../../core/discovery/not-dp.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
@@ -25,6 +24,8 @@ import {
   BACKENDS,
   ENGINE_MODES,
   ENGINE_SELECTION,
+  HEADER_CHOICES,
+  HEADER_VALUE,
   IMPORTANCE,
   RELAXATIONS,
   SELECTIONS,
@@ -39,7 +40,12 @@ import {
 } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
-import { type DataSource, type ReleaseSpec, releaseStraightThrough } from '../../core/release/release.ts';
+import {
+  type DataSource,
+  type ReleaseSpec,
+  releaseColumnNames,
+  releaseStraightThrough,
+} from '../../core/release/release.ts';
 import { weightByHistory } from '../../core/workload/importance.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
@@ -76,6 +82,7 @@ export interface SynthFlags {
   discoveryShare?: string;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
+  header?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -189,6 +196,12 @@ export async function synthSpec(
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
+  const header =
+    flags.header === undefined ? {} : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
+  return { ...(await sourceWithoutHeader(flags)), ...header };
+}
+
+async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
   const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
   if (flags.domain !== undefined || flags.schema !== undefined) {
     const schema = await schemaFromOptions(flags);
@@ -218,11 +231,7 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
 
 async function workloadSchema(source: DataSource): Promise<Schema> {
   if (!source.discover) return source.schema;
-  const { header } = await readTableHeader(
-    source.path,
-    source.header === undefined ? {} : { header: source.header },
-  );
-  return provisionalSchema(header, source.schema.columns);
+  return provisionalSchema(await releaseColumnNames(source.path, source.header), source.schema.columns);
 }
 
 function parseShare(text: string): number {
@@ -310,6 +319,10 @@ export function register(program: Command): void {
       'release differentially private synthetic data (RAP); reserves the budget in the ledger first',
     )
     .requiredOption('--data <file>', 'the private CSV')
+    .option(
+      '--header <yes|no>',
+      'whether the first row names the columns; needed when it looks like a header and no --schema/--domain names them (a release never publishes guessed names; without a header the columns are column_1…column_N)',
+    )
     .option(
       '--schema <file>',
       'declared schema file (rap-studio-schema JSON); without it, every column is discovered privately',

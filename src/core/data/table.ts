@@ -32,7 +32,7 @@ export interface TableOptions extends CsvReadOptions {
 }
 
 export interface TableShape {
-  /** Column names: the header's, the `columns` option's, or col1…colN. */
+  /** Column names: the header's, the `columns` option's, or column_1…column_N. */
   readonly header: readonly string[];
   readonly hasHeader: boolean;
   /** Line of the header row, or of the first data row when there is none. */
@@ -170,7 +170,7 @@ class HeaderRead extends Error {
 }
 
 /**
- * The table's column names only (the header, the `columns` option, or col1…colN): public facts
+ * The table's column names only (the header, the `columns` option, or column_1…column_N): public facts
  * a workload can be drawn from before any domain is known. Reads at most the first 100 records
  * (to decide whether the first row is a header) and no further.
  */

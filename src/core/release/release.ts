@@ -86,7 +86,12 @@ export interface DataSource {
    * none), and every other column of the table is discovered privately after the reservation.
    */
   readonly schema: Schema;
-  /** Whether the first row names the columns; default: guessed. */
+  /**
+   * Whether the first row names the columns, as the curator said. Left out, a declared schema
+   * decides (the first row is a header iff it holds every declared name: the names published are
+   * the schema's); with discovery and no answer, a first row that looks like a header is refused
+   * (guessedHeaderRefusal): a release never publishes names it guessed.
+   */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
   readonly discover?: { readonly share?: number };
@@ -201,7 +206,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
   const names = discovering
-    ? (await readTableHeader(spec.source.path, header)).header
+    ? await releaseColumnNames(spec.source.path, spec.source.header)
     : schema.columns.map((c) => c.name);
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
@@ -297,6 +302,29 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     appVersion: APP_VERSION,
   };
   return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw };
+}
+
+/**
+ * The column names a discovering release publishes. Only the curator can say that the first row
+ * is a header: a guess could take a private record for one (a headerless all-text file once
+ * published its first record as the released CSV's header). A guess of "no header" is safe (the
+ * names are column_1…column_N); a guess of "header" is refused until the curator says which.
+ */
+export async function releaseColumnNames(file: string, said: boolean | undefined): Promise<readonly string[]> {
+  const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
+  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  return shape.header;
+}
+
+/** The curator must say whether the first row names the columns (nothing is reserved). */
+export function guessedHeaderRefusal(file: string, line: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: this row looks like a header, but RAP Studio publishes column names only when ` +
+      'you say the row holds them (a record taken for a header would be published). Say which: ' +
+      '--header yes if it names the columns, --header no if it is a record (the columns are then ' +
+      'named column_1, column_2, …). In the app: the Data step\'s Header row. Nothing was reserved.',
+    { file, line, field: 'header' },
+  );
 }
 
 /**

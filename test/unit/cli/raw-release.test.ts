@@ -42,6 +42,8 @@ beforeAll(async () => {
       'random',
       '--data',
       'raw.csv',
+      '--header',
+      'yes',
       '--k',
       '2',
       '--r',
@@ -80,6 +82,8 @@ const synth = (ledger: string, extra: string[] = []) => [
   '--seed',
   '3',
   '--insecure-seed',
+  '--header',
+  'yes',
   ...extra,
 ];
 

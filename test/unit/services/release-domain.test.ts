@@ -20,7 +20,7 @@ const NOT_DP = 'domain not differentially private';
 
 async function ready() {
   h = harness();
-  const ds = await h.call('openDataset', { path: h.upload('shop.csv', sampleCsv()) });
+  const ds = await h.call('openDataset', { path: h.upload('shop.csv', sampleCsv()), header: 'yes' });
   await h.call('setWorkload', {
     datasetId: ds.id,
     role: 'main',
