@@ -40,7 +40,7 @@ import { resolveWorkload } from './workloads.ts';
 const MAX_HISTORY = 4000;
 
 /** Warnings the app's screens show already (InferredNotice, the Data step's rejected rows). */
-const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-rejected'];
+const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-kept-missing'];
 
 /** Where a run is; a finished or exported run always has its result. */
 export type RunState =

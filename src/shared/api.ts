@@ -103,6 +103,8 @@ export interface DatasetView {
   readonly rowsRead: number;
   readonly rowsAccepted: number;
   readonly rejected: readonly RejectedRowsView[];
+  /** Rows of the wrong width: kept as records with every value missing (the release's n counts them). */
+  readonly keptAsMissing: readonly RejectedRowsView[];
   readonly blankLines: number;
   readonly ignoredColumns: readonly string[];
   /** The first rows as read (the curator's own screen; never logged or sent anywhere else). */

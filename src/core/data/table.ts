@@ -50,6 +50,17 @@ export interface TableSink {
   row(values: readonly string[], line: number): void;
 }
 
+/**
+ * The one rule for a row of the wrong width in a release (CLI and app alike): kept as a record
+ * with every value missing, so n stays the file's record count. Its reason ends with this text.
+ */
+export const KEPT_AS_MISSING = '(kept, every value missing)';
+
+/** Whether a load summary's reason is a row kept as all-missing (not a rejected row). */
+export function isKeptAsMissing(reason: string): boolean {
+  return reason.endsWith(KEPT_AS_MISSING);
+}
+
 /** Records buffered to decide about the header and the width before any row goes out. */
 const SAMPLE_RECORDS = 100;
 
@@ -73,7 +84,7 @@ export async function readTable(
     rowsRead++;
     if (fields.length === width) sink.row(fields, line);
     else if (opts.raggedAsMissing) {
-      rejections.add(`row has ${fields.length} fields, expected ${width} (kept, every value missing)`, line);
+      rejections.add(`row has ${fields.length} fields, expected ${width} ${KEPT_AS_MISSING}`, line);
       sink.row(new Array<string>(width).fill(missingText), line);
     } else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
   };

@@ -6,9 +6,9 @@
  */
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
-import { Rejections } from '../data/rejections.ts';
+import { type RejectedRows, Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
-import { readTable, readTableHeader } from '../data/table.ts';
+import { isKeptAsMissing, readTable, readTableHeader } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
@@ -104,15 +104,15 @@ export const NUMERIC_SURE_SIGMAS = 40;
 export async function checkDiscoverable(
   plan: RawSourcePlan,
   opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
-): Promise<void> {
-  if (plan.undeclared.length === 0) return;
+): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
+  const rejections = new Rejections();
   const { rho } = discoveryPerColumn(plan.budget, plan.undeclared.length);
   const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;
   const profile = new DiscoveryProfile(plan.undeclared, DEFAULT_MISSING_MARKERS);
   await readTable(
     plan.path,
     { start: (shape) => profile.start(plan.path, shape.header), row: (values) => profile.row(values) },
-    new Rejections(),
+    rejections,
     {
       raggedAsMissing: true,
       ...(opts.header === undefined ? {} : { header: opts.header }),
@@ -141,6 +141,7 @@ export async function checkDiscoverable(
       );
     }
   }
+  return { keptAsMissing: rejections.list().filter((r) => isKeptAsMissing(r.reason)) };
 }
 
 export interface DiscoveredSource {

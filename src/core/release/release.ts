@@ -27,7 +27,8 @@ import { fingerprintFile } from '../data/fingerprint.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
-import { readTableHeader } from '../data/table.ts';
+import type { RejectedRows } from '../data/rejections.ts';
+import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
@@ -362,7 +363,7 @@ function discoveryNoise(spec: ReleaseSpec): NoiseSource {
 /** Reads the private file for the curator only; the engine has not started. */
 export async function validate(
   prepared: Prepared,
-  _warn: Warn = () => {},
+  warn: Warn = () => {},
   signal?: AbortSignal,
 ): Promise<Validated> {
   const { source } = prepared.spec;
@@ -375,7 +376,8 @@ export async function validate(
     if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     // A column past discovery's distinct-value limit is refused now, not after the reservation.
-    await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
+    const read = await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
+    warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return { ...prepared, stage: 'validated', loaded: null };
   }
   const loaded = await loadCsv(source.path, {
@@ -394,7 +396,15 @@ export async function validate(
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
+  warnKeptAsMissing(loaded.summary.rejected.filter((r) => isKeptAsMissing(r.reason)), source.path, warn);
   return { ...prepared, stage: 'validated', loaded };
+}
+
+/** The one rule for rows of the wrong width, said aloud: kept, every value missing (n counts them). */
+function warnKeptAsMissing(kept: readonly RejectedRows[], file: string, warn: Warn): void {
+  if (kept.length === 0) return;
+  const rows = kept.reduce((s, r) => s + r.count, 0);
+  warn(warnings.rowsKeptMissing(rows, Math.min(...kept.map((r) => r.firstLine)), path.basename(file)));
 }
 
 // ---- 3. reserve ------------------------------------------------------------------------------
