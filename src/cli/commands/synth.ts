@@ -197,7 +197,9 @@ export async function synthSpec(
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
   const header =
-    flags.header === undefined ? {} : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
+    flags.header === undefined
+      ? {}
+      : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
   return { ...(await sourceWithoutHeader(flags)), ...header };
 }
 

@@ -34,7 +34,10 @@ export const RELAXATIONS = ['sparsemax', 'softmax'] as const satisfies readonly 
  * the app's Header row). A release never publishes names it guessed (docs/privacy.md).
  */
 export const HEADER_CHOICES = ['yes', 'no'] as const;
-export const HEADER_VALUE: Readonly<Record<(typeof HEADER_CHOICES)[number], boolean>> = { yes: true, no: false };
+export const HEADER_VALUE: Readonly<Record<(typeof HEADER_CHOICES)[number], boolean>> = {
+  yes: true,
+  no: false,
+};
 
 /** Importance weights: the curator's own, or multiplied by the history score (workload/importance.ts). */
 export const IMPORTANCE = ['none', 'history'] as const;

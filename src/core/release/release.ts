@@ -26,8 +26,8 @@ import { writeFileAtomic } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
-import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import type { RejectedRows } from '../data/rejections.ts';
+import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
@@ -311,7 +311,10 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
  * published its first record as the released CSV's header). A guess of "no header" is safe (the
  * names are column_1…column_N); a guess of "header" is refused until the curator says which.
  */
-export async function releaseColumnNames(file: string, said: boolean | undefined): Promise<readonly string[]> {
+export async function releaseColumnNames(
+  file: string,
+  said: boolean | undefined,
+): Promise<readonly string[]> {
   const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
   if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
@@ -323,7 +326,7 @@ export function guessedHeaderRefusal(file: string, line: number): InputError {
     `${file}, line ${line}: this row looks like a header, but RAP Studio publishes column names only when ` +
       'you say the row holds them (a record taken for a header would be published). Say which: ' +
       '--header yes if it names the columns, --header no if it is a record (the columns are then ' +
-      'named column_1, column_2, …). In the app: the Data step\'s Header row. Nothing was reserved.',
+      "named column_1, column_2, …). In the app: the Data step's Header row. Nothing was reserved.",
     { file, line, field: 'header' },
   );
 }
@@ -396,7 +399,11 @@ export async function validate(
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
-  warnKeptAsMissing(loaded.summary.rejected.filter((r) => isKeptAsMissing(r.reason)), source.path, warn);
+  warnKeptAsMissing(
+    loaded.summary.rejected.filter((r) => isKeptAsMissing(r.reason)),
+    source.path,
+    warn,
+  );
   return { ...prepared, stage: 'validated', loaded };
 }
 
