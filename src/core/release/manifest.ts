@@ -11,7 +11,7 @@ import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
-import type { WrittenCsv } from './output.ts';
+import { FORMULA_ESCAPE_NOTE, type WrittenCsv } from './output.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
@@ -78,6 +78,7 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       columns: request.params.columns,
     },
     workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+    csv: { formulaEscape: FORMULA_ESCAPE_NOTE },
   };
 }
 
