@@ -14,7 +14,7 @@
  * The manifest is public: parameters, ρ/ε/δ, the ledger release id, the ledger's id and head, and
  * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { copyFile, link, mkdir, open, rm, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { tempPathBeside } from '../core/data/atomic-write.ts';
@@ -134,6 +134,26 @@ async function writeOnce(
   }
 }
 
+/**
+ * An export asked for again. Web mode's download links live in the host's memory and its export
+ * folder in the work folder, both gone after a restart: the files are offered again from the
+ * result store, which keeps the CSV (the bytes the ledger's hash names) and the manifest as
+ * exported. Elsewhere the exported files are where the curator saved them.
+ */
+function offeredAgain(ctx: ServiceContext, store: ResultStore, exported: ExportView): ExportView {
+  if (!ctx.offerDownload) return exported;
+  const manifest = existsSync(store.manifestPath(exported.releaseId))
+    ? store.manifestPath(exported.releaseId)
+    : existsSync(exported.manifestPath)
+      ? exported.manifestPath
+      : null;
+  return {
+    ...exported,
+    downloadUrl: ctx.offerDownload(store.csvPath(exported.releaseId), exported.fileName),
+    manifestUrl: manifest === null ? null : ctx.offerDownload(manifest, basename(exported.manifestPath)),
+  };
+}
+
 /** Exports in flight, by release: a second request waits for the first and gets its outcome. */
 const inFlight = new Map<string, Promise<ExportOutcome>>();
 
@@ -162,7 +182,7 @@ async function exportOnce(
 ): Promise<ExportOutcome> {
   // Re-read: an export that finished a moment ago has recorded where it went.
   const stored = (await store.get(given.releaseId)) ?? given;
-  if (stored.exported) return { written: true, ...stored.exported };
+  if (stored.exported) return { written: true, ...offeredAgain(ctx, store, stored.exported) };
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
   const manifestPath = manifestPathFor(path);
@@ -178,11 +198,12 @@ async function exportOnce(
     ledger: { id: head.ledgerId, events: head.events, headHash: head.headHash },
     output: { file: basename(path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
   };
+  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
   try {
     await writeOnce('release manifest', manifestPath, releaseId, async (temp) => {
       const h = await open(temp, 'wx', 0o644);
       try {
-        await h.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
+        await h.writeFile(manifestText);
       } finally {
         await h.close();
       }
@@ -191,6 +212,8 @@ async function exportOnce(
     await rm(path, { force: true });
     throw err;
   }
+  // Best effort: without it a later start offers the CSV again but not the manifest.
+  await store.keepManifest(releaseId, manifestText).catch(() => undefined);
   await ledger.commit(releaseId, { sha256: csv.sha256, path });
   const view: ExportView = {
     releaseId,
