@@ -45,9 +45,13 @@ export interface NumericColumnView {
 
 export type ColumnView = CategoricalColumnView | NumericColumnView;
 
-/** What a curator may send as a schema (the same JSON shape the views use). */
+/**
+ * What a curator may send as a schema (the same JSON shape the views use). `declare: true` says
+ * the curator typed or pasted this column's whole domain afresh (the editor's "Declare…", which
+ * starts empty); without it an edit of a column read off the data keeps it read off the data.
+ */
 export interface SchemaInput {
-  readonly columns: readonly ColumnView[];
+  readonly columns: readonly (ColumnView & { readonly declare?: boolean })[];
 }
 
 export interface SchemaView {

@@ -132,12 +132,18 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
     await shot(page, '2-schema');
   });
 
-  it('a column edited in the schema editor is declared: "declared · free", the others share discovery', async () => {
-    // Public knowledge, not read from the file: ages lie in [0, 100]; ten bins of ten years.
+  it('a column declared in the schema editor ("Declare…", its whole domain typed) is "declared · free", the others share discovery', async () => {
+    // Editing the values read off the data keeps the column read off the data.
     await page.getByTestId('schema-edit-age').click();
-    await expect(page.getByTestId('schema-edit-declares').textContent()).resolves.toContain(
-      'declares this column',
+    await expect(page.getByTestId('schema-edit-read-off').textContent()).resolves.toContain(
+      'Edited, the column is still read off the data',
     );
+    // Public knowledge, not read from the file: ages lie in [0, 100]; ten bins of ten years.
+    await page.getByTestId('schema-declare-age').click();
+    await expect(page.getByTestId('schema-edit-declares').textContent()).resolves.toContain(
+      'that declares it',
+    );
+    await expect(page.getByTestId('schema-edit-lower').inputValue()).resolves.toBe('');
     await page.getByTestId('schema-edit-lower').fill('0');
     await page.getByTestId('schema-edit-upper').fill('100');
     await page.getByTestId('schema-edit-bins').fill('10');
