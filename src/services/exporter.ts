@@ -15,13 +15,15 @@
  * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
 import { constants, existsSync } from 'node:fs';
-import { copyFile, link, mkdir, open, rm, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { tempPathBeside } from '../core/data/atomic-write.ts';
 import { InputError } from '../core/errors.ts';
-import { manifestFields as coreManifestFields, manifestPathFor } from '../core/release/manifest.ts';
+import { manifestFields as coreManifestFields } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
+import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
+import { publish } from '../core/release/publish.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
+import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import type { ResultStore, StoredRelease } from './result-store.ts';
@@ -93,48 +95,6 @@ async function destination(
 }
 
 /**
- * Puts a complete file at `dest` only if nothing is there: the bytes go to a temp file beside it
- * (fsynced), which is then hard-linked to `dest` — link fails with EEXIST rather than replace.
- */
-async function createExclusive(dest: string, fill: (temp: string) => Promise<void>): Promise<void> {
-  const temp = tempPathBeside(dest);
-  try {
-    await fill(temp);
-    const h = await open(temp, 'r');
-    try {
-      await h.sync();
-    } finally {
-      await h.close();
-    }
-    await link(temp, dest);
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
-
-function exists(file: string, releaseId: string): InputError {
-  return new InputError(
-    `${file} already exists: an export never replaces a file (not the input, not another export's). ` +
-      `Choose another name; release ${releaseId} stays reserved until it is exported.`,
-    { file },
-  );
-}
-
-async function writeOnce(
-  what: string,
-  dest: string,
-  releaseId: string,
-  fill: (temp: string) => Promise<void>,
-) {
-  try {
-    await createExclusive(dest, fill);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists(dest, releaseId);
-    throw outputNotWritten('app', what, dest, releaseId, err);
-  }
-}
-
-/**
  * An export asked for again. Web mode's download links live in the host's memory and its export
  * folder in the work folder, both gone after a restart: the files are offered again from the
  * result store, which keeps the CSV (the bytes the ledger's hash names) and the manifest as
@@ -185,36 +145,29 @@ async function exportOnce(
   if (stored.exported) return { written: true, ...offeredAgain(ctx, store, stored.exported) };
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
-  const manifestPath = manifestPathFor(path);
-  const { releaseId, csv } = stored;
-  await writeOnce('synthetic data', path, releaseId, (temp) =>
-    copyFile(store.csvPath(releaseId), temp, constants.COPYFILE_EXCL),
+  const { releaseId } = stored;
+  // The one stage 5 (core/release/publish.ts), the CLI's too: the ledger asked first, each file
+  // created exclusively, the ledger commit last; a failure leaves nothing at the chosen name.
+  const published = await publish(
+    ledger,
+    {
+      releaseId,
+      voice: 'app',
+      fillCsv: async (temp) => {
+        await copyFile(store.csvPath(releaseId), temp, constants.COPYFILE_EXCL);
+        return { rows: stored.csv.rows, header: stored.csv.header };
+      },
+      manifestFields: stored.manifest,
+      report: null,
+    },
+    exportOutputs(path),
+    new PendingWrites(pendingDirFor(ctx.ledgerPath)),
   );
-  const head = await ledger.identity();
-  const manifest = {
-    ...stored.manifest,
-    createdAt: new Date().toISOString(),
-    // The ledger this release is recorded in, and its head before this release's commit event.
-    ledger: { id: head.ledgerId, events: head.events, headHash: head.headHash },
-    output: { file: basename(path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
-  };
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  try {
-    await writeOnce('release manifest', manifestPath, releaseId, async (temp) => {
-      const h = await open(temp, 'wx', 0o644);
-      try {
-        await h.writeFile(manifestText);
-      } finally {
-        await h.close();
-      }
-    });
-  } catch (err) {
-    await rm(path, { force: true });
-    throw err;
-  }
-  // Best effort: without it a later start offers the CSV again but not the manifest.
-  await store.keepManifest(releaseId, manifestText).catch(() => undefined);
-  await ledger.commit(releaseId, { sha256: csv.sha256, path });
+  const { csv, manifestPath } = published;
+  // Kept beside the stored CSV (best effort): after a restart web mode offers both again.
+  await readFile(manifestPath, 'utf8')
+    .then((text) => store.keepManifest(releaseId, text))
+    .catch(() => undefined);
   const view: ExportView = {
     releaseId,
     fileName: basename(path),

@@ -12,14 +12,13 @@
  * reservation, and a start can be cancelled before it reserves.
  */
 import { randomUUID } from 'node:crypto';
-import { declaredColumns } from '../core/discovery/not-dp.ts';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
 import { writeSyntheticCsv } from '../core/release/output.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
-import { weightByHistory } from '../core/workload/importance.ts';
+import { dataSource, releaseSpec } from '../core/release/spec.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -178,50 +177,31 @@ export class RunManager {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
     const schema = ds.schema;
-    const given = resolveWorkload(ds.workloads.main, schema);
-    // Importance from history: the workload weighted by its own feature frequencies (public, ≤ 1).
-    const workload =
-      parsed.importance === 'history' ? weightByHistory(given, given, schema.columns.length) : given;
-    const evalWorkload =
-      ds.workloads.eval.length > 0 ? resolveWorkload(ds.workloads.eval, schema) : undefined;
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
     const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
     // In a schema read off the data (inferred, confirmed or edited), the columns the curator did
-    // not declare (edit in the schema editor) are discovered privately at release (the default:
-    // the declared ones are given, used exactly and free; the rest discovered after the
-    // reservation), or, when the curator chose so, released over as read: the release refuses
-    // that before any reservation unless the curator ticked the override (the same option as the
-    // CLI's --allow-non-private-domain). Either way a declared column that cannot hold a record
-    // is refused before the reservation (release.validate).
-    const header = ds.loaded.summary.hasHeader;
-    const source: release.DataSource =
-      domainPlan(schema, parsed.domain) === 'discover'
-        ? {
-            path: ds.path,
-            schema: {
-              ...schema,
-              origin: 'declared',
-              confirmedFromInferred: undefined,
-              columns: declaredColumns(schema),
-            },
-            header,
-            discover: {},
-          }
-        : { path: ds.path, schema, header };
-    const spec = {
+    // not declare (edit in the schema editor) are discovered privately at release (the default),
+    // or, when the curator chose so, released over as read: the release refuses that before any
+    // reservation unless the curator ticked the override (the CLI's --allow-non-private-domain).
+    // Either way a declared column that cannot hold a record is refused before the reservation.
+    const source = dataSource({
+      path: ds.path,
+      schema,
+      header: ds.loaded.summary.hasHeader,
+      undeclared: domainPlan(schema, parsed.domain) === 'discover' ? 'discover' : 'as-read',
+    });
+    // The same spec module as the CLI's (core/release/spec.ts): one set of rules.
+    const spec = releaseSpec(parsed, {
       source,
       datasetName: ds.fileName,
-      workload,
-      evalWorkload,
-      epsilon: parsed.epsilon,
-      delta: parsed.delta,
-      overrides: parsed.overrides,
-      noise: parsed.noise,
+      workload: resolveWorkload(ds.workloads.main, schema),
+      columns: schema.columns.length,
+      ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),
       allowNonPrivateDomain: parsed.allowNonPrivateDomain,
-    } as const;
+    });
     const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);

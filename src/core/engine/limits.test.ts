@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Column, Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import { defaultOptions } from './defaults.ts';
-import { assertRunFits, LIMITS, maxThreads, memoryEstimate, type RunSize } from './limits.ts';
+import { assertRunFits, LIMITS, memoryEstimate, type RunSize } from './limits.ts';
 import { publicPlan } from './process/public-plan.ts';
 
 const GiB = 2 ** 30;
@@ -126,21 +126,6 @@ describe('guards before reserving', () => {
       /n' is 10,000,001, more than RAP Studio can run \(at most 10,000,000\)/,
     );
     expect(refusal(() => assertRunFits(size({ oversample: 1001 }), BIG_MACHINE))).toMatch(/\(default 50\)/);
-  });
-
-  it('bounds --threads by the cores and --max-steps by 100,000, naming the limit', () => {
-    expect(() =>
-      assertRunFits(size({ threads: maxThreads(), maxSteps: LIMITS.maxSteps }), BIG_MACHINE),
-    ).not.toThrow();
-    expect(refusal(() => assertRunFits(size({ threads: 100_000 }), BIG_MACHINE))).toMatch(
-      new RegExp(`CPU threads is 100,000.*at most ${maxThreads()}.*Nothing was reserved`),
-    );
-    expect(refusal(() => assertRunFits(size({ maxSteps: 100_000_000 }), BIG_MACHINE))).toMatch(
-      /Adam steps per round is 100,000,000.*at most 100,000/,
-    );
-    const options = defaultOptions({ epsilon: 1, delta: 1e-9, threads: 100_000 });
-    const workload = { thresholds: [{ features: [0, 1], r: 2, weight: 1 }] };
-    expect(() => publicPlan(options, small, 10_000, workload, BIG_MACHINE)).toThrow(/CPU threads/);
   });
 
   it("publicPlan applies the guards (so the app's plan view and the release refuse alike)", () => {

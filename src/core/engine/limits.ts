@@ -13,7 +13,7 @@
  *   the machine's memory, or more than is available right now, is refused. The estimate is an
  *   upper-bound model of the engine's largest arrays (see `memoryEstimate`), not a measurement.
  */
-import { availableParallelism, freemem, totalmem } from 'node:os';
+import { freemem, totalmem } from 'node:os';
 import { MAX_CSV_COLUMNS } from '../data/csv.ts';
 import { domainSizes, MAX_DOMAIN_SIZE, type Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
@@ -38,20 +38,7 @@ export const LIMITS = {
   oneHotWidth: 1_000_000,
   /** Cells of the largest threshold's table (Π of its features' domain sizes), 2²⁸ ≈ 2.7·10⁸. */
   tableCells: 2 ** 28,
-  /**
-   * Adam steps per round (defaults: 150 query mode, 500 table mode). With tolerance 0 every step
-   * runs: 100,000 steps × 96 rounds is already days on a wide table, more is a typo.
-   */
-  maxSteps: 100_000,
 } as const;
-
-/**
- * CPU kernel threads: at most the machine's cores (more buys nothing, the result does not depend
- * on it, and each worker holds its own copy of the model: --threads 100000 took 6.6 GB).
- */
-export function maxThreads(): number {
-  return availableParallelism();
-}
 
 /** What the engine will be asked to do, all public. */
 export interface RunSize {
@@ -64,10 +51,6 @@ export interface RunSize {
   readonly n: number;
   readonly schema: Schema;
   readonly workload: Workload;
-  /** CPU kernel threads asked for (undefined: every core). */
-  readonly threads?: number;
-  /** Adam steps per round. */
-  readonly maxSteps?: number;
 }
 
 export interface MachineMemory {
@@ -167,22 +150,6 @@ export function assertRunFits(size: RunSize, machine: MachineMemory): MemoryEsti
     'The oversampling factor',
     `Use a smaller oversampling factor (default ${DEFAULT_OVERSAMPLE}).`,
   );
-  if (size.maxSteps !== undefined) {
-    bound(
-      size.maxSteps,
-      LIMITS.maxSteps,
-      'The number of Adam steps per round',
-      'Use fewer steps (--max-steps).',
-    );
-  }
-  if (size.threads !== undefined) {
-    bound(
-      size.threads,
-      maxThreads(),
-      'The number of CPU threads',
-      'Use at most one thread per core (--threads; the default uses every core, and the result does not depend on it).',
-    );
-  }
   bound(size.rounds, LIMITS.rounds, 'The number of rounds T', 'Use fewer rounds (--rounds).');
   bound(size.perRound, LIMITS.perRound, 'The number per round K', 'Use a smaller K (--per-round).');
   const cols = size.schema.columns.length;
