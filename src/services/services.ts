@@ -357,6 +357,7 @@ export function createServices(ctx: ServiceContext): Services {
         workload,
         budget: await budgetView(ledger, ds.loaded.fingerprint),
         busy: runs().busy,
+        headerGuessed: ds.headerGuessed,
       });
     },
 

@@ -248,7 +248,7 @@ export interface RunPlanView {
   /** Why the run cannot start (shown next to the disabled Run button); null when it can. */
   readonly reason: string | null;
   /** What needs fixing for the reason: lets the screen offer the fix right there. */
-  readonly blocker: 'settings' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  readonly blocker: 'settings' | 'header' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
   /** Each column's domain at release and its cost (the Schema step shows it). */
   readonly columns: readonly ColumnReleaseView[];
   readonly warnings: readonly string[];

@@ -41,6 +41,9 @@ describe('the header rule (app)', () => {
       role: 'main',
       thresholds: [{ features: ['Jane Roe', 'Springfield'], r: 2, weight: 1 }],
     });
+    const plan = await h.call('runPlan', { datasetId: ds.id, settings: BASE });
+    expect(plan).toMatchObject({ affordable: false, blocker: 'header' });
+    expect(plan.reason).toContain('Does line 1 name the columns?');
     const refused = h.call('startRun', { datasetId: ds.id, settings: BASE });
     await expect(refused).rejects.toMatchObject({ name: 'InputError' });
     expect(await refused.catch((e: Error) => e.message)).toMatch(
@@ -58,6 +61,7 @@ describe('the header rule (app)', () => {
       role: 'main',
       thresholds: [{ features: ['column_1', 'column_3'], r: 2, weight: 1 }],
     });
+    expect((await h.call('runPlan', { datasetId: ds.id, settings: BASE })).blocker).not.toBe('header');
     await h.call('startRun', { datasetId: ds.id, settings: BASE });
     const run = await settle(h);
     expect(run.status).toBe('finished');
