@@ -55,7 +55,12 @@ async function inferCommand(data: string, flags: InferFlags): Promise<void> {
       `rows used (${table.hasHeader ? 'header row read' : 'no header row'}, delimiter ${JSON.stringify(table.delimiter)})` +
       (flags.out ? `; written to ${flags.out}` : '') +
       '\n' +
-      (rejections.total > 0 ? `rejected rows:\n${rejectedLines(rejections.list())}` : ''),
+      (rejections.total > 0 ? `rejected rows:\n${rejectedLines(rejections.list())}` : '') +
+      (rejections.list().some((r) => r.reason.startsWith('row has '))
+        ? 'note: a release (rap-studio synth, the app) keeps a row with the wrong number of fields as a record ' +
+          "with every value missing, so n is the file's record count; declare a missing category for the columns, " +
+          'or fix the rows.\n'
+        : ''),
   );
 }
 
