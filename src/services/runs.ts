@@ -12,6 +12,7 @@
  * reservation, and a start can be cancelled before it reserves.
  */
 import { randomUUID } from 'node:crypto';
+import type { Schema } from '../core/data/schema.ts';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
@@ -19,6 +20,7 @@ import { writeSyntheticCsv } from '../core/release/output.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
 import { dataSource, releaseSpec } from '../core/release/spec.ts';
+import type { Workload } from '../core/workload/types.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -32,7 +34,7 @@ import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { manifestFields } from './exporter.ts';
 import type { ResultStore, StoredRelease } from './result-store.ts';
-import { domainPlan, INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
+import { domainPlan, INSECURE_SEED_NOTE, type ParsedSettings, parseSettings } from './settings.ts';
 import { resolveWorkload } from './workloads.ts';
 
 /** Progress samples kept per run; older ones are thinned, so long runs stay cheap to restore. */
@@ -114,6 +116,41 @@ function thin(history: ProgressPoint[]): ProgressPoint[] {
   );
 }
 
+/** What the app's release reads of an opened dataset (public: its path, name, schema, workloads). */
+export interface AppReleaseInputs {
+  readonly path: string;
+  readonly fileName: string;
+  readonly schema: Schema;
+  readonly header: boolean;
+  readonly workload: Workload;
+  readonly evalWorkload?: Workload;
+}
+
+/**
+ * The app's release spec, by the spec module the CLI uses (core/release/spec.ts). In a schema
+ * read off the data (inferred, confirmed or edited), the columns the curator did not declare
+ * (edit in the schema editor) are discovered privately at release (the default), or, when the
+ * curator chose so, released over as read: the release refuses that before any reservation
+ * unless the curator ticked the override (the CLI's --allow-non-private-domain). Either way a
+ * declared column that cannot hold a record is refused before the reservation.
+ */
+export function appReleaseSpec(ds: AppReleaseInputs, parsed: ParsedSettings): release.ReleaseSpec {
+  const source = dataSource({
+    path: ds.path,
+    schema: ds.schema,
+    header: ds.header,
+    undeclared: domainPlan(ds.schema, parsed.domain) === 'discover' ? 'discover' : 'as-read',
+  });
+  return releaseSpec(parsed, {
+    source,
+    datasetName: ds.fileName,
+    workload: ds.workload,
+    columns: ds.schema.columns.length,
+    ...(ds.evalWorkload && { evalWorkload: ds.evalWorkload }),
+    allowNonPrivateDomain: parsed.allowNonPrivateDomain,
+  });
+}
+
 export class RunManager {
   private current: RunRecord | undefined;
   private readonly byId = new Map<string, RunRecord>();
@@ -182,26 +219,17 @@ export class RunManager {
     const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
-    // In a schema read off the data (inferred, confirmed or edited), the columns the curator did
-    // not declare (edit in the schema editor) are discovered privately at release (the default),
-    // or, when the curator chose so, released over as read: the release refuses that before any
-    // reservation unless the curator ticked the override (the CLI's --allow-non-private-domain).
-    // Either way a declared column that cannot hold a record is refused before the reservation.
-    const source = dataSource({
-      path: ds.path,
-      schema,
-      header: ds.loaded.summary.hasHeader,
-      undeclared: domainPlan(schema, parsed.domain) === 'discover' ? 'discover' : 'as-read',
-    });
-    // The same spec module as the CLI's (core/release/spec.ts): one set of rules.
-    const spec = releaseSpec(parsed, {
-      source,
-      datasetName: ds.fileName,
-      workload: resolveWorkload(ds.workloads.main, schema),
-      columns: schema.columns.length,
-      ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),
-      allowNonPrivateDomain: parsed.allowNonPrivateDomain,
-    });
+    const spec = appReleaseSpec(
+      {
+        path: ds.path,
+        fileName: ds.fileName,
+        schema,
+        header: ds.loaded.summary.hasHeader,
+        workload: resolveWorkload(ds.workloads.main, schema),
+        ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),
+      },
+      parsed,
+    );
     const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);

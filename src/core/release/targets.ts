@@ -7,9 +7,9 @@
  * replaces the input or the CSV of a committed release (the ledger holds its hash: replacing it
  * would leave the ledger pointing at a file that no longer holds the release).
  */
-import { constants } from 'node:fs';
-import { access, realpath, stat } from 'node:fs/promises';
+import { open, realpath, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { tempPathBeside } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { InputError } from '../errors.ts';
 import { manifestPathFor } from './manifest.ts';
@@ -63,10 +63,17 @@ async function checkFolder(out: OutputFile): Promise<void> {
   const s = await statOrNull(dir);
   if (!s) refuse(out, `the folder ${dir} does not exist`, 'create it or choose another path');
   if (!s.isDirectory()) refuse(out, `${dir} is not a folder`, 'choose another path');
+  // Tried, not inferred from mode bits (root, ACLs, read-only mounts and immutable folders all
+  // answer differently): a probe file is created and removed.
+  const probe = tempPathBeside(out.path);
   try {
-    await access(dir, constants.W_OK | constants.X_OK);
-  } catch {
-    refuse(out, `the folder ${dir} is not writable`, 'choose a folder you can write to');
+    const h = await open(probe, 'wx', 0o600);
+    await h.close();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    refuse(out, `the folder ${dir} is not writable (${code})`, 'choose a folder you can write to');
+  } finally {
+    await rm(probe, { force: true });
   }
 }
 
