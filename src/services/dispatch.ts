@@ -28,6 +28,7 @@ const columnSchema = z.discriminatedUnion('kind', [
     kind: z.literal('categorical'),
     categories: z.array(z.string().max(10_000)).max(100_000),
     missing: z.boolean(),
+    declare: z.boolean().optional(),
   }),
   z.object({
     name: feature,
@@ -35,6 +36,7 @@ const columnSchema = z.discriminatedUnion('kind', [
     edges: z.array(z.number()).max(100_000),
     integer: z.boolean(),
     missing: z.boolean(),
+    declare: z.boolean().optional(),
   }),
 ]);
 
@@ -77,6 +79,7 @@ export const argSchemas = {
       domainText: text.optional(),
     })
     .strict(),
+  setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })

@@ -14,8 +14,8 @@
  * The manifest is public: parameters, ρ/ε/δ, the ledger release id, the ledger's id and head, and
  * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
-import { constants } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { manifestFields as coreManifestFields } from '../core/release/manifest.ts';
@@ -134,6 +134,26 @@ async function writeReports(
   }
 }
 
+/**
+ * An export asked for again. Web mode's download links live in the host's memory and its export
+ * folder in the work folder, both gone after a restart: the files are offered again from the
+ * result store, which keeps the CSV (the bytes the ledger's hash names) and the manifest as
+ * exported. Elsewhere the exported files are where the curator saved them.
+ */
+function offeredAgain(ctx: ServiceContext, store: ResultStore, exported: ExportView): ExportView {
+  if (!ctx.offerDownload) return exported;
+  const manifest = existsSync(store.manifestPath(exported.releaseId))
+    ? store.manifestPath(exported.releaseId)
+    : existsSync(exported.manifestPath)
+      ? exported.manifestPath
+      : null;
+  return {
+    ...exported,
+    downloadUrl: ctx.offerDownload(store.csvPath(exported.releaseId), exported.fileName),
+    manifestUrl: manifest === null ? null : ctx.offerDownload(manifest, basename(exported.manifestPath)),
+  };
+}
+
 /** Exports in flight, by release: a second request waits for the first and gets its outcome. */
 const inFlight = new Map<string, Promise<ExportOutcome>>();
 
@@ -162,7 +182,7 @@ async function exportOnce(
 ): Promise<ExportOutcome> {
   // Re-read: an export that finished a moment ago has recorded where it went.
   const stored = (await store.get(given.releaseId)) ?? given;
-  if (stored.exported) return { written: true, ...stored.exported };
+  if (stored.exported) return { written: true, ...offeredAgain(ctx, store, stored.exported) };
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
   const { releaseId } = stored;
@@ -186,6 +206,10 @@ async function exportOnce(
   const { csv, manifestPath } = published;
   // Committed: a report that cannot be written is left out (the release is paid for and written).
   const reports = await writeReports(ctx, stored, path, manifestPath);
+  // Kept beside the stored CSV (best effort): after a restart web mode offers both again.
+  await readFile(manifestPath, 'utf8')
+    .then((text) => store.keepManifest(releaseId, text))
+    .catch(() => undefined);
   const view: ExportView = {
     releaseId,
     fileName: basename(path),

@@ -11,7 +11,10 @@
  * - `release.json` (0600): what the list, the manifest and the Results step need — the run's
  *   public parameters, the manifest's fields, the engine's report (its error metrics compare
  *   with the exact private answers: curator-only diagnostics, never in a manifest) — and, once
- *   exported, where to.
+ *   exported, where to;
+ * - `manifest.json` (0600), once exported: the manifest exactly as exported, so that web mode can
+ *   offer both files again after a restart (its export folder lives in the work folder, which a
+ *   restart removes).
  * It holds only released (differentially private) data and curator-only diagnostics: never the
  * private rows. Only `discard` removes a release that has not been exported.
  */
@@ -53,6 +56,7 @@ export interface StoredRelease {
 
 const RECORD = 'release.json';
 const CSV = 'synthetic.csv';
+const MANIFEST = 'manifest.json';
 const ID = /^[A-Za-z0-9-]{1,100}$/;
 
 async function fsyncPath(path: string): Promise<void> {
@@ -148,6 +152,16 @@ export class ResultStore {
       if (rec) out.push(rec);
     }
     return out.sort((a, b) => a.storedAt.localeCompare(b.storedAt));
+  }
+
+  /** The exported manifest's copy (see keepManifest). */
+  manifestPath(releaseId: string): string {
+    return join(this.folder(releaseId), MANIFEST);
+  }
+
+  /** Keeps the manifest exactly as exported, beside the CSV it describes. */
+  async keepManifest(releaseId: string, text: string): Promise<void> {
+    await writeFileAtomic(this.manifestPath(releaseId), text, { mode: 0o600 });
   }
 
   /** Records where the release was exported (release.json rewritten atomically). */

@@ -42,7 +42,7 @@ import { resolveWorkload } from './workloads.ts';
 const MAX_HISTORY = 4000;
 
 /** Warnings the app's screens show already (InferredNotice, the Data step's rejected rows). */
-const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-rejected'];
+const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-kept-missing'];
 
 /** Where a run is; a finished or exported run always has its result. */
 export type RunState =
@@ -205,6 +205,14 @@ export class RunManager {
   ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
+    if (ds.headerGuessed) {
+      throw new InputError(
+        `${ds.fileName}: line 1 was taken for the column names by a guess; RAP Studio publishes column ` +
+          'names only when you say the row holds them (a record taken for a header would be published). ' +
+          'Answer "Does line 1 name the columns?" on the Data step. Nothing was reserved.',
+        { field: 'header' },
+      );
+    }
     if (ds.workloads.main.length === 0) {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }

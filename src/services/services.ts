@@ -27,6 +27,7 @@ import type {
   ApiResult,
   AppInfo,
   BudgetView,
+  SchemaInput,
   WorkloadRole,
   WorkloadView,
 } from '../shared/api.ts';
@@ -85,38 +86,30 @@ function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
   return { backend, backends };
 }
 
-/** Whether two columns state the same domain values (categories, or bin edges). */
-function sameValues(a: Column, b: Column): boolean {
-  if (a.kind === 'categorical' && b.kind === 'categorical')
-    return a.categories.length === b.categories.length && a.categories.every((c, i) => c === b.categories[i]);
-  if (a.kind === 'numeric' && b.kind === 'numeric')
-    return a.edges.length === b.edges.length && a.edges.every((e, i) => e === b.edges[i]);
-  return false;
-}
-
 /**
- * The schema editor's result. An edited schema keeps saying that it came from the data when it
- * did; a column whose values the curator changed in the editor (its categories, or its bounds,
- * bin count or edges) is DECLARED — used exactly, free — and stays declared through later edits.
- * Applying the values read off the data unchanged, or changing only the missing-category or
- * integer box, declares nothing: the categories and ranges would still be the data's (issue 17:
- * confirming an inferred schema does not make it declared).
+ * The schema editor's result, by one rule: a column is DECLARED (used exactly, free) only when the
+ * curator supplied its whole domain — typed or pasted afresh in the editor's "Declare…" (sent as
+ * `declare: true`), imported from a schema file, or declared before. A column read off the data
+ * stays read off the data however it is edited (one edge moved, one category removed: its other
+ * values are still the data's), and needs discovery or the non-DP override (issue 17: confirming
+ * an inferred schema does not make it declared either).
  */
-function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
+function editedSchema(input: SchemaInput, previous: Schema): Schema {
   const fromData = previous.origin === 'inferred' || previous.confirmedFromInferred === true;
   const text = JSON.stringify({
     version: SCHEMA_VERSION,
     origin: 'declared',
     ...(fromData ? { confirmedFromInferred: true } : {}),
-    columns: input.columns,
+    columns: input.columns.map(({ declare: _, ...c }) => c),
   });
   const parsed = parseSchemaJson(text, 'the edited schema');
   if (!fromData) return parsed;
   const before = new Map(previous.columns.map((c) => [c.name, c]));
-  const columns = parsed.columns.map((c): Column => {
+  const columns = parsed.columns.map((c, j): Column => {
     const old = before.get(c.name);
-    const declared = !old || provenanceOf(previous, old).source === 'declared' || !sameValues(old, c);
-    return declared ? { ...c, provenance: { source: 'declared' } } : c;
+    const declared =
+      !old || input.columns[j]?.declare === true || provenanceOf(previous, old).source === 'declared';
+    return { ...c, provenance: declared ? { source: 'declared' } : { source: 'not-dp' } };
   });
   return { ...parsed, columns };
 }
@@ -261,6 +254,19 @@ export function createServices(ctx: ServiceContext): Services {
       return view(ds);
     },
 
+    async setHeader({ datasetId, header }) {
+      const ds = dataset(datasetId);
+      if (header === 'yes' && ds.loaded.summary.hasHeader) {
+        ds.headerGuessed = false;
+        return view(ds);
+      }
+      // The file read again as the curator says: the columns (so the schema and workloads) change.
+      const again = await openDataset(ctx, { path: ds.path, name: ds.fileName, header });
+      const next = { ...again, id: ds.id };
+      datasets.set(ds.id, next);
+      return view(next);
+    },
+
     async histogram({ datasetId, column }) {
       return histogram(dataset(datasetId), column);
     },
@@ -353,6 +359,7 @@ export function createServices(ctx: ServiceContext): Services {
         workload,
         budget: await budgetView(ledger, ds.loaded.fingerprint),
         busy: runs().busy,
+        headerGuessed: ds.headerGuessed,
       });
     },
 

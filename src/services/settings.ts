@@ -91,6 +91,8 @@ export interface PlanInputs {
   readonly budget: BudgetView;
   /** Set when another run is in progress. */
   readonly busy: boolean;
+  /** Line 1 was taken for the header by a guess: no run until the curator says (the header rule). */
+  readonly headerGuessed?: boolean;
 }
 
 const EMPTY_PLAN = {
@@ -181,6 +183,10 @@ function certifyView(
   const c = certifyPlan(overrides.certify, discovery.rhoSynthesis, n, plan.numQueries);
   return { ...plan.certify, rho: c.rho, epsilon: c.scales.epsilon, alpha: c.alpha, approximate: true };
 }
+/** Why Run waits while line 1's role is a guess (the services refuse a run for the same reason). */
+export const HEADER_GUESSED_REASON =
+  'Line 1 was taken for the column names by a guess: a release publishes the column names, so say on the ' +
+  'Data step whether line 1 names the columns ("Does line 1 name the columns?").';
 
 export function planView(p: PlanInputs): RunPlanView {
   const { parsed, problems } = parseSettings(p.settings);
@@ -218,6 +224,7 @@ export function planView(p: PlanInputs): RunPlanView {
   );
   if (!parsed || delta === null)
     return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings', { columns });
+  if (p.headerGuessed) return refuse(HEADER_GUESSED_REASON, 'header', { columns });
   // Refused as the release refuses it (core/discovery/not-dp.ts), before any reservation.
   if (mode === 'not-dp' && !parsed.allowNonPrivateDomain) {
     const refusal = notDpRefusal(p.fileName, notDpColumns(p.schema), NOT_DP_OVERRIDE);

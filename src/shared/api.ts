@@ -46,9 +46,13 @@ export interface NumericColumnView {
 
 export type ColumnView = CategoricalColumnView | NumericColumnView;
 
-/** What a curator may send as a schema (the same JSON shape the views use). */
+/**
+ * What a curator may send as a schema (the same JSON shape the views use). `declare: true` says
+ * the curator typed or pasted this column's whole domain afresh (the editor's "Declare…", which
+ * starts empty); without it an edit of a column read off the data keeps it read off the data.
+ */
 export interface SchemaInput {
-  readonly columns: readonly ColumnView[];
+  readonly columns: readonly (ColumnView & { readonly declare?: boolean })[];
 }
 
 export interface SchemaView {
@@ -100,10 +104,14 @@ export interface DatasetView {
   readonly bytes: number;
   readonly header: readonly string[];
   readonly hasHeader: boolean;
+  /** The first row was taken for the header by a guess: the Data step asks (setHeader) before any run. */
+  readonly headerGuessed: boolean;
   readonly delimiter: string;
   readonly rowsRead: number;
   readonly rowsAccepted: number;
   readonly rejected: readonly RejectedRowsView[];
+  /** Rows of the wrong width: kept as records with every value missing (the release's n counts them). */
+  readonly keptAsMissing: readonly RejectedRowsView[];
   readonly blankLines: number;
   readonly ignoredColumns: readonly string[];
   /** The first rows as read (the curator's own screen; never logged or sent anywhere else). */
@@ -247,7 +255,7 @@ export interface RunPlanView {
   /** Why the run cannot start (shown next to the disabled Run button); null when it can. */
   readonly reason: string | null;
   /** What needs fixing for the reason: lets the screen offer the fix right there. */
-  readonly blocker: 'settings' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  readonly blocker: 'settings' | 'header' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
   /** Each column's domain at release and its cost (the Schema step shows it). */
   readonly columns: readonly ColumnReleaseView[];
   readonly warnings: readonly string[];
@@ -520,6 +528,8 @@ export interface ApiMethods {
   /** Electron: a native open dialog; null when the curator cancels. Web mode: an input error. */
   pickFile: [{ readonly purpose: 'data' }, { readonly path: string; readonly name: string } | null];
   openDataset: [OpenDatasetArg, DatasetView];
+  /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
+  setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];
   setSchema: [DatasetRef & { readonly schema: SchemaInput }, DatasetView];
   importSchema: [DatasetRef & { readonly text: string; readonly fileName?: string }, DatasetView];

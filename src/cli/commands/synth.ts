@@ -14,20 +14,27 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
-import { readTableHeader } from '../../core/data/table.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
-import { BACKENDS, IMPORTANCE, RELAXATIONS, SELECTIONS } from '../../core/input/choices.ts';
-import { parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
+import {
+  BACKENDS,
+  HEADER_CHOICES,
+  HEADER_VALUE,
+  IMPORTANCE,
+  RELAXATIONS,
+  SELECTIONS,
+} from '../../core/input/choices.ts';
+import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import {
   type DataSource,
   type ReleasePaths,
   type ReleaseSpec,
+  releaseColumnNames,
   releaseStraightThrough,
 } from '../../core/release/release.ts';
 import { reportPathsFor, writeReportsBeside } from '../../core/release/report/index.ts';
@@ -78,6 +85,7 @@ export interface SynthFlags {
   certifyShare?: string;
   certifyBeta?: string;
   certifyViolations?: string;
+  header?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -206,6 +214,14 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
+  const header =
+    flags.header === undefined
+      ? {}
+      : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
+  return { ...(await sourceWithoutHeader(flags)), ...header };
+}
+
+async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
   const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
   if (flags.domain !== undefined || flags.schema !== undefined) {
     const schema = await schemaFromOptions(flags);
@@ -236,11 +252,7 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
 
 async function workloadSchema(source: DataSource): Promise<Schema> {
   if (!source.discover) return source.schema;
-  const { header } = await readTableHeader(
-    source.path,
-    source.header === undefined ? {} : { header: source.header },
-  );
-  return provisionalSchema(header, source.schema.columns);
+  return provisionalSchema(await releaseColumnNames(source.path, source.header), source.schema.columns);
 }
 
 function parseShare(text: string): number {
@@ -359,6 +371,10 @@ export function register(program: Command): void {
       'release differentially private synthetic data (RAP); reserves the budget in the ledger first',
     )
     .requiredOption('--data <file>', 'the private CSV')
+    .option(
+      '--header <yes|no>',
+      'whether the first row names the columns; needed when it looks like a header and no --schema/--domain names them (a release never publishes guessed names; without a header the columns are column_1…column_N)',
+    )
     .option(
       '--schema <file>',
       'declared schema file (rap-studio-schema JSON); without it, every column is discovered privately',

@@ -16,7 +16,7 @@ import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadToObject } from '../workload/workload.ts';
-import type { WrittenCsv } from './output.ts';
+import { FORMULA_ESCAPE_NOTE, type WrittenCsv } from './output.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
@@ -141,6 +141,7 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
         weight: t.weight ?? 1,
       })),
     },
+    csv: { formulaEscape: FORMULA_ESCAPE_NOTE },
   };
 }
 

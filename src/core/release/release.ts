@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
+import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
-import { readTableHeader } from '../data/table.ts';
+import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
@@ -14,6 +15,7 @@ import {
   provenanceEntries,
 } from '../discovery/not-dp.ts';
 import {
+  checkDiscoverable,
   checkRawSource,
   discoverAndLoad,
   planRawSource,
@@ -61,7 +63,12 @@ export interface DataSource {
    * none), and every other column of the table is discovered privately after the reservation.
    */
   readonly schema: Schema;
-  /** Whether the first row names the columns; default: guessed. */
+  /**
+   * Whether the first row names the columns, as the curator said. Left out, a declared schema
+   * decides (the first row is a header iff it holds every declared name: the names published are
+   * the schema's); with discovery and no answer, a first row that looks like a header is refused
+   * (guessedHeaderRefusal): a release never publishes names it guessed.
+   */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
   readonly discover?: { readonly share?: number };
@@ -181,7 +188,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
   const names = discovering
-    ? (await readTableHeader(spec.source.path, header)).header
+    ? await releaseColumnNames(spec.source.path, spec.source.header)
     : schema.columns.map((c) => c.name);
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
@@ -313,6 +320,32 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
 }
 
 /**
+ * The column names a discovering release publishes. Only the curator can say that the first row
+ * is a header: a guess could take a private record for one (a headerless all-text file once
+ * published its first record as the released CSV's header). A guess of "no header" is safe (the
+ * names are column_1…column_N); a guess of "header" is refused until the curator says which.
+ */
+export async function releaseColumnNames(
+  file: string,
+  said: boolean | undefined,
+): Promise<readonly string[]> {
+  const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
+  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  return shape.header;
+}
+
+/** The curator must say whether the first row names the columns (nothing is reserved). */
+export function guessedHeaderRefusal(file: string, line: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: this row looks like a header, but RAP Studio publishes column names only when ` +
+      'you say the row holds them (a record taken for a header would be published). Say which: ' +
+      '--header yes if it names the columns, --header no if it is a record (the columns are then ' +
+      "named column_1, column_2, …). In the app: the Data step's Header row. Nothing was reserved.",
+    { file, line, field: 'header' },
+  );
+}
+
+/**
  * Each column's provenance as the ledger event and the manifest state it, fixed before the
  * reservation: declared, discovered privately (its ρ and δ), or "domain not differentially private".
  */
@@ -347,7 +380,7 @@ function discoveryNoise(spec: ReleaseSpec): NoiseSource {
 /** Reads the private file for the curator only; the engine has not started. */
 export async function validate(
   prepared: Prepared,
-  _warn: Warn = () => {},
+  warn: Warn = () => {},
   signal?: AbortSignal,
 ): Promise<Validated> {
   const { source } = prepared.spec;
@@ -359,6 +392,9 @@ export async function validate(
     const check = await checkRawSource(prepared.raw, header);
     if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
+    // A column past discovery's distinct-value limit is refused now, not after the reservation.
+    const read = await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
+    warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return { ...prepared, stage: 'validated', loaded: null };
   }
   const loaded = await loadCsv(source.path, {
@@ -377,7 +413,19 @@ export async function validate(
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
+  warnKeptAsMissing(
+    loaded.summary.rejected.filter((r) => isKeptAsMissing(r.reason)),
+    source.path,
+    warn,
+  );
   return { ...prepared, stage: 'validated', loaded };
+}
+
+/** The one rule for rows of the wrong width, said aloud: kept, every value missing (n counts them). */
+function warnKeptAsMissing(kept: readonly RejectedRows[], file: string, warn: Warn): void {
+  if (kept.length === 0) return;
+  const rows = kept.reduce((s, r) => s + r.count, 0);
+  warn(warnings.rowsKeptMissing(rows, Math.min(...kept.map((r) => r.firstLine)), path.basename(file)));
 }
 
 // ---- 3. reserve ------------------------------------------------------------------------------
