@@ -12,6 +12,7 @@ import { readCsvRecords } from '../core/data/csv.ts';
 import { type LoadOptions, type LoadProgress, type LoadResult, loadCsv } from '../core/data/load.ts';
 import { domainSize, type Schema } from '../core/data/schema.ts';
 import { parseSchemaJson } from '../core/data/schema-file.ts';
+import { isKeptAsMissing } from '../core/data/table.ts';
 import { integerRange } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
 import type {
@@ -42,6 +43,12 @@ export interface OpenedDataset {
   loaded: LoadResult;
   readonly preview: DatasetView['preview'];
   readonly workloads: Record<WorkloadRole, readonly ThresholdInput[]>;
+  /**
+   * The first row was taken for the header by a guess (Header row "Detect", no declared schema
+   * naming the columns): a release would publish those names, so the app asks the curator
+   * (setHeader) and refuses to run until they answer (docs/privacy.md, "The header rule").
+   */
+  headerGuessed: boolean;
 }
 
 const HEADER_MODES = { auto: 'auto', yes: true, no: false } as const;
@@ -105,6 +112,8 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
   const fileName = arg.name ?? basename(arg.path);
   const opts: LoadOptions = {
     header: HEADER_MODES[arg.header ?? 'auto'],
+    // The release's rule for a row of the wrong width (docs/privacy.md): kept, every value missing.
+    raggedAsMissing: true,
     onProgress: throttled(ctx),
     ...(schema ? { schema } : {}),
   };
@@ -120,6 +129,7 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
     loaded,
     preview: await readPreview(path, loaded.summary.hasHeader, loaded.header),
     workloads: { main: [], eval: [] },
+    headerGuessed: (arg.header ?? 'auto') === 'auto' && !schema && loaded.summary.hasHeader,
   };
 }
 
@@ -129,7 +139,12 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
  */
 export async function applySchema(ctx: ServiceContext, ds: OpenedDataset, schema: Schema): Promise<void> {
   const loaded = await namedAs(ds.path, ds.fileName, () =>
-    loadCsv(ds.path, { schema, header: ds.loaded.summary.hasHeader, onProgress: throttled(ctx) }),
+    loadCsv(ds.path, {
+      schema,
+      header: ds.loaded.summary.hasHeader,
+      raggedAsMissing: true,
+      onProgress: throttled(ctx),
+    }),
   );
   if (loaded.fingerprint !== ds.loaded.fingerprint) {
     throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`, {
@@ -151,10 +166,16 @@ export function datasetView(ds: OpenedDataset, budget: BudgetView): DatasetView 
     bytes: ds.bytes,
     header: [...ds.loaded.header],
     hasHeader: s.hasHeader,
+    headerGuessed: ds.headerGuessed,
     delimiter: s.delimiter,
     rowsRead: s.rowsRead,
     rowsAccepted: s.rowsAccepted,
-    rejected: s.rejected.map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
+    rejected: s.rejected
+      .filter((r) => !isKeptAsMissing(r.reason))
+      .map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
+    keptAsMissing: s.rejected
+      .filter((r) => isKeptAsMissing(r.reason))
+      .map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
     blankLines: s.blankLines,
     ignoredColumns: [...s.ignoredColumns],
     preview: ds.preview,

@@ -49,6 +49,13 @@ export function resultsView(run: RunRecord): ResultsView {
     backend: r.backend,
     seedMode: r.seedMode,
     relativeErrorProfile: r.relativeErrorProfile.map((p) => ({ ...p })),
+    certificate: r.certificate
+      ? {
+          ...r.certificate,
+          before: r.relativeErrorAtCertificate?.before ?? null,
+          after: r.relativeErrorAtCertificate?.after ?? null,
+        }
+      : null,
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
     roundedFutureError: r.roundedFutureError ?? null,

@@ -19,6 +19,7 @@ import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/me
 import { writeSyntheticCsv } from '../core/release/output.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
+import { buildReportData } from '../core/release/report/index.ts';
 import { dataSource, releaseSpec } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
@@ -41,7 +42,7 @@ import { resolveWorkload } from './workloads.ts';
 const MAX_HISTORY = 4000;
 
 /** Warnings the app's screens show already (InferredNotice, the Data step's rejected rows). */
-const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-rejected'];
+const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-kept-missing'];
 
 /** Where a run is; a finished or exported run always has its result. */
 export type RunState =
@@ -89,8 +90,10 @@ export function runView(r: RunRecord): RunView {
     status: state.status as RunStatus,
     startedAt: r.startedAt,
     endedAt: r.endedAt,
-    epsilon: o.epsilon,
-    delta: o.delta,
+    // One ε on every screen: the one the curator chose (with discovery the engine runs on
+    // synthesis's part of its ρ, whose own ε is smaller; see the Results step's report).
+    epsilon: r.prepared.spec.epsilon,
+    delta: r.prepared.delta,
     rho: r.prepared.request.rho,
     rounds: r.prepared.plan.rounds,
     perRound: r.prepared.plan.perRound,
@@ -211,6 +214,14 @@ export class RunManager {
   ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
+    if (ds.headerGuessed) {
+      throw new InputError(
+        `${ds.fileName}: line 1 was taken for the column names by a guess; RAP Studio publishes column ` +
+          'names only when you say the row holds them (a record taken for a header would be published). ' +
+          'Answer "Does line 1 name the columns?" on the Data step. Nothing was reserved.',
+        { field: 'header' },
+      );
+    }
     if (ds.workloads.main.length === 0) {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
@@ -314,15 +325,19 @@ export class RunManager {
    */
   async keep(r: RunRecord, finished: release.Finished): Promise<StoredRelease | null> {
     try {
+      const manifest = manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished);
       return await this.store.save(
         {
           releaseId: r.releaseId,
           run: { ...runView(r), status: 'finished', endedAt: new Date().toISOString(), enginePid: null },
-          manifest: manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished),
+          manifest,
           report: finished.result.report,
         },
         (csvPath) =>
           writeSyntheticCsv(csvPath, finished.loaded, finished.result, finished.spec.noise, { mode: 0o600 }),
+        // The private report, kept with the release: the Results step and the private HTML
+        // report draw from it, before and after a restart.
+        (csvPath) => buildReportData(finished, finished.spec.source.path, csvPath, manifest),
       );
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -9,12 +9,14 @@ import type { Schema } from '../core/data/schema.ts';
 import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
+import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
 import { admits, capRhoAfter } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
+import type { EngineOverrides } from '../core/release/release.ts';
 import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
@@ -53,6 +55,8 @@ export function settingsText(input: RunSettingsInput): RunSettingsText {
     relaxation: input.relaxation,
     importance: input.importance,
     seed: input.insecureSeed,
+    certify: input.certify,
+    certifyShare: input.certifyShare,
   };
 }
 
@@ -90,6 +94,8 @@ export interface PlanInputs {
   readonly busy: boolean;
   /** Known datasets this (new) file looks like: the curator must pick whose budget it spends. */
   readonly ledgerMatches?: readonly LedgerMatchView[];
+  /** Line 1 was taken for the header by a guess: no run until the curator says (the header rule). */
+  readonly headerGuessed?: boolean;
 }
 
 const EMPTY_PLAN = {
@@ -106,6 +112,7 @@ const EMPTY_PLAN = {
   kind: null,
   numQueries: null,
   remainingAfterEpsilon: null,
+  certify: null,
 } as const;
 
 /** Whether the schema's domain was read off the private data (inferred, confirmed or edited). */
@@ -163,6 +170,27 @@ function fmt3(x: number): string {
   return Number(x.toPrecision(3)).toString();
 }
 
+/**
+ * The pass's cost and α as the release will have them: of the run's ρ, or — with private
+ * discovery, where the engine runs on what discovery leaves — of the synthesis's ρ, with α from
+ * the schema as read (m is known only after discovery).
+ */
+function certifyView(
+  plan: ReturnType<typeof publicPlan>,
+  overrides: EngineOverrides,
+  discovery: RunPlanView['discovery'],
+  n: number,
+): RunPlanView['certify'] {
+  if (!plan.certify) return null;
+  if (!discovery || !overrides.certify) return { ...plan.certify, approximate: false };
+  const c = certifyPlan(overrides.certify, discovery.rhoSynthesis, n, plan.numQueries);
+  return { ...plan.certify, rho: c.rho, epsilon: c.scales.epsilon, alpha: c.alpha, approximate: true };
+}
+/** Why Run waits while line 1's role is a guess (the services refuse a run for the same reason). */
+export const HEADER_GUESSED_REASON =
+  'Line 1 was taken for the column names by a guess: a release publishes the column names, so say on the ' +
+  'Data step whether line 1 names the columns ("Does line 1 name the columns?").';
+
 export function planView(p: PlanInputs): RunPlanView {
   const { parsed, problems } = parseSettings(p.settings);
   const base = {
@@ -200,6 +228,7 @@ export function planView(p: PlanInputs): RunPlanView {
   );
   if (!parsed || delta === null)
     return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings', { columns });
+  if (p.headerGuessed) return refuse(HEADER_GUESSED_REASON, 'header', { columns });
   // Refused as the release refuses it (core/discovery/not-dp.ts), before any reservation.
   if (mode === 'not-dp' && !parsed.allowNonPrivateDomain) {
     const refusal = notDpRefusal(p.fileName, notDpColumns(p.schema), NOT_DP_OVERRIDE);
@@ -251,6 +280,7 @@ export function planView(p: PlanInputs): RunPlanView {
     oversample: options.oversample,
     kind: plan.kind,
     numQueries: plan.numQueries,
+    certify: certifyView(plan, parsed.overrides, discovery, p.n),
     discovery,
     columns,
   };

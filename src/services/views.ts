@@ -74,6 +74,21 @@ export async function budgetView(ledger: AsyncLedger, fingerprint: string): Prom
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */
+/** The unit of privacy a release states (a record unless its parameters name another). */
+function unitOf(params: Readonly<Record<string, unknown>>): string {
+  const u = params.unit ?? params.unitOfPrivacy;
+  if (typeof u === 'string') return u;
+  if (u && typeof u === 'object' && 'kind' in u) return String((u as { kind: unknown }).kind);
+  return 'record';
+}
+
+/** The plan in words from the ledger's parameters: the mode and, in table mode, the plan. */
+function planOf(params: Readonly<Record<string, unknown>>): string {
+  const plan = params.plan as { strategy?: unknown } | undefined;
+  const strategy = params.tablePlan ?? params.strategy ?? plan?.strategy;
+  return [params.mode ?? params.kind, strategy].filter((x) => typeof x === 'string').join(' · ');
+}
+
 export function releaseViews(releases: readonly ReleaseRecord[], capDelta: number | null): ReleaseView[] {
   let cumulativeRho = 0;
   return releases.map((r) => {
@@ -98,6 +113,8 @@ export function releaseViews(releases: readonly ReleaseRecord[], capDelta: numbe
       abortReason: r.abortReason ?? null,
       cumulativeRho,
       cumulativeEpsilon: capDelta === null ? null : epsilonFromRho(cumulativeRho, capDelta),
+      unit: unitOf(r.params),
+      plan: planOf(r.params),
     };
   });
 }

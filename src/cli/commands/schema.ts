@@ -56,7 +56,12 @@ async function inferCommand(data: string, flags: InferFlags): Promise<void> {
       `rows used (${table.hasHeader ? 'header row read' : 'no header row'}, delimiter ${JSON.stringify(table.delimiter)})` +
       (flags.out ? `; written to ${flags.out}` : '') +
       '\n' +
-      (rejections.total > 0 ? `rejected rows:\n${rejectedLines(rejections.list())}` : ''),
+      (rejections.total > 0 ? `rejected rows:\n${rejectedLines(rejections.list())}` : '') +
+      (rejections.list().some((r) => r.reason.startsWith('row has '))
+        ? 'note: a release (rap-studio synth, the app) keeps a row with the wrong number of fields as a record ' +
+          "with every value missing, so n is the file's record count; declare a missing category for the columns, " +
+          'or fix the rows.\n'
+        : ''),
   );
 }
 
@@ -86,7 +91,7 @@ export function register(program: Command): void {
     .argument('<data>', 'CSV file (delimiter , ; or tab)')
     .option('-o, --out <file>', 'write the schema JSON to this file (atomically) instead of stdout')
     .option('--header', 'the first row names the columns (default: guess)')
-    .option('--no-header', 'the file has no header row: columns are col1…colN unless --columns')
+    .option('--no-header', 'the file has no header row: columns are column_1…column_N unless --columns')
     .option('--columns <names>', 'comma-separated column names', commaList)
     .option('--missing <markers>', "comma-separated missing-value markers (default '?,,NA')", commaList)
     .option(

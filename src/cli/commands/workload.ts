@@ -7,10 +7,11 @@ import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
 import { domainSizes, type Schema } from '../../core/data/schema.ts';
 import { readSchemaFile } from '../../core/data/schema-file.ts';
-import { readTableHeader } from '../../core/data/table.ts';
 import { InputError } from '../../core/errors.ts';
+import { HEADER_CHOICES, HEADER_VALUE } from '../../core/input/choices.ts';
 import { readTextFile } from '../../core/input/files.ts';
-import { integerAtLeast } from '../../core/input/numbers.ts';
+import { integerAtLeast, parseChoice } from '../../core/input/numbers.ts';
+import { releaseColumnNames } from '../../core/release/release.ts';
 import { futureWorkload } from '../../core/workload/future.ts';
 import { type FeatureDistribution, randomWorkload } from '../../core/workload/random.ts';
 import { workloadStats } from '../../core/workload/stats.ts';
@@ -55,6 +56,7 @@ interface RandomOptions {
   schema?: string;
   domain?: string;
   data?: string;
+  header?: string;
   k: number;
   r: number;
   size: number;
@@ -79,7 +81,12 @@ async function randomFromHeader(opts: RandomOptions & { data: string }): Promise
   if (opts.drift !== undefined || opts.from !== undefined) {
     throw new InputError('--drift and --from need --schema or --domain');
   }
-  const { header } = await readTableHeader(opts.data);
+  // The names a release would publish: a guessed header row is refused there, so here too.
+  const said =
+    opts.header === undefined
+      ? undefined
+      : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
+  const header = await releaseColumnNames(opts.data, said);
   const w = randomWorkload({
     numFeatures: header.length,
     k: opts.k,
@@ -154,6 +161,10 @@ export function register(program: Command): void {
     .option('--schema <file>', 'schema file (rap-studio-schema JSON)')
     .option('--domain <file>', 'benchmark domain file {"column": size, …}')
     .option('--data <csv>', 'the data file: draw from its column names only (no domain needed)')
+    .option(
+      '--header <yes|no>',
+      'with --data: whether its first row names the columns (asked when it looks like a header)',
+    )
     .requiredOption('--k <k>', 'features per threshold', parseIntegerOption(1))
     .requiredOption(
       '--r <r>',

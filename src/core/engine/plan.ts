@@ -8,13 +8,19 @@ import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import { normalizeWeights } from '../privacy/mechanisms.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
+import { type CertifyPlan, certifyPlan } from './certify.ts';
 import { defaultRoundsAndK, defaultTablePlan, defaultTableStrategy } from './defaults.ts';
 import { ITERATIVE_MAX_CANDIDATES } from './query-mode/select-queries.ts';
 import { directTables } from './table-mode/direct.ts';
 import type { RapInput, RapOptions, TableStrategy } from './types.ts';
 
 interface PlanBase {
+  /** The synthesis's ρ: the run's ρ(ε, δ), less the relative-error pass's share when certifying. */
   readonly rho: number;
+  /** The run's whole ρ(ε, δ), what the ledger reserves: rho + certify.rho. */
+  readonly totalRho: number;
+  /** The relative-error pass (options.certify): its ρ, monitor scales and certificate's α. */
+  readonly certify?: CertifyPlan;
   readonly layout: OneHotLayout;
   /** Workload queries m, and where each threshold's queries start in the global order. */
   readonly numQueries: number;
@@ -99,9 +105,9 @@ export function planRun(input: RapInput): RunPlan {
   const { data, workload, options: o } = input;
   checkOptions(o);
   if (!(data.n >= 1)) throw new InputError('the dataset has no rows', { field: 'data' });
-  let rho: number;
+  let totalRho: number;
   try {
-    rho = rhoFromEpsilon(o.epsilon, o.delta);
+    totalRho = rhoFromEpsilon(o.epsilon, o.delta);
   } catch (err) {
     throw new InputError((err as Error).message, { field: 'epsilon/delta' });
   }
@@ -115,7 +121,10 @@ export function planRun(input: RapInput): RunPlan {
     throw new InputError(`the workload has more than 2^53 queries`, { field: 'workload' });
   const N = workload.thresholds.length;
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
-  const base = { rho, layout, numQueries: m, offsets, weights };
+  // The relative-error pass's share comes out of ρ: the synthesis spends the rest (Σρ = ρ(ε, δ)).
+  const certify = o.certify ? certifyPlan(o.certify, totalRho, data.n, m) : undefined;
+  const rho = certify ? totalRho - certify.rho : totalRho;
+  const base = { rho, totalRho, layout, numQueries: m, offsets, weights, ...(certify ? { certify } : {}) };
   if (o.relaxation === 'softmax' && o.backend === 'webgpu') {
     bad(
       'relaxation',

@@ -9,13 +9,14 @@
  * scores and the measured values, never anything else that leaves this function except the
  * curator-only error report.
  */
-import { domainSizes, type EncodedDataset } from '../data/schema.ts';
+import { type CodeArray, domainSizes, type EncodedDataset } from '../data/schema.ts';
 import { gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
 import { totalQueryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { type GmTablesBaseline, gmTablesBaseline } from './baselines/gm-tables.ts';
+import { type PassOutcome, relativeErrorPass } from './certify.ts';
 import { ExactAnswers } from './exact-answers.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
@@ -81,6 +82,8 @@ class RapRun {
   private readonly selection = new PhaseTimer();
   private readonly projection = new PhaseTimer();
   private steps = 0;
+  /** The last projection's targets: the relative-error pass projects on them plus its fixes. */
+  private lastProblem: Parameters<typeof project>[1] = { groups: [], tables: [] };
 
   constructor(
     private readonly input: RapInput,
@@ -198,6 +201,7 @@ class RapRun {
     stepsFactor = 1,
   ): Promise<void> {
     const T = table?.rounds ?? plannedRounds(this.plan);
+    this.lastProblem = problem;
     this.projection.start();
     const event = (step: number, loss: number, maxSelectedError: number) => {
       const done = (round - 1 + Math.min(1, step / this.input.options.maxSteps)) / T;
@@ -225,6 +229,36 @@ class RapRun {
     this.control.progress(event(outcome.steps, outcome.loss, outcome.maxError), true);
   }
 
+  /** The relative-error pass (certify.ts) on the rounded data, projecting D' again on its fixes. */
+  private async certifyPass(shape: RelaxedShape, first: CodeArray[]): Promise<PassOutcome> {
+    const plan = this.plan;
+    const certify = plan.certify;
+    if (!certify) throw new Error('internal: no relative-error pass planned');
+    const { oversample } = this.input.options;
+    let round = plannedRounds(plan);
+    return relativeErrorPass(
+      {
+        plan: certify,
+        data: this.input.data,
+        workload: this.input.workload,
+        layout: plan.layout,
+        offsets: plan.offsets,
+        exact: this.exact,
+        noise: this.noise,
+        control: this.control,
+        round: () => roundRelaxed(this.session.read(), shape, oversample, this.noise),
+        syntheticRows: shape.rows * oversample,
+        reproject: async (extra) => {
+          // Fixes accumulate: a later projection keeps the earlier fixes among its targets.
+          const last = this.lastProblem;
+          await this.projectRound(++round, { groups: [...last.groups, ...extra], tables: last.tables }, 0);
+        },
+        profile: PROFILE_ZETAS.map((zeta) => ({ zeta, alpha: 1 / shape.rows })),
+      },
+      first,
+    );
+  }
+
   /**
    * Rounding, metrics and the report. Each threshold's relaxed answers come from the session's
    * tables (the bucketed product-table kernel), the rounded data's from one counting pass over
@@ -244,8 +278,10 @@ class RapRun {
     };
     const { data, workload, options: o } = this.input;
     const evalWorkloads = evaluationWorkloads(this.input);
+    let codes = roundRelaxed(this.session.read(), shape, o.oversample, this.noise);
+    const pass = this.plan.certify ? await this.certifyPass(shape, codes) : undefined;
+    if (pass) codes = pass.codes;
     const relaxed = this.session.read();
-    const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
     const synthetic: EncodedDataset = { schema: data.schema, n: shape.rows * o.oversample, codes };
     const shared = sharedThresholds(workload, { thresholds: evalWorkloads.flatMap((w) => w.thresholds) });
     const sources = [
@@ -280,7 +316,7 @@ class RapRun {
       gmError: gm.expectedMaxError.mean,
       gmBaseline: gm,
       numQueries: m,
-      rho,
+      rho: this.plan.totalRho,
       epsilon: o.epsilon,
       delta: o.delta,
       rounds: plannedRounds(this.plan),
@@ -298,6 +334,7 @@ class RapRun {
         share: rounded.withinShare[z],
       })),
       perThresholdError: rounded.perThreshold,
+      ...(pass ? certifyReport(pass, shape.rows) : {}),
       ...(future ? { futureError: future.bySource[0].max, roundedFutureError: future.bySource[1].max } : {}),
       errorTables,
       relaxation: o.relaxation ?? 'sparsemax',
@@ -313,6 +350,20 @@ class RapRun {
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }
+}
+
+/** The report's certificate and the curator-only shares before and after the pass. */
+function certifyReport(pass: PassOutcome, rows: number): Partial<RapReport> {
+  const k = PROFILE_ZETAS.length;
+  return {
+    certificate: pass.certificate,
+    relativeErrorBefore: PROFILE_ZETAS.map((zeta, z) => ({
+      zeta,
+      alpha: 1 / rows,
+      share: pass.sharesBefore[z],
+    })),
+    relativeErrorAtCertificate: { before: pass.sharesBefore[k], after: pass.sharesAfter[k] },
+  };
 }
 
 /** The evaluation workloads of a run: `evalWorkload` first, then `evalWorkloads`. */

@@ -4,16 +4,19 @@
  * ledger's release id, each column's provenance (declared / discovered privately / domain not
  * differentially private), the output's own hash. Nothing computed from the private file goes
  * in: no hash of the input (the ledger keeps that fingerprint for itself) and no error metric
- * (those go to the curator's private report).
+ * (those go to the curator's private report) — except the accuracy certificate, which is the
+ * output of a stated DP mechanism (the relative-error pass's range monitor) and is paid for.
  */
 import { basename } from 'node:path';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { statementOf, type TablePlanStatement } from '../engine/process/public-plan.ts';
-import type { TableStrategy } from '../engine/types.ts';
+import type { AccuracyCertificate, TableStrategy } from '../engine/types.ts';
 import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
-import type { WrittenCsv } from './output.ts';
+import type { Workload } from '../workload/types.ts';
+import { workloadToObject } from '../workload/workload.ts';
+import { FORMULA_ESCAPE_NOTE, type WrittenCsv } from './output.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
@@ -23,7 +26,7 @@ export interface ManifestInput {
   readonly options: { readonly mode: string };
   readonly spec: {
     readonly noise: { readonly mode: SeedMode };
-    readonly workload: { readonly thresholds: readonly unknown[] };
+    readonly workload: Workload;
   };
   readonly result: {
     readonly report: {
@@ -31,6 +34,7 @@ export interface ManifestInput {
       readonly rounds?: number;
       readonly perRound?: number;
       readonly tableMode?: { readonly strategy: TableStrategy; readonly roundBound: number };
+      readonly certificate?: AccuracyCertificate;
     };
   };
   readonly facts: { readonly rows: number };
@@ -80,6 +84,7 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     | { share: number; rho: number; delta: number; synthesisRho: number; usedRho: number; deltaTotal: number }
     | undefined;
   const insecure = f.spec.noise.mode === 'insecure-seed';
+  const certificate = f.result.report.certificate;
   return {
     format: MANIFEST_FORMAT,
     version: 2,
@@ -97,8 +102,22 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
         ? 'approximate zCDP: ρ-zCDP outside an event of probability δ_discovery (partition selection), then (ε, δ − δ_discovery)-DP by the zCDP conversion'
         : 'zCDP, then (ε, δ)-DP by the zCDP conversion',
       discovery: discovery ? { rho: discovery.rho, delta: discovery.delta, share: discovery.share } : null,
-      synthesis: { rho: discovery ? discovery.synthesisRho : plan.rho },
+      // The relative-error pass's ρ comes out of what would otherwise be the synthesis's.
+      synthesis: { rho: (discovery ? discovery.synthesisRho : plan.rho) - (certificate?.rho ?? 0) },
+      ...(certificate
+        ? {
+            relativeErrorPass: {
+              rho: certificate.rho,
+              epsilon: certificate.epsilon,
+              share: certificate.share,
+              mechanism:
+                'RangeMonitor (sparse vector, pure ε-DP, ε²/2-zCDP) over the workload, taken out of the synthesis ρ',
+            },
+          }
+        : {}),
     },
+    // PREM's accuracy certificate: computed from the range monitor's answers only (a DP output).
+    ...(certificate ? { accuracyCertificate: certificate } : {}),
     parameters: { ...request.params, mode: options.mode },
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
@@ -112,7 +131,17 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       note: describeSchemaOrigin(f.loaded.dataset.schema),
       columns: request.params.columns,
     },
-    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+    workload: {
+      sha256: request.workload.hash,
+      thresholds: f.spec.workload.thresholds.length,
+      // The workload in words (public: the curator's own input, over the released column names).
+      items: workloadToObject(f.spec.workload, f.loaded.dataset.schema).thresholds.map((t) => ({
+        r: t.r,
+        features: t.features,
+        weight: t.weight ?? 1,
+      })),
+    },
+    csv: { formulaEscape: FORMULA_ESCAPE_NOTE },
   };
 }
 

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
+import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
-import { readTableHeader } from '../data/table.ts';
+import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
@@ -14,6 +15,7 @@ import {
   provenanceEntries,
 } from '../discovery/not-dp.ts';
 import {
+  checkDiscoverable,
   checkRawSource,
   discoverAndLoad,
   planRawSource,
@@ -51,7 +53,7 @@ import {
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
 import { publish } from './publish.ts';
-import { checkOutputs } from './targets.ts';
+import { checkOutputs, type OutputFile } from './targets.ts';
 
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
@@ -61,7 +63,12 @@ export interface DataSource {
    * none), and every other column of the table is discovered privately after the reservation.
    */
   readonly schema: Schema;
-  /** Whether the first row names the columns; default: guessed. */
+  /**
+   * Whether the first row names the columns, as the curator said. Left out, a declared schema
+   * decides (the first row is a header iff it holds every declared name: the names published are
+   * the schema's); with discovery and no answer, a first row that looks like a header is refused
+   * (guessedHeaderRefusal): a release never publishes names it guessed.
+   */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
   readonly discover?: { readonly share?: number };
@@ -81,6 +88,7 @@ export type EngineOverrides = Partial<
     | 'tolerance'
     | 'selection'
     | 'relaxation'
+    | 'certify'
   >
 >;
 
@@ -186,7 +194,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
   const names = discovering
-    ? (await readTableHeader(spec.source.path, header)).header
+    ? await releaseColumnNames(spec.source.path, spec.source.header)
     : schema.columns.map((c) => c.name);
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
@@ -281,6 +289,11 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
             },
           }
         : {}),
+      // The relative-error pass (PREM): its share of ρ, its cost and the certificate's α and β.
+      // With discovery, m (so α) is known only after the reservation: the certificate states it.
+      ...(plan.certify
+        ? { certify: raw ? { ...plan.certify, alpha: 'set by discovery' } : plan.certify }
+        : {}),
       columns,
     },
     workload: {
@@ -310,6 +323,32 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     request,
     raw,
   };
+}
+
+/**
+ * The column names a discovering release publishes. Only the curator can say that the first row
+ * is a header: a guess could take a private record for one (a headerless all-text file once
+ * published its first record as the released CSV's header). A guess of "no header" is safe (the
+ * names are column_1…column_N); a guess of "header" is refused until the curator says which.
+ */
+export async function releaseColumnNames(
+  file: string,
+  said: boolean | undefined,
+): Promise<readonly string[]> {
+  const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
+  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  return shape.header;
+}
+
+/** The curator must say whether the first row names the columns (nothing is reserved). */
+export function guessedHeaderRefusal(file: string, line: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: this row looks like a header, but RAP Studio publishes column names only when ` +
+      'you say the row holds them (a record taken for a header would be published). Say which: ' +
+      '--header yes if it names the columns, --header no if it is a record (the columns are then ' +
+      "named column_1, column_2, …). In the app: the Data step's Header row. Nothing was reserved.",
+    { file, line, field: 'header' },
+  );
 }
 
 /**
@@ -347,7 +386,7 @@ function discoveryNoise(spec: ReleaseSpec): NoiseSource {
 /** Reads the private file for the curator only; the engine has not started. */
 export async function validate(
   prepared: Prepared,
-  _warn: Warn = () => {},
+  warn: Warn = () => {},
   signal?: AbortSignal,
 ): Promise<Validated> {
   const { source } = prepared.spec;
@@ -359,6 +398,9 @@ export async function validate(
     const check = await checkRawSource(prepared.raw, header);
     if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
+    // A column past discovery's distinct-value limit is refused now, not after the reservation.
+    const read = await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
+    warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return { ...prepared, stage: 'validated', loaded: null };
   }
   const loaded = await loadCsv(source.path, {
@@ -377,7 +419,19 @@ export async function validate(
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
+  warnKeptAsMissing(
+    loaded.summary.rejected.filter((r) => isKeptAsMissing(r.reason)),
+    source.path,
+    warn,
+  );
   return { ...prepared, stage: 'validated', loaded };
+}
+
+/** The one rule for rows of the wrong width, said aloud: kept, every value missing (n counts them). */
+function warnKeptAsMissing(kept: readonly RejectedRows[], file: string, warn: Warn): void {
+  if (kept.length === 0) return;
+  const rows = kept.reduce((s, r) => s + r.count, 0);
+  warn(warnings.rowsKeptMissing(rows, Math.min(...kept.map((r) => r.firstLine)), path.basename(file)));
 }
 
 // ---- 3. reserve ------------------------------------------------------------------------------
@@ -483,6 +537,8 @@ export interface ReleaseHooks extends RunHooks {
 /** What REPORT.json holds: the engine's report plus the release's identity. */
 export type ReleaseReport = RapResult['report'] & {
   readonly format: 'rap-studio-report';
+  /** The engine's own ε, δ, ρ: synthesis's part of the chosen ε (all of it without discovery). */
+  readonly synthesis: { readonly epsilon: number; readonly delta: number; readonly rho: number };
   /** The plan that ran (as the manifest states it). */
   readonly plan: RanPlan;
   readonly releaseId: string;
@@ -497,6 +553,8 @@ export type ReleaseReport = RapResult['report'] & {
 export interface ReleaseOutcome {
   readonly release: ReleaseRecord;
   readonly report: ReleaseReport;
+  /** The finished run (for the HTML reports, src/core/release/report/). */
+  readonly finished: Finished;
   /** The schema the release was encoded and decoded with (declared, or discovered privately). */
   readonly schema: Schema;
   readonly csv: WrittenCsv;
@@ -510,6 +568,8 @@ export interface ReleasePaths {
   readonly reportPath: string;
   /** Replace existing files (never the input or a committed release's CSV): the CLI's --force. */
   readonly replace?: boolean;
+  /** Files the caller writes after the commit (the CLI's HTML reports), checked up front too. */
+  readonly later?: readonly OutputFile[];
 }
 
 /**
@@ -531,6 +591,7 @@ export async function releaseStraightThrough(
     csv: paths.outPath,
     report: paths.reportPath,
     replace: paths.replace === true,
+    ...(paths.later && { later: paths.later }),
     isCommittedOutput: (file) =>
       ledger
         .releases()
@@ -561,7 +622,7 @@ export async function releaseStraightThrough(
     outputs,
     pending,
   );
-  return { ...published, report: report!, schema: finished.loaded.dataset.schema };
+  return { ...published, report: report!, schema: finished.loaded.dataset.schema, finished };
 }
 
 function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport {
@@ -572,6 +633,11 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     dataset: { name: f.name, rows: f.facts.rows, engineRows: f.loaded.dataset.n },
     output: { path: csv.path, sha256: csv.sha256, rows: csv.rows },
     ...f.result.report,
+    // One ε: the one the curator chose (the engine's ε, with discovery, is synthesis's part of its ρ).
+    epsilon: f.request.epsilon,
+    delta: f.request.delta,
+    rho: f.request.rho,
+    synthesis: { epsilon: f.result.report.epsilon, delta: f.result.report.delta, rho: f.result.report.rho },
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),

@@ -267,3 +267,35 @@ describe("planView: each column's domain at release (issue 17)", () => {
     expect(onInferred({ epsilon: '1', allowNonPrivateDomain: true }).columns[0].domain).toBe('discovered');
   });
 });
+
+describe('the relative-error pass on the Privacy step', () => {
+  it('shows its cost and the α it will certify before Run; the total ρ is unchanged', () => {
+    const without = plan('1', budget(10, 1e-6, 0));
+    const p = plan('1', budget(10, 1e-6, 0), { certify: '0.25', certifyShare: '0.2' });
+    expect(p.reason).toBeNull();
+    expect(p.rho).toBe(without.rho);
+    expect(p.certify?.zeta).toBe(0.25);
+    expect(p.certify?.share).toBe(0.2);
+    expect(p.certify?.rho).toBeCloseTo(0.2 * (without.rho ?? 0), 15);
+    expect(p.certify?.epsilon).toBeCloseTo(Math.sqrt(2 * (p.certify?.rho ?? 0)), 15);
+    expect(p.certify?.alpha).toBeGreaterThan(0);
+    expect(p.certify?.approximate).toBe(false);
+    expect(without.certify).toBeNull();
+    // The default share is the CLI's.
+    expect(plan('1', budget(10, 1e-6, 0), { certify: '0.25' }).certify?.share).toBe(0.1);
+  });
+
+  it('names the field of a bad ζ or share, and a share without ζ', () => {
+    const bad = (extra: Record<string, string>) => parseSettings({ epsilon: '1', ...extra }).problems;
+    expect(bad({ certify: '1' })).toEqual([
+      { field: 'certify', message: 'ζ (the relative margin) must be a number with 0 < x < 1, got "1"' },
+    ]);
+    expect(bad({ certify: '0.2', certifyShare: '0' })).toEqual([
+      {
+        field: 'certifyShare',
+        message: `the relative-error pass's share must be a number with 0 < x < 1, got "0"`,
+      },
+    ]);
+    expect(bad({ certifyShare: '0.2' })[0]?.field).toBe('certifyShare');
+  });
+});

@@ -11,8 +11,11 @@
  *   left would not pay two more measurements, the next one spends all of it and is the last.
  * - The mixed plan spends a direct share between the two: every workload table (N) measured
  *   together, σ = √(2N / (2ρ_d)) / n; the measurements then share what is left.
- * Σ spent = ρ exactly, whatever the annealing decisions: they depend only on noisy outputs, so
- * adaptive zCDP composition with this fixed total applies.
+ * Σ spent = ρ exactly, whatever the annealing decisions. Plain composition would need every ρᵢ
+ * fixed in advance; here ρᵢ is chosen from earlier noisy outputs, so the guarantee is a zCDP
+ * privacy filter's: adaptively chosen ρᵢ halted before Σρᵢ exceeds ρ is ρ-zCDP (Feldman & Zrnic
+ * 2021, Thm. 3.1, the Rényi filter; Whitehouse, Ramdas, Rogers & Wu 2023 for zCDP directly).
+ * See docs/privacy.md, "Why that is ρ-zCDP".
  */
 import { gumbelScale } from '../../privacy/mechanisms.ts';
 import { measurementSigma } from '../measure.ts';

@@ -25,6 +25,9 @@ export interface SettingsForm {
   allowNonPrivateDomain: boolean;
   /** The dataset picker: '' (not chosen), 'spend:NAME' (a known dataset's budget) or 'new'. */
   ledgerDataset: string;
+  /** The relative-error pass: ζ (empty: no pass) and its share of ε (empty: 0.1). */
+  certify: string;
+  certifyShare: string;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -57,6 +60,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
     domain: 'discover',
     allowNonPrivateDomain: false,
     ledgerDataset: '',
+    certify: '',
+    certifyShare: '',
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
