@@ -17,7 +17,7 @@ afterEach(() => {
 const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' as const };
 
 async function open(hh: Harness, name: string, text: string) {
-  const ds = await hh.call('openDataset', { path: hh.upload(name, text) });
+  const ds = await hh.call('openDataset', { path: hh.upload(name, text), header: 'yes' });
   await hh.call('setWorkload', {
     datasetId: ds.id,
     role: 'main',
