@@ -2,7 +2,8 @@
  * Private discovery of a categorical column: Gaussian partition selection
  * (src/core/privacy/partition-selection.ts) over the column's distinct values, missing values
  * being one more key. Privacy map: δ-approximately ρ-zCDP with ρ = 1/σ² and
- * δ = 2·Q((τ − 1)/σ), the δ share given to the column.
+ * δ = 2·Q((τ − 1)/σ), the δ share given to the column; at the person level the counts are distinct
+ * persons per value (profile.ts) and one person reaches up to k values: ρ = k/σ², δ = 2k·Q((τ − 1)/σ).
  *
  * The released categories are the keys that pass, in code-point order; OTHER_CATEGORY is always
  * appended (whatever passed, so the domain's shape does not depend on the data beyond the
@@ -31,6 +32,8 @@ export function discoverCategorical(
   delta: number,
   noise: NoiseSource,
   file: string,
+  /** Keys one person reaches (k at the person level, whose counts are distinct persons; else 1). */
+  keysPerPerson = 1,
 ): CategoricalDiscovery {
   if (!counts.values) {
     throw new InputError(
@@ -39,7 +42,7 @@ export function discoverCategorical(
       { file, column: counts.name },
     );
   }
-  const selection = makePartitionSelection(rho, delta);
+  const selection = makePartitionSelection(rho, delta, keysPerPerson);
   const kept = selectPartitions(selection, counts.values, noise).map((k) => k.key);
   const missing = kept.includes(MISSING_KEY);
   const categories = kept.filter((k) => k !== MISSING_KEY && k !== OTHER_CATEGORY);

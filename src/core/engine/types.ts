@@ -52,6 +52,18 @@ export interface RapOptions {
   readonly relaxation?: Relaxation;
   /** CPU kernel threads; default every core (os.availableParallelism). Results do not depend on it. */
   readonly threads?: number;
+  /**
+   * The person as the unit of privacy (src/core/privacy/contribution.ts): the data holds at most
+   * `bound` rows per person, and every answer is normalised by the public `normaliser` (the noisy
+   * bounded row count n̂) instead of the private row count. Absent: one row is the unit, n public.
+   */
+  readonly unit?: PersonUnit;
+}
+
+/** Contributions bounded to `bound` rows per person; answers are counts / `normaliser` (public). */
+export interface PersonUnit {
+  readonly bound: number;
+  readonly normaliser: number;
 }
 
 /** In its own file (no imports) so the renderer's API types can use it without Node types. */

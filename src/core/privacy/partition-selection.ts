@@ -15,6 +15,15 @@
  *   event that one of them is released, the output is the ρ-zCDP Gaussian above; so the mechanism
  *   is δ-approximately ρ-zCDP (Bun & Steinke 2016, Def. 1.9) with δ = 2·Q((τ − 1)/σ).
  * We set τ = 1 + σ·Q⁻¹(δ/2), Q⁻¹ taken so that the TRUE tail (not only its approximation) is ≤ δ/2.
+ *
+ * At the person level (`keysPerPerson` = k, contributions bounded to k rows per person; neighbours
+ * differ in one person's rows): a key's count is the number of DISTINCT persons holding it, so a
+ * person adds at most 1 to each of at most k keys however many rows they hold there.
+ * - Keys present in both neighbours: the replaced person leaves ≤ k keys (−1 each) and the new one
+ *   enters ≤ k keys (+1 each): ℓ2 sensitivity √(2k) (√k under add/remove), σ = √(2k)/√(2ρ) = √(k/ρ).
+ * - Keys present in one neighbour only have count 1 there: at most k on each side, 2k in all, each
+ *   released with probability Q((τ − 1)/σ): δ = 2k·Q((τ − 1)/σ), so τ = 1 + σ·Q⁻¹(δ/(2k)).
+ * k = 1 is the row-level selection above exactly.
  */
 import { makeGaussianCounts } from './counts.ts';
 import { gaussianMechanism } from './gaussian.ts';
@@ -27,19 +36,32 @@ export interface PartitionSelection {
   readonly delta: number;
   readonly sigma: number;
   readonly threshold: number;
+  /** Keys one person can reach (k at the person level; 1 at the row level). */
+  readonly keysPerPerson: number;
 }
 
-/** σ = 1/√ρ, τ = 1 + σ·Q⁻¹(δ/2): δ-approximately ρ-zCDP (see the file comment). */
-export function makePartitionSelection(rho: number, delta: number): PartitionSelection {
+/** ℓ2 sensitivity of the key counts one person (k keys) or one record (k = 1) moves: √(2k). */
+export function partitionCountSensitivity(keysPerPerson: number): number {
+  return Math.sqrt(2 * keysPerPerson);
+}
+
+/**
+ * σ = √(2k)/√(2ρ), τ = 1 + σ·Q⁻¹(δ/(2k)): δ-approximately ρ-zCDP (see the file comment); k = 1 at
+ * the row level (σ = 1/√ρ, τ = 1 + σ·Q⁻¹(δ/2)).
+ */
+export function makePartitionSelection(rho: number, delta: number, keysPerPerson = 1): PartitionSelection {
   if (!(delta > 0 && delta < 1)) throw new RangeError(`delta must be in (0, 1), got ${delta}`);
-  const { sigma } = makeGaussianCounts(rho, Math.SQRT2);
-  const threshold = 1 + sigma * normalUpperTailInverse(Math.min(0.5, delta / 2));
-  return { rho, delta, sigma, threshold };
+  if (!Number.isSafeInteger(keysPerPerson) || keysPerPerson < 1) {
+    throw new RangeError(`keys per person must be an integer >= 1, got ${keysPerPerson}`);
+  }
+  const { sigma } = makeGaussianCounts(rho, partitionCountSensitivity(keysPerPerson));
+  const threshold = 1 + sigma * normalUpperTailInverse(Math.min(0.5, delta / (2 * keysPerPerson)));
+  return { rho, delta, sigma, threshold, keysPerPerson };
 }
 
-/** The δ of a selection with noise σ and threshold τ: 2·Q((τ − 1)/σ) (approximate tail). */
-export function partitionSelectionDelta(sigma: number, threshold: number): number {
-  return 2 * normalUpperTail((threshold - 1) / sigma);
+/** The δ of a selection with noise σ and threshold τ: 2k·Q((τ − 1)/σ) (approximate tail). */
+export function partitionSelectionDelta(sigma: number, threshold: number, keysPerPerson = 1): number {
+  return 2 * keysPerPerson * normalUpperTail((threshold - 1) / sigma);
 }
 
 /** The probability that a key held by `count` records is released: Q((τ − count)/σ). */

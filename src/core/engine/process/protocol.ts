@@ -105,6 +105,7 @@ const options = z.object({
   backend: backend.optional(),
   relaxation: z.enum(['sparsemax', 'softmax']).optional(),
   threads: positiveInt.optional(),
+  unit: z.object({ bound: positiveInt, normaliser: positiveInt }).optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [
