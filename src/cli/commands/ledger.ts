@@ -60,13 +60,27 @@ export function register(program: Command): void {
     .requiredOption('--epsilon <E>', 'the cap ε')
     .requiredOption('--delta <D>', 'the cap δ')
     .option('--name <name>', 'display name when the dataset is new (default: the file name)')
+    .option(
+      '--unit-column <column>',
+      'the budget is per person, identified by this column (one person, several rows); default per row. Fixed with the cap: releases at another unit are refused',
+    )
     .addOption(ledgerOption())
-    .action(async (opts: LedgerOpts & { dataset: string; epsilon: string; delta: string; name?: string }) => {
-      const epsilon = parseFinite('--epsilon', opts.epsilon);
-      const delta = parseFinite('--delta', opts.delta);
-      const fingerprint = await fingerprintFile(opts.dataset);
-      withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
-    });
+    .action(
+      async (
+        opts: LedgerOpts & {
+          dataset: string;
+          epsilon: string;
+          delta: string;
+          name?: string;
+          unitColumn?: string;
+        },
+      ) => {
+        const epsilon = parseFinite('--epsilon', opts.epsilon);
+        const delta = parseFinite('--delta', opts.delta);
+        const fingerprint = await fingerprintFile(opts.dataset);
+        withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
+      },
+    );
 
   ledger
     .command('verify')
@@ -204,13 +218,23 @@ function show(l: Ledger, id: string, json: boolean): void {
 
 function setCap(
   l: Ledger,
-  o: { dataset: string; fingerprint: string; epsilon: number; delta: number; name?: string },
+  o: {
+    dataset: string;
+    fingerprint: string;
+    epsilon: number;
+    delta: number;
+    name?: string;
+    unitColumn?: string;
+  },
 ): void {
   // rows = 0: not known until the first run parses the file and registers it (ensureDataset).
   const name = o.name ?? path.basename(o.dataset);
   l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0 });
-  const d = l.setCap(o.fingerprint, o.epsilon, o.delta);
+  const d = l.setCap(o.fingerprint, o.epsilon, o.delta, o.unitColumn);
   out(`Cap set for ${datasetLine(d)}`);
+  out(
+    `  unit: ${o.unitColumn === undefined ? 'one row' : `one person, identified by column ${o.unitColumn}`}`,
+  );
   out(`  ${budgetLine(l.totals(d.fingerprint))}`);
 }
 

@@ -128,7 +128,8 @@ export class DiscoveryProfile {
       const p = values[this.unitSource];
       if (p !== this.person) {
         // Distinct-person counts need each person's rows together; a person seen before is a bug.
-        if (this.persons.has(p)) throw new Error('internal: the person-level profile needs rows grouped by person');
+        if (this.persons.has(p))
+          throw new Error('internal: the person-level profile needs rows grouped by person');
         this.persons.add(p);
         this.person = p;
         for (const c of this.columns) c.startPerson();

@@ -53,7 +53,10 @@ export interface BoundedRows {
 }
 
 /** Dense person indices (0…P−1, in order of first appearance) for the records' identifiers. */
-export function personIndices(ids: readonly string[]): { readonly person: Int32Array; readonly persons: number } {
+export function personIndices(ids: readonly string[]): {
+  readonly person: Int32Array;
+  readonly persons: number;
+} {
   const index = new Map<string, number>();
   const person = new Int32Array(ids.length);
   for (let i = 0; i < ids.length; i++) {
@@ -77,7 +80,8 @@ export function boundContributions(
   k: number,
   noise: NoiseSource,
 ): BoundedRows {
-  if (!Number.isSafeInteger(k) || k < 1) throw new RangeError(`rows per person must be an integer >= 1, got ${k}`);
+  if (!Number.isSafeInteger(k) || k < 1)
+    throw new RangeError(`rows per person must be an integer >= 1, got ${k}`);
   const rows = new Int32Array(persons);
   for (let i = 0; i < person.length; i++) rows[person[i]]++;
   const start = new Int32Array(persons + 1);

@@ -12,6 +12,7 @@ import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { WrittenCsv } from './output.ts';
+import { describeUnit, type PersonOutcome } from './person.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
@@ -23,9 +24,11 @@ export interface ManifestInput {
     readonly noise: { readonly mode: SeedMode };
     readonly workload: { readonly thresholds: readonly unknown[] };
   };
-  readonly result: { readonly report: { readonly backend: string } };
   readonly facts: { readonly rows: number };
   readonly loaded: { readonly dataset: { readonly schema: Schema } };
+  /** The person level (release/person.ts); absent or null when one row is the unit. */
+  readonly person?: PersonOutcome | null;
+  readonly result: { readonly report: { readonly backend: string; readonly rounds?: number } };
 }
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
@@ -65,11 +68,15 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       discovery: discovery ? { rho: discovery.rho, delta: discovery.delta, share: discovery.share } : null,
       synthesis: { rho: discovery ? discovery.synthesisRho : plan.rho },
     },
-    parameters: { ...request.params, mode: options.mode },
+    parameters: f.person
+      ? personParameters(request.params, options.mode)
+      : { ...request.params, mode: options.mode },
     seedMode: f.spec.noise.mode,
     backend: f.result.report.backend,
-    // No hash of the input: the ledger keeps the fingerprint for itself.
-    dataset: { name: datasetName, rows: f.facts.rows },
+    // No hash of the input: the ledger keeps the fingerprint for itself. At the person level the
+    // file's row count is not public (it depends on persons' row counts): only n̂ is released.
+    dataset: { name: datasetName, rows: f.person ? null : f.facts.rows },
+    unit: f.person ? personUnit(f.person) : { kind: 'row', statement: 'one CSV row is the unit of privacy' },
     schema: {
       sha256: request.schema.hash,
       // The ledger's word for the whole release: declared, discovered, or inferred (some not DP).
@@ -78,6 +85,35 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       columns: request.params.columns,
     },
     workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+  };
+}
+
+/**
+ * At the person level the ledger's pre-reservation plan (T₀, K, the plan kind, read off the file's
+ * private row count to check memory) is not public: the engine chose them from n̂/k.
+ */
+function personParameters(params: ReserveRequest['params'], mode: string) {
+  const { rounds: _r, perRound: _k, kind: _p, ...rest } = params as Record<string, unknown>;
+  return { ...rest, mode, plan: 'chosen by the public rule from n̂/k after the reservation' };
+}
+
+function personUnit(p: PersonOutcome) {
+  return {
+    kind: 'person',
+    statement: describeUnit(p),
+    column: p.column,
+    identifierReleased: false,
+    rowsPerPerson: p.bound,
+    boundChosen: p.chosen
+      ? {
+          rule: 'smallest grid value at or above the noisy 90th percentile of rows per person',
+          grid: p.chosen.grid,
+          rho: p.chosen.rho,
+          sigma: p.chosen.sigma,
+          noisyPersonsPerBucket: p.chosen.noisyPersons,
+        }
+      : null,
+    noisyRowCount: { rows: p.rows.rows, rho: p.rows.rho, sigma: p.rows.sigma },
   };
 }
 

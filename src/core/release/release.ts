@@ -76,6 +76,16 @@ import {
   warnings,
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
+import {
+  boundSource,
+  checkUnitColumn,
+  PERSON_DEFAULT_DELTA,
+  type PersonOutcome,
+  type UnitBudget,
+  type UnitSpec,
+  unitBudget,
+  unitParams,
+} from './person.ts';
 
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
@@ -128,6 +138,12 @@ export interface ReleaseSpec {
    * event and the manifest say "domain not differentially private" for those columns.
    */
   readonly allowNonPrivateDomain?: boolean;
+  /**
+   * The person as the unit of privacy (person.ts): the column that identifies persons (never
+   * released, never in the workload) and k, the rows kept per person (given, or chosen privately).
+   * Absent: one row is the unit.
+   */
+  readonly unit?: UnitSpec;
 }
 
 export type Warn = (warning: ReleaseWarning) => void;
@@ -146,6 +162,8 @@ export interface Prepared {
   readonly request: ReserveRequest;
   /** The raw-CSV plan when columns are discovered privately (after the reservation). */
   readonly raw: RawSourcePlan | null;
+  /** The person level: the unit and its share of the budget (null: one row is the unit). */
+  readonly unit: { readonly spec: UnitSpec; readonly budget: UnitBudget } | null;
 }
 
 type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
@@ -178,6 +196,8 @@ export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
   readonly result: RapResult;
   /** What discovery released (null when every column was declared). */
   readonly discovery: DiscoveredSchema | null;
+  /** The person level: k, how it was chosen, n̂ (public; null when one row is the unit). */
+  readonly person: PersonOutcome | null;
 };
 
 /** 5. Written and committed. */
@@ -199,58 +219,84 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   }
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
-  const names = discovering
-    ? (await readTableHeader(spec.source.path, header)).header
-    : schema.columns.map((c) => c.name);
+  const unitSpec = spec.unit ?? null;
+  const names =
+    discovering || unitSpec
+      ? (await readTableHeader(spec.source.path, header)).header
+      : schema.columns.map((c) => c.name);
+  if (unitSpec) {
+    checkUnitColumn(spec.source.path, unitSpec, names, schema);
+    const undeclared = names.filter(
+      (n) => n !== unitSpec.column && !schema.columns.some((c) => c.name === n),
+    );
+    if (!discovering && undeclared.length > 0) {
+      throw new InputError(
+        `${spec.source.path}: with a unit column, the schema must declare every other column of the table ` +
+          `(it does not declare ${undeclared.join(', ')}); declare them, or discover them privately ` +
+          '(--discover-undeclared)',
+        { file: spec.source.path, field: 'schema' },
+      );
+    }
+  }
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
-  const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
+  // 1/n² would publish the row count, which at the person level is private: a public constant there.
+  const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
   const dw = deltaWarning(delta, facts.rows);
   if (dw) warn(warnings.deltaLarge(dw));
-  const rawPlan = discovering
-    ? await planRawSource(
-        spec.source.path,
-        schema.columns,
-        { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-        header,
-      )
-    : null;
-  // Every column declared: nothing to discover, the declared schema is the whole schema.
-  const raw = rawPlan && rawPlan.undeclared.length > 0 ? rawPlan : null;
+  const rawPlan =
+    discovering || unitSpec
+      ? await planRawSource(
+          spec.source.path,
+          schema.columns,
+          { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
+          { ...header, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+        )
+      : null;
+  // Every column declared: nothing to discover, the declared schema is the whole schema (at the
+  // person level the raw path still runs: the data is bounded after the reservation).
+  const raw = rawPlan && (rawPlan.undeclared.length > 0 || unitSpec) ? rawPlan : null;
+  const discovers = raw !== null && raw.undeclared.length > 0;
   // With discovery the engine runs on what is left of ρ, given as the ε that converts back to it.
-  const engineBudget = raw ? raw.budget : null;
+  const engineBudget = discovers && raw ? raw.budget : null;
+  // The person level takes its shares (n̂, and k when private) from the synthesis' part.
+  const unit = unitSpec && raw ? { spec: unitSpec, budget: unitBudget(raw.budget, unitSpec) } : null;
   const requested = defaultOptions({
-    epsilon: engineBudget?.engineEpsilon ?? spec.epsilon,
-    delta: engineBudget?.engineDelta ?? delta,
+    epsilon: unit?.budget.engineEpsilon ?? engineBudget?.engineEpsilon ?? spec.epsilon,
+    delta: unit ? raw!.budget.engineDelta : (engineBudget?.engineDelta ?? delta),
     ...spec.overrides,
   });
   // Query mode's default T and K depend on the domain sizes, known only after discovery: with
   // discovery it needs both given (the engine still refuses T·K above the discovered query count).
   if (
-    raw &&
+    (discovers || unit) &&
     requested.mode !== 'table' &&
     (spec.overrides?.rounds === undefined || spec.overrides?.perRound === undefined)
   ) {
     throw new InputError(
-      'query mode with private discovery needs the rounds T and the queries per round K given (its default ' +
-        'rule depends on the domain sizes); give both, use table mode (the default), or declare every column',
+      'query mode with private discovery or a unit column needs the rounds T and the queries per round K given ' +
+        '(its default rule depends on the domain sizes and the row count); give both, or use table mode (the default)',
       { field: 'mode' },
     );
   }
   const planSchema = raw ? raw.provisional : schema;
   const plan = publicPlan(requested, planSchema, facts.rows, spec.workload);
-  // Pin T and K so the engine runs exactly what the ledger records.
-  const options: RapOptions = { ...requested, rounds: plan.rounds, perRound: plan.perRound };
+  // Pin T and K so the engine runs exactly what the ledger records. At the person level the row
+  // count is private: the engine's public rule picks T₀ and K from n̂/k after the reservation
+  // (params.unit says so), and the plan above only checks sizes and memory.
+  const options: RapOptions = unit
+    ? requested
+    : { ...requested, rounds: plan.rounds, perRound: plan.perRound };
   const name = spec.datasetName ?? path.basename(spec.source.path);
   const columns = columnEntries(schema, raw);
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
-    mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
+    mechanism: `${unit ? 'person-bounding+' : ''}${engineBudget ? 'domain-discovery+' : ''}rap-${options.mode}`,
     // With discovery the run uses ρ(ε, δ/2) (δ/2 goes to partition selection, params.discovery)
     // but reserves ρ(ε, δ), what (ε, δ) costs everywhere else in the ledger: a little more than
     // it uses, never less, and a run at the cap's ε spends the whole cap.
     epsilon: spec.epsilon,
     delta,
-    rho: engineBudget ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
+    rho: engineBudget || unit ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
     params: {
       rounds: plan.rounds,
       perRound: plan.perRound,
@@ -258,7 +304,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       oversample: options.oversample,
       kind: plan.kind,
       // With discovery the domain sizes (so the query count) are known only after the reservation.
-      numQueries: raw ? 'set by discovery' : plan.numQueries,
+      numQueries: discovers ? 'set by discovery' : plan.numQueries,
       selection: options.selection,
       relaxation: options.relaxation ?? 'sparsemax',
       learningRate: options.learningRate,
@@ -279,6 +325,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           }
         : {}),
       columns,
+      ...(unit ? { unit: unitParams(unit.spec, unit.budget) } : {}),
     },
     workload: {
       hash: workloadHash(spec.workload, planSchema),
@@ -295,7 +342,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
   };
-  return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw };
+  return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw, unit };
 }
 
 /**
@@ -304,7 +351,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
  */
 function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   const declared = provenanceEntries(schema);
-  if (!raw) return declared;
+  if (!raw || raw.undeclared.length === 0) return declared;
   const byName = new Map(declared.map((e) => [e.name, e]));
   const each = discoveryPerColumn(raw.budget, raw.undeclared.length);
   return raw.header.map(
@@ -326,6 +373,11 @@ function ledgerOrigin(columns: readonly ColumnProvenanceEntry[]): SchemaOrigin {
 /** Discovery's noise: the run's source (a seeded run gets its own stream). */
 function discoveryNoise(spec: ReleaseSpec): NoiseSource {
   return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/discovery`);
+}
+
+/** Contribution bounding's randomness and noise (k, n̂): the run's source, its own stream. */
+function personNoise(spec: ReleaseSpec): NoiseSource {
+  return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/person`);
 }
 
 // ---- 2. validate -----------------------------------------------------------------------------
@@ -379,7 +431,8 @@ export async function reserve(
   const dataset = await ledger.ensureDataset({ fingerprint: facts.fingerprint, name, rows: facts.rows });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));
-  else if (cap) await ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
+  else if (cap)
+    await ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta, spec.unit?.column);
   if (signal?.aborted) throw new CancelledError(CANCELLED_BEFORE_RESERVE);
   return { ...validated, stage: 'reserved', release: await ledger.reserve(validated.request) };
 }
@@ -403,9 +456,38 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     const { spec } = reserved;
     let loaded = reserved.loaded;
     let discovery: DiscoveredSchema | null = null;
-    if (reserved.raw) {
+    let person: PersonOutcome | null = null;
+    let options = reserved.options;
+    const header = spec.source.header === undefined ? {} : { header: spec.source.header };
+    if (reserved.raw && reserved.unit) {
+      // The person level: at most k records per person (a secure sample), n̂ measured; discovery
+      // and the encoder read the bounded records only; the identifier column goes no further.
+      const bounded = await boundSource(
+        spec.source.path,
+        reserved.unit.spec,
+        reserved.unit.budget,
+        personNoise(spec),
+        {
+          ...header,
+          ...(signal ? { signal } : {}),
+        },
+      );
+      try {
+        const found = await discoverAndLoad(reserved.raw, bounded.kept, discoveryNoise(spec), {
+          unitColumn: bounded.column,
+          person: { file: bounded.file, bound: bounded.bound, rows: bounded.rows.rows },
+          ...(signal ? { signal } : {}),
+        });
+        loaded = found.loaded;
+        discovery = reserved.raw.undeclared.length > 0 ? found.discovery : null;
+      } finally {
+        await bounded.dispose();
+      }
+      person = { column: bounded.column, bound: bounded.bound, chosen: bounded.chosen, rows: bounded.rows };
+      options = { ...options, unit: { bound: bounded.bound, normaliser: bounded.rows.rows } };
+    } else if (reserved.raw) {
       const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
-        ...(spec.source.header === undefined ? {} : { header: spec.source.header }),
+        ...header,
         ...(signal ? { signal } : {}),
       });
       loaded = found.loaded;
@@ -417,7 +499,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       {
         data: data.dataset,
         workload: spec.workload,
-        options: reserved.options,
+        options,
         noise: spec.noise,
         ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
       },
@@ -428,7 +510,8 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) engine.cancel();
     try {
-      return { ...reserved, stage: 'finished', loaded: data, discovery, result: await engine.result };
+      const result = await engine.result;
+      return { ...reserved, stage: 'finished', options, loaded: data, discovery, person, result };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
