@@ -57,7 +57,7 @@ const caseArb = fc
   )
   .filter((c) => c.before !== 'absent' || c.after !== 'absent');
 
-type Case = fc.Arbitrary<unknown> extends never ? never : Parameters<Parameters<typeof caseArb.map>[0]>[0];
+type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** D and D′ bounded to k rows per person (rows grouped by person, as release/person.ts writes them). */
 function neighbours(c: Case): [Row[], Row[]] {
