@@ -58,6 +58,8 @@ const settings = z
     insecureSeed: field.optional(),
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
+    unitColumn: z.string().max(1000).optional(),
+    rowsPerPerson: field.optional(),
   })
   .strict();
 
@@ -76,6 +78,7 @@ export const argSchemas = {
     })
     .strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
+  unitHints: z.object({ ...datasetRef }).strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
     .strict(),
@@ -118,7 +121,14 @@ export const argSchemas = {
     })
     .strict(),
   runPlan: z.object({ ...datasetRef, settings }).strict(),
-  setCap: z.object({ ...datasetRef, epsilon: field, delta: field.optional() }).strict(),
+  setCap: z
+    .object({
+      ...datasetRef,
+      epsilon: field,
+      delta: field.optional(),
+      unitColumn: z.string().max(1000).optional(),
+    })
+    .strict(),
   startRun: z.object({ ...datasetRef, settings }).strict(),
   runState: empty,
   cancelRun: empty,

@@ -17,9 +17,11 @@ import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
 import { writeSyntheticCsv } from '../core/release/output.ts';
+import { describeUnit, workloadWithoutUnit } from '../core/release/person.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
 import { weightByHistory } from '../core/workload/importance.ts';
+import type { Workload } from '../core/workload/types.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -105,7 +107,16 @@ export function runView(r: RunRecord): RunView {
     error: 'error' in state ? state.error : null,
     warnings: r.warnings,
     exported: state.status === 'exported' ? state.exported : null,
+    unit: unitStatement(r),
   };
+}
+
+/** The unit of privacy in words, for the Run, Results and Export screens. */
+function unitStatement(r: RunRecord): string {
+  const person = finishedOf(r)?.person;
+  if (person) return describeUnit(person);
+  const unit = r.prepared.unit;
+  return unit ? `person, identified by column ${unit.spec.column}` : 'one row';
 }
 
 function thin(history: ProgressPoint[]): ProgressPoint[] {
@@ -169,13 +180,25 @@ export class RunManager {
     if (ds.workloads.main.length === 0) {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
-    const schema = ds.schema;
-    const given = resolveWorkload(ds.workloads.main, schema);
+    // One person, several rows: the identifier column is no column of the release (never
+    // released, never in the workload: a threshold on it is refused), release/person.ts.
+    const unit = parsed.unit;
+    const unitIndex = unit ? ds.schema.columns.findIndex((c) => c.name === unit.column) : -1;
+    if (unit && unitIndex < 0) {
+      throw new InputError(
+        `${ds.fileName}: no column named "${unit.column}": choose the column that identifies a person.`,
+      );
+    }
+    const schema = unit
+      ? { ...ds.schema, columns: ds.schema.columns.filter((_, i) => i !== unitIndex) }
+      : ds.schema;
+    const withoutUnit = (w: Workload) => (unit ? workloadWithoutUnit(w, unitIndex, unit.column) : w);
+    const given = withoutUnit(resolveWorkload(ds.workloads.main, ds.schema));
     // Importance from history: the workload weighted by its own feature frequencies (public, ≤ 1).
     const workload =
       parsed.importance === 'history' ? weightByHistory(given, given, schema.columns.length) : given;
     const evalWorkload =
-      ds.workloads.eval.length > 0 ? resolveWorkload(ds.workloads.eval, schema) : undefined;
+      ds.workloads.eval.length > 0 ? withoutUnit(resolveWorkload(ds.workloads.eval, ds.schema)) : undefined;
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
     const warn: release.Warn = (w) => {
@@ -213,6 +236,7 @@ export class RunManager {
       overrides: parsed.overrides,
       noise: parsed.noise,
       allowNonPrivateDomain: parsed.allowNonPrivateDomain,
+      ...(unit ? { unit } : {}),
     } as const;
     const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {

@@ -28,7 +28,14 @@ import type {
   WorkloadView,
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
-import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
+import {
+  applySchema,
+  datasetView,
+  histogram,
+  type OpenedDataset,
+  openDataset,
+  unitHints,
+} from './datasets.ts';
 import { exportStored } from './exporter.ts';
 import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
@@ -254,6 +261,10 @@ export function createServices(ctx: ServiceContext): Services {
       return histogram(dataset(datasetId), column);
     },
 
+    async unitHints({ datasetId }) {
+      return unitHints(dataset(datasetId));
+    },
+
     async setSchema({ datasetId, schema }) {
       const ds = dataset(datasetId);
       const next = editedSchema(schema, ds.schema);
@@ -345,7 +356,7 @@ export function createServices(ctx: ServiceContext): Services {
       });
     },
 
-    async setCap({ datasetId, epsilon, delta }) {
+    async setCap({ datasetId, epsilon, delta, unitColumn }) {
       const ds = dataset(datasetId);
       const eps = parseEpsilon('The cap ε', epsilon);
       const n = ds.loaded.summary.rowsRead;
@@ -354,7 +365,9 @@ export function createServices(ctx: ServiceContext): Services {
           ? defaultDelta(Math.max(2, n))
           : parseDelta('The cap δ', delta);
       await ledger.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
-      await ledger.setCap(ds.loaded.fingerprint, eps, d);
+      // The unit is fixed with the cap: per person (the column) or per row (docs/privacy.md).
+      const unit = unitColumn === undefined || unitColumn.trim() === '' ? undefined : unitColumn;
+      await ledger.setCap(ds.loaded.fingerprint, eps, d, unit);
       return budgetView(ledger, ds.loaded.fingerprint);
     },
 

@@ -25,6 +25,7 @@ import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '..
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
+import type { UnitSpec } from '../core/release/person.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
@@ -46,6 +47,8 @@ export interface ParsedSettings {
   /** A schema read off the data: discovered privately (default) or released over as read. */
   readonly domain: DomainChoice;
   readonly allowNonPrivateDomain: boolean;
+  /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
+  readonly unit?: UnitSpec;
 }
 
 export const INSECURE_SEED_NOTE =
@@ -109,6 +112,11 @@ export function parseSettings(input: RunSettingsInput): {
     ? undefined
     : field('insecureSeed', () => parseSeed('the seed', input.insecureSeed!));
   const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
+  // k: rows kept per person (the person level); blank or "private": chosen privately.
+  const rowsPerPerson: number | 'private' =
+    blank(input.rowsPerPerson) || input.rowsPerPerson!.trim() === 'private'
+      ? 'private'
+      : (field('rowsPerPerson', () => parseCount('rows per person', input.rowsPerPerson!)) ?? 'private');
   if (problems.length > 0 || epsilon === undefined) return { problems };
   const overrides: EngineOverrides = {
     ...(rows !== undefined && { rows }),
@@ -123,8 +131,20 @@ export function parseSettings(input: RunSettingsInput): {
   };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
+  const unit = blank(input.unitColumn)
+    ? undefined
+    : { column: input.unitColumn!.trim(), bound: rowsPerPerson };
   return {
-    parsed: { epsilon, delta, overrides, noise, importance, domain, allowNonPrivateDomain },
+    parsed: {
+      epsilon,
+      delta,
+      overrides,
+      noise,
+      importance,
+      domain,
+      allowNonPrivateDomain,
+      ...(unit ? { unit } : {}),
+    },
     problems,
   };
 }

@@ -62,6 +62,12 @@ export async function budgetView(ledger: AsyncLedger, fingerprint: string): Prom
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */
+/** The unit a ledger event states: params.unit (the person level) or, absent, one row. */
+function unitOf(params: ReleaseRecord['params']): string {
+  const unit = (params as { unit?: { column?: unknown } }).unit;
+  return typeof unit?.column === 'string' ? `person (column ${unit.column})` : 'one row';
+}
+
 export function releaseViews(releases: readonly ReleaseRecord[], capDelta: number | null): ReleaseView[] {
   let cumulativeRho = 0;
   return releases.map((r) => {
@@ -86,6 +92,7 @@ export function releaseViews(releases: readonly ReleaseRecord[], capDelta: numbe
       abortReason: r.abortReason ?? null,
       cumulativeRho,
       cumulativeEpsilon: capDelta === null ? null : epsilonFromRho(cumulativeRho, capDelta),
+      unit: unitOf(r.params),
     };
   });
 }

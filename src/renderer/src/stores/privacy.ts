@@ -23,6 +23,10 @@ export interface SettingsForm {
   domain: DomainChoice;
   /** The curator's explicit override for `domain: 'as-read'` (the Schema step's checkbox). */
   allowNonPrivateDomain: boolean;
+  /** The Data step's "Can one person appear in more than one row?": the identifier column, or ''. */
+  unitColumn: string;
+  /** Rows kept per person: a number, or 'private' (chosen privately). */
+  rowsPerPerson: string;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -54,6 +58,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
     insecureSeed: '',
     domain: 'discover',
     allowNonPrivateDomain: false,
+    unitColumn: '',
+    rowsPerPerson: 'private',
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
@@ -65,6 +71,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
       if (id !== undefined && previous !== undefined && id !== previous) {
         form.domain = 'discover';
         form.allowNonPrivateDomain = false;
+        form.unitColumn = '';
+        form.rowsPerPerson = 'private';
       }
     },
   );
@@ -110,6 +118,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
         datasetId: ds.id,
         epsilon: cap.epsilon,
         ...(cap.delta.trim() ? { delta: cap.delta } : {}),
+        // The cap's unit is the Data step's answer: fixed with the cap.
+        ...(form.unitColumn ? { unitColumn: form.unitColumn } : {}),
       }),
     );
     if (!b) return false;
