@@ -25,7 +25,7 @@ import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '..
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
-import type { UnitSpec } from '../core/release/person.ts';
+import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
@@ -230,15 +230,40 @@ function columnsAtRelease(
   };
 }
 
+/**
+ * The plan at the person level: the identifier column is no column of the release (its cost is
+ * not shown, a workload on it is refused as the release refuses it).
+ */
+function personLevel(p: PlanInputs, unit: UnitSpec): PlanInputs {
+  const at = p.schema.columns.findIndex((c) => c.name === unit.column);
+  if (at < 0)
+    return {
+      ...p,
+      workload: { problem: `No column named "${unit.column}": choose the column that identifies a person.` },
+    };
+  const schema = { ...p.schema, columns: p.schema.columns.filter((_, i) => i !== at) };
+  let workload: PlanInputs['workload'] = p.workload;
+  if (!('problem' in workload)) {
+    try {
+      workload = workloadWithoutUnit(workload, at, unit.column);
+    } catch (err) {
+      workload = { problem: (err as Error).message };
+    }
+  }
+  return { ...p, schema, workload };
+}
+
 function fmt3(x: number): string {
   return Number(x.toPrecision(3)).toString();
 }
 
-export function planView(p: PlanInputs): RunPlanView {
-  const { parsed, problems } = parseSettings(p.settings);
+export function planView(inputs: PlanInputs): RunPlanView {
+  const { parsed, problems } = parseSettings(inputs.settings);
+  const p = parsed?.unit ? personLevel(inputs, parsed.unit) : inputs;
   const base = {
     n: p.n,
-    defaultDelta: defaultDelta(Math.max(2, p.n)),
+    // At the person level 1/n² would publish the row count: a public constant (release/person.ts).
+    defaultDelta: parsed?.unit ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, p.n)),
     budget: p.budget,
     seedMode: parsed?.noise.mode ?? (blank(p.settings.insecureSeed) ? 'secure' : 'insecure-seed'),
   } as const;
