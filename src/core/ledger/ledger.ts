@@ -288,8 +288,9 @@ export class Ledger {
         throw new InputError(
           `the budget of ${dataset.name} is ${unitWords(capUnit)}, and this release is ${unitWords(asked)}: ` +
             (capUnit === null
-              ? 'release at the row level (no unit column), or set a new cap with --unit-column before any release'
-              : `add --unit-column ${capUnit} (in the app: one person can appear in several rows, column ${capUnit})`),
+              ? 'release at the row level (no unit column), or, while the dataset has no release, set the cap again ' +
+                "with the unit (`ledger set-cap --unit-column`; in the app, answer the Data step's question first)"
+              : `add --unit-column ${capUnit} (in the app: answer Yes to "Can one person appear in more than one row?" with column ${capUnit})`),
           { field: 'unit-column' },
         );
       }
