@@ -8,22 +8,13 @@
  * the largest 2-way marginal error with real values mapped into the released domain. Seeded,
  * INSECURE noise: benchmarks release nothing. CPU seconds include the engine's process.
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fingerprintFile } from '../../src/core/data/fingerprint.ts';
 import { SCHEMA_VERSION, type Schema } from '../../src/core/data/schema.ts';
 import { Ledger } from '../../src/core/ledger/ledger.ts';
-import { manifestPathFor } from '../../src/core/release/manifest.ts';
-import {
-  prepare,
-  type ReleaseSpec,
-  reserve,
-  run,
-  validate,
-  writeAndCommit,
-} from '../../src/core/release/release.ts';
+import { type ReleaseSpec, releaseStraightThrough } from '../../src/core/release/release.ts';
 import type { Workload } from '../../src/core/workload/types.ts';
 import type { BenchArgs } from '../lib/args.ts';
 import { matchesFilter, seedList } from '../lib/cases.ts';
@@ -31,6 +22,7 @@ import { SHARED_DATASETS } from '../lib/datasets.ts';
 import { describeMachine, fileNameFor, writeAtomically } from '../lib/output.ts';
 import { type Fidelity, fidelity } from '../lib/raw-metrics.ts';
 import { readRows } from '../lib/raw-pipeline.ts';
+import { cpuWithChildren } from '../lib/release-run.ts';
 import { formatNumber } from '../lib/table.ts';
 
 export const PERSON_SUITE = 'person';
@@ -79,27 +71,14 @@ function allPairs(columns: readonly number[]): Workload {
   return { thresholds };
 }
 
-/** CPU seconds of this process and its reaped children (the engine's process), from /proc. */
-function cpuSeconds(): number {
-  const own = process.cpuUsage();
-  let children = 0;
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-    children = (Number(fields[13]) + Number(fields[14])) / 100; // cutime + cstime, clock ticks
-  } catch {
-    children = Number.NaN;
-  }
-  return (own.user + own.system) / 1e6 + children;
-}
-
 async function runCase(
   c: PersonCase,
   names: readonly string[],
   real: readonly string[][],
 ): Promise<PersonResult> {
   const dir = await mkdtemp(path.join(tmpdir(), 'rap-bench-person-'));
-  const cpu0 = cpuSeconds();
-  const ledger = Ledger.open(path.join(dir, 'ledger.sqlite'));
+  const cpu0 = await cpuWithChildren();
+  const ledger = Ledger.open(path.join(dir, 'ledger.sqlite'), { anchorFile: null });
   try {
     const unit = c.bound === 'row' ? undefined : UNIT;
     const fingerprint = await fingerprintFile(FILE);
@@ -121,22 +100,10 @@ async function runCase(
       noise: { mode: 'insecure-seed', seed: c.seed },
       ...(c.bound === 'row' ? {} : { unit: { column: UNIT, bound: c.bound } }),
     };
-    const prepared = await prepare(spec);
-    const validated = await validate(prepared);
-    const reserved = await reserve(ledger, validated);
-    const finished = await run(ledger, reserved);
     const csvPath = path.join(dir, 'out.csv');
-    await writeAndCommit(ledger, finished, {
-      voice: 'cli',
-      csvPath,
-      sidecars: [
-        {
-          what: 'release manifest',
-          path: manifestPathFor(csvPath),
-          removeCsvIfUnwritten: false,
-          content: () => ({}),
-        },
-      ],
+    const outcome = await releaseStraightThrough(ledger, spec, {
+      outPath: csvPath,
+      reportPath: path.join(dir, 'out.REPORT.private.json'),
     });
     const released = await readRows(csvPath);
     // Scored on the release's columns other than the identifier.
@@ -144,18 +111,26 @@ async function runCase(
     const scored = cols.map((i) => released.names[i]);
     const realKept = real.map((r) => scored.map((n) => r[names.indexOf(n)]));
     const synthRows = released.rows.map((r) => cols.map((i) => r[i]));
-    const full = finished.loaded.dataset.schema;
+    const full = outcome.schema;
     const schema: Schema = { ...full, columns: full.columns.filter((col) => col.name !== UNIT) };
-    const person = finished.person;
+    const person = (
+      outcome.manifest as {
+        unit?: {
+          rowsPerPerson?: number;
+          boundChosen?: { rho: number } | null;
+          noisyRowCount?: { rows: number; rho: number };
+        };
+      }
+    ).unit;
     return {
       case: c,
-      k: person?.bound ?? null,
-      noisyRows: person?.rows.rows ?? null,
-      boundRho: person?.chosen?.rho ?? 0,
-      rowCountRho: person?.rows.rho ?? 0,
-      rho: finished.request.rho,
+      k: person?.rowsPerPerson ?? null,
+      noisyRows: person?.noisyRowCount?.rows ?? null,
+      boundRho: person?.boundChosen?.rho ?? 0,
+      rowCountRho: person?.noisyRowCount?.rho ?? 0,
+      rho: outcome.release.rho,
       fidelity: fidelity(scored, realKept, synthRows, schema),
-      cpuSeconds: cpuSeconds() - cpu0,
+      cpuSeconds: (await cpuWithChildren()) - cpu0,
     };
   } finally {
     ledger.close();

@@ -10,23 +10,14 @@ import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
-import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
-import {
-  BACKENDS,
-  ENGINE_SELECTION,
-  IMPORTANCE,
-  type ImportanceName,
-  RELAXATIONS,
-  SELECTIONS,
-} from '../core/input/choices.ts';
-import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
+import { parseCount } from '../core/input/numbers.ts';
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
 import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
-import type { EngineOverrides } from '../core/release/release.ts';
+import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
   BudgetView,
@@ -37,13 +28,7 @@ import type {
   RunSettingsInput,
 } from '../shared/api.ts';
 
-export interface ParsedSettings {
-  readonly epsilon: number;
-  readonly delta: number | undefined;
-  readonly overrides: EngineOverrides;
-  readonly noise: NoiseSpec;
-  /** Weights from the workload's own history (workload/importance.ts), or the curator's. */
-  readonly importance: ImportanceName;
+export interface ParsedSettings extends RunSettings {
   /** A schema read off the data: discovered privately (default) or released over as read. */
   readonly domain: DomainChoice;
   readonly allowNonPrivateDomain: boolean;
@@ -56,96 +41,56 @@ export const INSECURE_SEED_NOTE =
 
 const blank = (s: string | undefined): s is undefined => s === undefined || s.trim() === '';
 
-/** Each field checked on its own, so the screen can show every problem at once. */
+/** The Privacy step's fields as the spec module's text settings (the CLI's flags give the same). */
+export function settingsText(input: RunSettingsInput): RunSettingsText {
+  return {
+    epsilon: input.epsilon,
+    delta: input.delta,
+    rows: input.rows,
+    rounds: input.rounds,
+    perRound: input.perRound,
+    oversample: input.oversample,
+    mode: input.mode,
+    backend: input.backend,
+    selection: input.selection,
+    relaxation: input.relaxation,
+    importance: input.importance,
+    seed: input.insecureSeed,
+  };
+}
+
+/**
+ * Each field checked on its own, so the screen can show every problem at once — by the release
+ * spec's rules and messages (core/release/spec.ts), the CLI's too.
+ */
 export function parseSettings(input: RunSettingsInput): {
   parsed?: ParsedSettings;
   problems: FieldProblem[];
 } {
-  const problems: FieldProblem[] = [];
-  const field = <T>(name: string, fn: () => T): T | undefined => {
-    try {
-      return fn();
-    } catch (err) {
-      problems.push({ field: name, message: (err as Error).message });
-      return undefined;
-    }
-  };
-  const epsilon = blank(input.epsilon)
-    ? field('epsilon', () => {
-        throw new InputError('Enter ε (a number > 0): the privacy budget this run spends');
-      })
-    : field('epsilon', () => parseEpsilon('ε', input.epsilon));
-  const delta = blank(input.delta) ? undefined : field('delta', () => parseDelta('δ', input.delta!));
-  const count = (name: string, label: string, text: string | undefined) =>
-    blank(text) ? undefined : field(name, () => parseCount(label, text!));
-  const rows = count('rows', "n'", input.rows);
-  const rounds = count('rounds', 'T', input.rounds);
-  const perRound = count('perRound', 'K', input.perRound);
-  const oversample = count('oversample', 'oversampling', input.oversample);
-  const backend = input.backend;
-  const chosen = BACKENDS.find((b) => b === backend);
-  if (backend !== undefined && backend !== 'auto' && !chosen) {
-    problems.push({
-      field: 'backend',
-      message: `backend must be auto or one of ${BACKENDS.join(', ')}, got "${backend}"`,
-    });
-  }
-  const selection =
-    input.selection === undefined
-      ? undefined
-      : field('selection', () => ENGINE_SELECTION[parseChoice('selection', input.selection!, SELECTIONS)]);
-  if (selection === 'iterative' && input.mode !== 'query') {
-    problems.push({
-      field: 'selection',
-      message: 'adaptive selection is a query-mode option: choose mode query, or one-shot selection',
-    });
-  }
-  const relaxation =
-    input.relaxation === undefined
-      ? undefined
-      : field('relaxation', () => parseChoice('relaxation', input.relaxation!, RELAXATIONS));
-  const importance =
-    input.importance === undefined
-      ? 'none'
-      : (field('importance', () => parseChoice('importance', input.importance!, IMPORTANCE)) ?? 'none');
-  const seed = blank(input.insecureSeed)
-    ? undefined
-    : field('insecureSeed', () => parseSeed('the seed', input.insecureSeed!));
-  const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
+  const { settings, problems } = parseRunSettings(settingsText(input));
+  // The app's field for the seed is `insecureSeed`.
+  const fieldProblems = problems.map((p) => ({
+    field: p.field === 'seed' ? 'insecureSeed' : p.field,
+    message: p.message,
+  }));
   // k: rows kept per person (the person level); blank or "private": chosen privately.
-  const rowsPerPerson: number | 'private' =
-    blank(input.rowsPerPerson) || input.rowsPerPerson!.trim() === 'private'
-      ? 'private'
-      : (field('rowsPerPerson', () => parseCount('rows per person', input.rowsPerPerson!)) ?? 'private');
-  if (problems.length > 0 || epsilon === undefined) return { problems };
-  const overrides: EngineOverrides = {
-    ...(rows !== undefined && { rows }),
-    ...(rounds !== undefined && { rounds }),
-    ...(perRound !== undefined && { perRound }),
-    ...(oversample !== undefined && { oversample }),
-    ...(input.mode !== undefined && { mode: input.mode }),
-    ...(chosen !== undefined && { backend: chosen }),
-    // One-shot is the default; only query mode has a choice to record.
-    ...(selection !== undefined && input.mode === 'query' && { selection }),
-    ...(relaxation !== undefined && { relaxation }),
-  };
+  let rowsPerPerson: number | 'private' = 'private';
+  if (!blank(input.rowsPerPerson) && input.rowsPerPerson.trim() !== 'private') {
+    try {
+      rowsPerPerson = parseCount('rows per person', input.rowsPerPerson);
+    } catch (err) {
+      fieldProblems.push({ field: 'rowsPerPerson', message: (err as Error).message });
+    }
+  }
+  if (!settings || fieldProblems.length > 0) return { problems: fieldProblems };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
   const unit = blank(input.unitColumn)
     ? undefined
-    : { column: input.unitColumn!.trim(), bound: rowsPerPerson };
+    : { column: input.unitColumn.trim(), bound: rowsPerPerson };
   return {
-    parsed: {
-      epsilon,
-      delta,
-      overrides,
-      noise,
-      importance,
-      domain,
-      allowNonPrivateDomain,
-      ...(unit ? { unit } : {}),
-    },
-    problems,
+    parsed: { ...settings, domain, allowNonPrivateDomain, ...(unit ? { unit } : {}) },
+    problems: fieldProblems,
   };
 }
 
@@ -236,11 +181,12 @@ function columnsAtRelease(
  */
 function personLevel(p: PlanInputs, unit: UnitSpec): PlanInputs {
   const at = p.schema.columns.findIndex((c) => c.name === unit.column);
-  if (at < 0)
+  if (at < 0) {
     return {
       ...p,
       workload: { problem: `No column named "${unit.column}": choose the column that identifies a person.` },
     };
+  }
   const schema = { ...p.schema, columns: p.schema.columns.filter((_, i) => i !== at) };
   let workload: PlanInputs['workload'] = p.workload;
   if (!('problem' in workload)) {
