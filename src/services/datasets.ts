@@ -204,7 +204,7 @@ export function histogram(ds: OpenedDataset, column: string): HistogramView {
 }
 
 /** Distinct values a column's hint counts at most (a column with more is not a repeating identifier). */
-const HINT_MAX_DISTINCT = 1_000_000;
+const HINT_MAX_DISTINCT = 200_000;
 
 /**
  * How often each column's values repeat, read off the private file for the curator's Data step
