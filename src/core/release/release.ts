@@ -53,6 +53,7 @@ import { PendingWrites, pendingDirFor } from './pending-writes.ts';
 import {
   boundSource,
   checkUnitColumn,
+  describeUnit,
   PERSON_DEFAULT_DELTA,
   type PersonOutcome,
   type UnitBudget,
@@ -551,6 +552,8 @@ export type ReleaseReport = RapResult['report'] & {
   readonly dataset: { readonly name: string; readonly rows: number; readonly engineRows: number };
   readonly output: { readonly path: string; readonly sha256: string; readonly rows: number };
   readonly schemaOrigin: string;
+  /** The unit of privacy in words ("one row", or the person level's statement). */
+  readonly unit: string;
   readonly nonPrivateDiagnostics: string;
 };
 
@@ -635,6 +638,7 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
+    unit: f.person ? describeUnit(f.person) : 'one row',
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,
   };
 }
