@@ -92,9 +92,11 @@ export async function publish(
     shape = await input.fillCsv(temp);
   });
   try {
+    // The destination's path (fillCsv's result names the temp file it wrote).
     const csv: WrittenCsv = {
+      rows: shape!.rows,
+      header: shape!.header,
       path: outputs.csv.path,
-      ...shape!,
       sha256: await fingerprintFile(outputs.csv.path),
     };
     const manifest = publicManifest(input.manifestFields, head, csv);

@@ -72,6 +72,10 @@ describe('the plan rule in every release', () => {
         manifest.plan.shares.oneWay + manifest.plan.shares.upfront + manifest.plan.shares.rounds,
       ).toBeCloseTo(1, 12);
       expect(ledger.release(r.release.id)?.params.tablePlan).toMatchObject({ strategy: 'mixed' });
+      // The ledger, the manifest and the report name the destination, never a temp file.
+      expect(ledger.release(r.release.id)?.outputPath).toBe(out);
+      expect(r.report.output.path).toBe(out);
+      expect(manifest.output.file).toBe('mixed.csv');
     } finally {
       ledger.close();
     }
