@@ -172,8 +172,15 @@ function releaseLine(r: ReleaseRecord, dataset: string): string {
     `ε=${fmt(r.epsilon)} δ=${fmt(r.delta)} ρ=${fmt(r.rho)}`,
     `T=${p.rounds} K=${p.perRound} n'=${p.rows}`,
     SCHEMA_ORIGIN_WORDS[r.schema.origin],
+    ...(unitColumn(p) ? [`unit: person (column ${unitColumn(p)})`] : []),
     ...(r.seedMode === 'insecure-seed' ? ['insecure-seed: NOT a release'] : []),
   ].join('  ');
+}
+
+/** The identifier column of a person-level release (its params.unit), or undefined (per row). */
+function unitColumn(params: ReleaseRecord['params']): string | undefined {
+  const column = (params as { unit?: { column?: unknown } }).unit?.column;
+  return typeof column === 'string' ? column : undefined;
 }
 
 function findRelease(l: Ledger, id: string): ReleaseRecord {

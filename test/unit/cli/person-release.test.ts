@@ -117,6 +117,8 @@ describe('synth --unit-column', () => {
       expect(manifest.privacy.delta).toBe(1e-10);
       expect(manifest.parameters.rounds).toBeUndefined();
       expect(manifest.schema.columns.map((c: { name: string }) => c.name)).toEqual(['ward', 'diagnosis']);
+      const listed = await runCli(['ledger', 'list', '--ledger', ledger], dir);
+      expect(listed.stdout).toContain('unit: person (column person)');
       const report = JSON.parse(readFileSync(path.join(dir, 'out.REPORT.private.json'), 'utf8'));
       expect(report.unit).toBe(manifest.unit.statement);
       withLedger(ledger, (l) => {
