@@ -19,7 +19,7 @@ import { type GmTablesBaseline, gmTablesBaseline } from './baselines/gm-tables.t
 import { ExactAnswers } from './exact-answers.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
-import { measure, measurementSigma, noiseScale } from './measure.ts';
+import { measure, measurementSigma, noiseScale, planRows } from './measure.ts';
 import {
   evaluateWorkload,
   PROFILE_ZETAS,
@@ -274,9 +274,11 @@ class RapRun {
     const sizes = domainSizes(data.schema);
     // The GM baseline on the workload's tables (issue 19), computed once and reused by the
     // present error table's GM column.
-    const gm = gmTablesBaseline({ rho, n: data.n, sizes, workload }, GM_SIMULATION);
+    // At the person level the GM baseline's noise is k times larger over n̂: n̂/k rows' worth.
+    const gmRows = planRows(data, this.input.options.unit);
+    const gm = gmTablesBaseline({ rho, n: gmRows, sizes, workload }, GM_SIMULATION);
     const table = (w: Workload, e: WorkloadEvaluation, whole?: GmTablesBaseline) =>
-      errorTable(e, gmBaseline(w, sizes, rho, data.n, whole), Number(totalQueryCount(w, sizes)));
+      errorTable(e, gmBaseline(w, sizes, rho, gmRows, whole), Number(totalQueryCount(w, sizes)));
     const errorTables = {
       present: table(workload, present, gm),
       future: futures.map((e, i) => table(evalWorkloads[i], e)),
