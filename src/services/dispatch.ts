@@ -62,6 +62,8 @@ const settings = z
     allowNonPrivateDomain: z.boolean().optional(),
     certify: field.optional(),
     certifyShare: field.optional(),
+    unitColumn: z.string().max(1000).optional(),
+    rowsPerPerson: field.optional(),
   })
   .strict();
 
@@ -81,6 +83,7 @@ export const argSchemas = {
     .strict(),
   setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
+  unitHints: z.object({ ...datasetRef }).strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
     .strict(),
@@ -123,7 +126,14 @@ export const argSchemas = {
     })
     .strict(),
   runPlan: z.object({ ...datasetRef, settings }).strict(),
-  setCap: z.object({ ...datasetRef, epsilon: field, delta: field.optional() }).strict(),
+  setCap: z
+    .object({
+      ...datasetRef,
+      epsilon: field,
+      delta: field.optional(),
+      unitColumn: z.string().max(1000).optional(),
+    })
+    .strict(),
   startRun: z.object({ ...datasetRef, settings }).strict(),
   runState: empty,
   cancelRun: empty,
