@@ -29,6 +29,7 @@ import { runCase } from './lib/run-case.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
 import { PREM_SUITES, RAW_SUITES, SUITES } from './suites/index.ts';
+import { PERSON_SUITE, runPersonSuite } from './suites/person.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -36,7 +37,7 @@ function pickSuite(name: string): Suite | RawSuite | PremSuite {
   const suite = SUITES.get(name) ?? RAW_SUITES.get(name) ?? PREM_SUITES.get(name);
   if (!suite)
     throw new BenchArgsError(
-      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys()].join(', ')}`,
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE].join(', ')}`,
     );
   return suite;
 }
@@ -116,6 +117,11 @@ async function main(): Promise<number> {
   if (args.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
+  }
+  // The person-level suite (issue 27) runs whole releases through the release pipeline.
+  if (args.suite === PERSON_SUITE) {
+    const outDir = path.resolve(args.out ?? defaultOutDir(PERSON_SUITE));
+    return runPersonSuite(args, outDir, latestTablePath(PERSON_SUITE), commandLine());
   }
   const picked = pickSuite(args.suite);
   if ('kind' in picked && picked.kind === 'prem') {

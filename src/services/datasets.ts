@@ -10,10 +10,11 @@ import { basename } from 'node:path';
 import { parseDomainJson } from '../core/data/benchmark.ts';
 import { readCsvRecords } from '../core/data/csv.ts';
 import { type LoadOptions, type LoadProgress, type LoadResult, loadCsv } from '../core/data/load.ts';
+import { Rejections } from '../core/data/rejections.ts';
 import { domainSize, type Schema } from '../core/data/schema.ts';
 import { parseSchemaJson } from '../core/data/schema-file.ts';
-import { isKeptAsMissing } from '../core/data/table.ts';
-import { integerRange } from '../core/data/values.ts';
+import { isKeptAsMissing, readTable } from '../core/data/table.ts';
+import { DEFAULT_MISSING_MARKERS, integerRange } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
 import type {
   BudgetView,
@@ -22,6 +23,7 @@ import type {
   HistogramView,
   OpenDatasetArg,
   ThresholdInput,
+  UnitHint,
   WorkloadRole,
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
@@ -219,4 +221,52 @@ export function histogram(ds: OpenedDataset, column: string): HistogramView {
   const codes = dataset.codes[j];
   for (let i = 0; i < dataset.n; i++) counts[codes[i]]++;
   return { column, kind: col.kind, labels: categoryLabels(dataset.schema, j), counts };
+}
+
+/** Distinct values a column's hint counts at most (a column with more is not a repeating identifier). */
+const HINT_MAX_DISTINCT = 200_000;
+
+/**
+ * How often each column's values repeat, read off the private file for the curator's Data step
+ * only (never released, never in the ledger): a column with many distinct values of which some
+ * fill several rows looks like a person identifier, so a curator who did not name a unit is told.
+ */
+export async function unitHints(ds: OpenedDataset): Promise<UnitHint[]> {
+  const counts: (Map<string, number> | undefined)[] = [];
+  let header: readonly string[] = [];
+  let rows = 0;
+  const missing = new Set(DEFAULT_MISSING_MARKERS);
+  await namedAs(ds.path, ds.fileName, () =>
+    readTable(
+      ds.path,
+      {
+        start(shape) {
+          header = shape.header;
+          for (let c = 0; c < header.length; c++) counts.push(new Map());
+        },
+        row(values) {
+          rows++;
+          for (let c = 0; c < values.length; c++) {
+            const m = counts[c];
+            if (!m || missing.has(values[c])) continue;
+            m.set(values[c], (m.get(values[c]) ?? 0) + 1);
+            if (m.size > HINT_MAX_DISTINCT) counts[c] = undefined;
+          }
+        },
+      },
+      new Rejections(),
+      { header: ds.loaded.summary.hasHeader, raggedAsMissing: true },
+    ),
+  );
+  return header.map((column, c) => {
+    const m = counts[c];
+    const distinct = m ? m.size : HINT_MAX_DISTINCT;
+    let maxRows = 0;
+    for (const v of m?.values() ?? []) maxRows = Math.max(maxRows, v);
+    // Many distinct values (at least 5% of the rows, and more than 50) yet some repeat: the shape
+    // of an identifier of persons with several rows (patient ids, customer numbers).
+    const looksLikeIdentifier =
+      m !== undefined && distinct > 50 && distinct >= 0.05 * rows && maxRows >= 2 && distinct < rows;
+    return { column, rows, distinct, maxRows, looksLikeIdentifier };
+  });
 }

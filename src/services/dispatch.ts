@@ -69,6 +69,8 @@ const settings = z
     ledgerDataset: ledgerDataset.optional(),
     certify: field.optional(),
     certifyShare: field.optional(),
+    unitColumn: z.string().max(1000).optional(),
+    rowsPerPerson: field.optional(),
   })
   .strict();
 
@@ -88,6 +90,7 @@ export const argSchemas = {
     .strict(),
   setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
+  unitHints: z.object({ ...datasetRef }).strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
     .strict(),
@@ -136,6 +139,7 @@ export const argSchemas = {
       epsilon: field,
       delta: field.optional(),
       ledgerDataset: ledgerDataset.optional(),
+      unitColumn: z.string().max(1000).optional(),
     })
     .strict(),
   startRun: z.object({ ...datasetRef, settings }).strict(),

@@ -17,6 +17,7 @@ import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
 import { writeSyntheticCsv } from '../core/release/output.ts';
+import { describeUnit, workloadWithoutUnit } from '../core/release/person.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
 import { buildReportData } from '../core/release/report/index.ts';
@@ -109,7 +110,16 @@ export function runView(r: RunRecord): RunView {
     error: 'error' in state ? state.error : null,
     warnings: r.warnings,
     exported: state.status === 'exported' ? state.exported : null,
+    unit: unitStatement(r),
   };
+}
+
+/** The unit of privacy in words, for the Run, Results and Export screens. */
+function unitStatement(r: RunRecord): string {
+  const person = finishedOf(r)?.person;
+  if (person) return describeUnit(person);
+  const unit = r.prepared.unit;
+  return unit ? `person, identified by column ${unit.spec.column}` : 'one row';
 }
 
 function thin(history: ProgressPoint[]): ProgressPoint[] {
@@ -154,6 +164,7 @@ export function appReleaseSpec(ds: AppReleaseInputs, parsed: ParsedSettings): re
     columns: ds.schema.columns.length,
     ...(ds.evalWorkload && { evalWorkload: ds.evalWorkload }),
     allowNonPrivateDomain: parsed.allowNonPrivateDomain,
+    ...(parsed.unit && { unit: parsed.unit }),
   });
 }
 
@@ -225,7 +236,22 @@ export class RunManager {
     if (ds.workloads.main.length === 0) {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
-    const schema = ds.schema;
+    // One person, several rows: the identifier column is no column of the release (never
+    // released, never in the workload: a threshold on it is refused), release/person.ts.
+    const unit = parsed.unit;
+    const unitIndex = unit ? ds.schema.columns.findIndex((c) => c.name === unit.column) : -1;
+    if (unit && unitIndex < 0) {
+      throw new InputError(
+        `${ds.fileName}: no column named "${unit.column}": choose the column that identifies a person.`,
+      );
+    }
+    const schema = unit
+      ? { ...ds.schema, columns: ds.schema.columns.filter((_, i) => i !== unitIndex) }
+      : ds.schema;
+    const resolved = (w: typeof ds.workloads.main) => {
+      const r = resolveWorkload(w, ds.schema);
+      return unit ? workloadWithoutUnit(r, unitIndex, unit.column) : r;
+    };
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
     const warn: release.Warn = (w) => {
@@ -237,8 +263,8 @@ export class RunManager {
         fileName: ds.fileName,
         schema,
         header: ds.loaded.summary.hasHeader,
-        workload: resolveWorkload(ds.workloads.main, schema),
-        ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),
+        workload: resolved(ds.workloads.main),
+        ...(ds.workloads.eval.length > 0 && { evalWorkload: resolved(ds.workloads.eval) }),
         ledgerDataset,
       },
       parsed,

@@ -32,7 +32,14 @@ import type {
   WorkloadView,
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
-import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
+import {
+  applySchema,
+  datasetView,
+  histogram,
+  type OpenedDataset,
+  openDataset,
+  unitHints,
+} from './datasets.ts';
 import { exportStored, reportDataOf } from './exporter.ts';
 import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
@@ -282,6 +289,10 @@ export function createServices(ctx: ServiceContext): Services {
       return histogram(dataset(datasetId), column);
     },
 
+    async unitHints({ datasetId }) {
+      return unitHints(dataset(datasetId));
+    },
+
     async setSchema({ datasetId, schema }) {
       const ds = dataset(datasetId);
       const next = editedSchema(schema, ds.schema);
@@ -376,7 +387,7 @@ export function createServices(ctx: ServiceContext): Services {
       });
     },
 
-    async setCap({ datasetId, epsilon, delta, ledgerDataset }) {
+    async setCap({ datasetId, epsilon, delta, ledgerDataset, unitColumn }) {
       const ds = dataset(datasetId);
       const eps = parseEpsilon('The cap ε', epsilon);
       const n = ds.loaded.summary.rowsRead;
@@ -393,7 +404,9 @@ export function createServices(ctx: ServiceContext): Services {
         columns: fileFacts(ds).columns,
         chosen: choice.chosen,
       });
-      await ledger.setCap(known.fingerprint, eps, d);
+      // The unit is fixed with the cap: per person (the column) or per row (docs/privacy.md).
+      const unit = unitColumn === undefined || unitColumn.trim() === '' ? undefined : unitColumn;
+      await ledger.setCap(known.fingerprint, eps, d, unit);
       return budgetFromTotals(await ledger.totals(known.fingerprint));
     },
 

@@ -13,9 +13,11 @@ import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
+import { parseCount } from '../core/input/numbers.ts';
 import { admits, capRhoAfter } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
+import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
 import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
@@ -33,6 +35,8 @@ export interface ParsedSettings extends RunSettings {
   /** A schema read off the data: discovered privately (default) or released over as read. */
   readonly domain: DomainChoice;
   readonly allowNonPrivateDomain: boolean;
+  /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
+  readonly unit?: UnitSpec;
 }
 
 export const INSECURE_SEED_NOTE =
@@ -74,10 +78,25 @@ export function parseSettings(input: RunSettingsInput): {
     field: p.field === 'seed' ? 'insecureSeed' : p.field,
     message: p.message,
   }));
-  if (!settings) return { problems: fieldProblems };
+  // k: rows kept per person (the person level); blank or "private": chosen privately.
+  let rowsPerPerson: number | 'private' = 'private';
+  if (!blank(input.rowsPerPerson) && input.rowsPerPerson.trim() !== 'private') {
+    try {
+      rowsPerPerson = parseCount('rows per person', input.rowsPerPerson);
+    } catch (err) {
+      fieldProblems.push({ field: 'rowsPerPerson', message: (err as Error).message });
+    }
+  }
+  if (!settings || fieldProblems.length > 0) return { problems: fieldProblems };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
-  return { parsed: { ...settings, domain, allowNonPrivateDomain }, problems: fieldProblems };
+  const unit = blank(input.unitColumn)
+    ? undefined
+    : { column: input.unitColumn.trim(), bound: rowsPerPerson };
+  return {
+    parsed: { ...settings, domain, allowNonPrivateDomain, ...(unit ? { unit } : {}) },
+    problems: fieldProblems,
+  };
 }
 
 export interface PlanInputs {
@@ -166,6 +185,30 @@ function columnsAtRelease(
   };
 }
 
+/**
+ * The plan at the person level: the identifier column is no column of the release (its cost is
+ * not shown, a workload on it is refused as the release refuses it).
+ */
+function personLevel(p: PlanInputs, unit: UnitSpec): PlanInputs {
+  const at = p.schema.columns.findIndex((c) => c.name === unit.column);
+  if (at < 0) {
+    return {
+      ...p,
+      workload: { problem: `No column named "${unit.column}": choose the column that identifies a person.` },
+    };
+  }
+  const schema = { ...p.schema, columns: p.schema.columns.filter((_, i) => i !== at) };
+  let workload: PlanInputs['workload'] = p.workload;
+  if (!('problem' in workload)) {
+    try {
+      workload = workloadWithoutUnit(workload, at, unit.column);
+    } catch (err) {
+      workload = { problem: (err as Error).message };
+    }
+  }
+  return { ...p, schema, workload };
+}
+
 function fmt3(x: number): string {
   return Number(x.toPrecision(3)).toString();
 }
@@ -191,11 +234,13 @@ export const HEADER_GUESSED_REASON =
   'Line 1 was taken for the column names by a guess: a release publishes the column names, so say on the ' +
   'Data step whether line 1 names the columns ("Does line 1 name the columns?").';
 
-export function planView(p: PlanInputs): RunPlanView {
-  const { parsed, problems } = parseSettings(p.settings);
+export function planView(inputs: PlanInputs): RunPlanView {
+  const { parsed, problems } = parseSettings(inputs.settings);
+  const p = parsed?.unit ? personLevel(inputs, parsed.unit) : inputs;
   const base = {
     n: p.n,
-    defaultDelta: defaultDelta(Math.max(2, p.n)),
+    // At the person level 1/n² would publish the row count: a public constant (release/person.ts).
+    defaultDelta: parsed?.unit ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, p.n)),
     budget: p.budget,
     ledgerMatches: p.ledgerMatches ?? [],
     seedMode: parsed?.noise.mode ?? (blank(p.settings.insecureSeed) ? 'secure' : 'insecure-seed'),

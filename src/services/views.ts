@@ -74,18 +74,18 @@ export async function budgetView(ledger: AsyncLedger, fingerprint: string): Prom
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */
-/** The unit of privacy a release states (a record unless its parameters name another). */
-function unitOf(params: Readonly<Record<string, unknown>>): string {
-  const u = params.unit ?? params.unitOfPrivacy;
-  if (typeof u === 'string') return u;
-  if (u && typeof u === 'object' && 'kind' in u) return String((u as { kind: unknown }).kind);
-  return 'record';
+/** The unit a ledger event states: params.unit (the person level) or, absent, one row. */
+function unitOf(params: ReleaseRecord['params']): string {
+  const unit = (params as { unit?: { column?: unknown } }).unit;
+  return typeof unit?.column === 'string' ? `person (column ${unit.column})` : 'one row';
 }
 
 /** The plan in words from the ledger's parameters: the mode and, in table mode, the plan. */
 function planOf(params: Readonly<Record<string, unknown>>): string {
   const plan = params.plan as { strategy?: unknown } | undefined;
-  const strategy = params.tablePlan ?? params.strategy ?? plan?.strategy;
+  // The release's tablePlan statement ({ strategy, shares, … }), or "set by discovery".
+  const table = params.tablePlan as { strategy?: unknown } | string | undefined;
+  const strategy = (typeof table === 'object' ? table?.strategy : table) ?? params.strategy ?? plan?.strategy;
   return [params.mode ?? params.kind, strategy].filter((x) => typeof x === 'string').join(' · ');
 }
 

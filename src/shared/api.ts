@@ -209,6 +209,13 @@ export interface RunSettingsInput {
   /** Its share of the run's ε/ρ (0 < s < 1); empty: the default 0.1. */
   readonly certifyShare?: string;
   /**
+   * One person can appear in several rows: the column that identifies the person (never
+   * released). Blank or absent: one row is the unit of privacy.
+   */
+  readonly unitColumn?: string;
+  /** With unitColumn: at most k rows per person, or 'private' (the default: k chosen privately). */
+  readonly rowsPerPerson?: string;
+  /**
    * The dataset picker: whose budget this file spends when it looks like a dataset the ledger
    * knows (RunPlanView.ledgerMatches): a known dataset's name, or a new dataset of its own.
    * Unset, such a file is refused before anything is spent.
@@ -222,6 +229,20 @@ export type LedgerDatasetChoice = { readonly spend: string } | { readonly new: t
 export interface LedgerMatchView {
   readonly name: string;
   readonly rows: number;
+}
+
+/**
+ * How often a column's values repeat (the Data step's hint for the unit question). Read off the
+ * private file for the curator's screen only: never released, never in the ledger.
+ */
+export interface UnitHint {
+  readonly column: string;
+  readonly rows: number;
+  readonly distinct: number;
+  /** Rows of the value that repeats most. */
+  readonly maxRows: number;
+  /** Whether the column looks like a person identifier whose values repeat. */
+  readonly looksLikeIdentifier: boolean;
 }
 
 export type DomainChoice = 'discover' | 'as-read';
@@ -355,6 +376,11 @@ export interface RunView {
   readonly error: ApiErrorPayload | null;
   readonly warnings: readonly string[];
   readonly exported: ExportView | null;
+  /**
+   * The unit of privacy: "one row", or once the run has bounded the data "person, identified by
+   * column X, at most k rows each (k chosen privately)" (before that: "person, identified by column X").
+   */
+  readonly unit: string;
 }
 
 export interface ResultsView {
@@ -495,7 +521,7 @@ export interface ReleaseView {
   /** Cumulative spend after this release, as ε at the cap's δ (null without a cap). */
   readonly cumulativeEpsilon: number | null;
   readonly cumulativeRho: number;
-  /** What one unit of privacy is (a record unless the release says otherwise). */
+  /** The unit of privacy: "one row", or "person (column X)" as the ledger event states it. */
   readonly unit: string;
   /** The plan in words, e.g. "table · mixed". */
   readonly plan: string;
@@ -556,6 +582,8 @@ export interface ApiMethods {
   /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
   setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];
+  /** How often each column's values repeat (curator only; the unit question's hint). */
+  unitHints: [DatasetRef, readonly UnitHint[]];
   setSchema: [DatasetRef & { readonly schema: SchemaInput }, DatasetView];
   importSchema: [DatasetRef & { readonly text: string; readonly fileName?: string }, DatasetView];
   exportSchema: [DatasetRef, TextFile];
@@ -608,6 +636,7 @@ export interface ApiMethods {
       readonly epsilon: string;
       readonly delta?: string;
       readonly ledgerDataset?: LedgerDatasetChoice;
+      readonly unitColumn?: string;
     },
     BudgetView,
   ];

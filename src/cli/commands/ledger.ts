@@ -66,13 +66,27 @@ export function register(program: Command): void {
       '--name <name>',
       "the dataset: a known dataset's name (the file then spends its budget) or a new name (default: the file name)",
     )
+    .option(
+      '--unit-column <column>',
+      'the budget is per person, identified by this column (one person, several rows); default per row. Fixed with the cap: releases at another unit are refused',
+    )
     .addOption(ledgerOption())
-    .action(async (opts: LedgerOpts & { dataset: string; epsilon: string; delta: string; name?: string }) => {
-      const epsilon = parseFinite('--epsilon', opts.epsilon);
-      const delta = parseFinite('--delta', opts.delta);
-      const fingerprint = await fingerprintFile(opts.dataset);
-      withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
-    });
+    .action(
+      async (
+        opts: LedgerOpts & {
+          dataset: string;
+          epsilon: string;
+          delta: string;
+          name?: string;
+          unitColumn?: string;
+        },
+      ) => {
+        const epsilon = parseFinite('--epsilon', opts.epsilon);
+        const delta = parseFinite('--delta', opts.delta);
+        const fingerprint = await fingerprintFile(opts.dataset);
+        withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
+      },
+    );
 
   ledger
     .command('verify')
@@ -174,8 +188,15 @@ function releaseLine(r: ReleaseRecord, dataset: string): string {
     `ε=${fmt(r.epsilon)} δ=${fmt(r.delta)} ρ=${fmt(r.rho)}`,
     `T=${p.rounds} K=${p.perRound} n'=${p.rows}`,
     SCHEMA_ORIGIN_WORDS[r.schema.origin],
+    ...(unitColumn(p) ? [`unit: person (column ${unitColumn(p)})`] : []),
     ...(r.seedMode === 'insecure-seed' ? ['insecure-seed: NOT a release'] : []),
   ].join('  ');
+}
+
+/** The identifier column of a person-level release (its params.unit), or undefined (per row). */
+function unitColumn(params: ReleaseRecord['params']): string | undefined {
+  const column = (params as { unit?: { column?: unknown } }).unit?.column;
+  return typeof column === 'string' ? column : undefined;
 }
 
 function findRelease(l: Ledger, id: string): ReleaseRecord {
@@ -220,14 +241,24 @@ function show(l: Ledger, id: string, json: boolean): void {
 
 function setCap(
   l: Ledger,
-  o: { dataset: string; fingerprint: string; epsilon: number; delta: number; name?: string },
+  o: {
+    dataset: string;
+    fingerprint: string;
+    epsilon: number;
+    delta: number;
+    name?: string;
+    unitColumn?: string;
+  },
 ): void {
   // rows = 0: not known until the first run parses the file and registers it (ensureDataset).
   // --name names the dataset: a new file named after a known dataset caps that dataset.
   const name = o.name ?? path.basename(o.dataset);
   const known = l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0, chosen: o.name !== undefined });
-  const d = l.setCap(known.fingerprint, o.epsilon, o.delta);
+  const d = l.setCap(known.fingerprint, o.epsilon, o.delta, o.unitColumn);
   out(`Cap set for ${datasetLine(d)}`);
+  out(
+    `  unit: ${o.unitColumn === undefined ? 'one row' : `one person, identified by column ${o.unitColumn}`}`,
+  );
   out(`  ${budgetLine(l.totals(d.fingerprint))}`);
 }
 

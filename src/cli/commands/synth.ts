@@ -14,6 +14,7 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
+import { readTableHeader } from '../../core/data/table.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
@@ -30,6 +31,7 @@ import {
 import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
   type ReleasePaths,
@@ -86,6 +88,8 @@ export interface SynthFlags {
   certifyBeta?: string;
   certifyViolations?: string;
   header?: string;
+  unitColumn?: string;
+  rowsPerPerson?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -183,21 +187,27 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
             flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
         };
   const source = await sourceFromFlags(flags);
+  const unit = await unitFromFlags(flags, source);
   // Workload features are column names: resolved against the declared schema, or, with
   // discovery, against the header (placeholder domains until discovery, after the reservation).
-  const names = await workloadSchema(source);
-  const workload = await readWorkloadFile(flags.workload, names);
+  // With a unit column, against the header with the unit column, which no threshold may name.
+  const names = unit ? unit.withUnit : await workloadSchema(source);
+  const readWorkload = async (file: string) => {
+    const w = await readWorkloadFile(file, names);
+    return unit ? workloadWithoutUnit(w, unit.index, unit.spec.column) : w;
+  };
+  const workload = await readWorkload(flags.workload);
   const spec = releaseSpec(settings, {
     source,
     datasetName: flags.name,
     datasetChosen: flags.name !== undefined,
     workload,
-    history: flags.history === undefined ? undefined : await readWorkloadFile(flags.history, names),
-    columns: names.columns.length,
-    evalWorkload:
-      flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, names),
+    history: flags.history === undefined ? undefined : await readWorkload(flags.history),
+    columns: names.columns.length - (unit ? 1 : 0),
+    evalWorkload: flags.evalWorkload === undefined ? undefined : await readWorkload(flags.evalWorkload),
     budgetCap,
     allowNonPrivateDomain: flags.allowNonPrivateDomain === true,
+    ...(unit ? { unit: unit.spec } : {}),
   });
   return {
     ...spec,
@@ -205,6 +215,36 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
     reportPath: flags.report ?? `${flags.out.replace(/\.csv$/i, '')}.REPORT.private.json`,
     replace: flags.force === true,
   };
+}
+
+/** --unit-column COL [--rows-per-person k|private]: the person as the unit (default k: private). */
+async function unitFromFlags(flags: SynthFlags, source: DataSource) {
+  if (flags.unitColumn === undefined) {
+    if (flags.rowsPerPerson !== undefined)
+      throw new InputError('--rows-per-person goes with --unit-column <column>');
+    return undefined;
+  }
+  const spec: UnitSpec = { column: flags.unitColumn, bound: parseRowsPerPerson(flags.rowsPerPerson) };
+  const { header } = await readTableHeader(
+    source.path,
+    source.header === undefined ? {} : { header: source.header },
+  );
+  checkUnitColumn(source.path, spec, header, source.schema);
+  // The release's columns are the header's in order, the unit column left out (release/person.ts).
+  return {
+    spec,
+    index: header.indexOf(spec.column),
+    withUnit: provisionalSchema(header, source.schema.columns),
+  };
+}
+
+function parseRowsPerPerson(text: string | undefined): number | 'private' {
+  if (text === undefined || text === 'private') return 'private';
+  const k = Number(text);
+  if (!(Number.isSafeInteger(k) && k >= 1)) {
+    throw new InputError(`--rows-per-person must be an integer >= 1 or "private", got "${text}"`);
+  }
+  return k;
 }
 
 /**
@@ -471,5 +511,13 @@ export function register(program: Command): void {
     .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet (needs --confirm-cap)")
     .option('--confirm-cap', 'confirm that --budget-epsilon sets the budget cap on purpose')
     .option('--budget-delta <δ>', "δ of the cap; default this run's δ")
+    .option(
+      '--unit-column <column>',
+      'the column that identifies the person when one person can have several rows: privacy protects a person (all their rows), the column is never released',
+    )
+    .option(
+      '--rows-per-person <k|private>',
+      'with --unit-column: at most k rows per person enter the release (a secure random sample of a person with more); "private" (the default) chooses k from a noisy histogram at 5% of the budget',
+    )
     .action((flags: SynthFlags) => synthCommand(flags));
 }

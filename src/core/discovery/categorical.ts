@@ -2,7 +2,9 @@
  * Private discovery of a categorical column: Gaussian partition selection
  * (src/core/privacy/partition-selection.ts) over the column's distinct values, missing values
  * being one more key. Privacy map: δ-approximately ρ-zCDP with ρ = 1/σ² and
- * δ = Q((τ − 1)/σ − 2⁻¹²) (one count-1 key per side under replace-one), the δ share given to the column.
+ * δ = k·Q((τ − 1)/σ − 2⁻¹²) (at most k count-1 keys per side: one under replace-one at the row
+ * level, k at the person level, where the counts are distinct persons per value, profile.ts), the
+ * δ share given to the column; ρ = k/σ² (partition-selection.ts).
  *
  * The released categories are the keys that pass, in code-point order; OTHER_CATEGORY is always
  * appended (whatever passed, so the domain's shape does not depend on the data beyond the
@@ -31,6 +33,8 @@ export function discoverCategorical(
   delta: number,
   noise: NoiseSource,
   file: string,
+  /** Keys one person reaches (k at the person level, whose counts are distinct persons; else 1). */
+  keysPerPerson = 1,
 ): CategoricalDiscovery {
   if (!counts.values) {
     throw new InputError(
@@ -39,7 +43,7 @@ export function discoverCategorical(
       { file, column: counts.name },
     );
   }
-  const selection = makePartitionSelection(rho, delta);
+  const selection = makePartitionSelection(rho, delta, keysPerPerson);
   const kept = selectPartitions(selection, counts.values, noise).map((k) => k.key);
   const missing = kept.includes(MISSING_KEY);
   const categories = kept.filter((k) => k !== MISSING_KEY && k !== OTHER_CATEGORY);

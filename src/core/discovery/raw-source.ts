@@ -37,6 +37,11 @@ export interface RawSourcePlan {
 
 export interface RawSourceOptions {
   readonly header?: boolean;
+  /**
+   * The person level: the column that identifies persons. It is no column of the release: never
+   * discovered, never in `header`, `undeclared` or the provisional schema.
+   */
+  readonly unitColumn?: string;
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -59,15 +64,16 @@ export async function planRawSource(
       );
     }
   }
-  const undeclared = header.filter((h) => !byName.has(h));
+  const columns = header.filter((h) => h !== opts.unitColumn);
+  const undeclared = columns.filter((h) => !byName.has(h));
   return {
     path,
-    header,
+    header: columns,
     declared,
     undeclared,
     share: budget.share,
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
-    provisional: provisionalSchema(header, declared),
+    provisional: provisionalSchema(columns, declared),
   };
 }
 
@@ -160,20 +166,34 @@ export async function discoverAndLoad(
   plan: RawSourcePlan,
   n: number,
   noise: NoiseSource,
-  opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
+  opts: RawSourceOptions & {
+    readonly signal?: AbortSignal;
+    /**
+     * The person level: discovery and encoding read the bounded file (release/person.ts: at most
+     * k records per person, grouped by person, with a header row) instead of plan.path, whose
+     * records are `n`; counts' sensitivities are ×k and n̂ stands for n (discover.ts).
+     */
+    readonly person?: { readonly file: string; readonly bound: number; readonly rows: number };
+  } = {},
 ): Promise<DiscoveredSource> {
-  const header = opts.header === undefined ? {} : { header: opts.header };
+  const header = opts.person ? { header: true } : opts.header === undefined ? {} : { header: opts.header };
+  const file = opts.person ? opts.person.file : plan.path;
+  const unit =
+    opts.person && opts.unitColumn !== undefined
+      ? { unit: { column: opts.unitColumn, bound: opts.person.bound, rows: opts.person.rows } }
+      : {};
   // With every column declared nothing is measured (no noise is drawn, ρ and δ spent are 0);
   // discoverSchema still wants a valid budget to split over zero columns.
-  const discovery = await discoverSchema(plan.path, {
+  const discovery = await discoverSchema(file, {
     rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
     declared: plan.declared,
+    ...unit,
     ...header,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  const loaded = await loadCsv(plan.path, {
+  const loaded = await loadCsv(file, {
     schema: discovery.schema,
     outOfDomain: (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other'),
     raggedAsMissing: true,
@@ -182,7 +202,7 @@ export async function discoverAndLoad(
   });
   if (loaded.dataset.n !== n || discovery.records !== n) {
     throw new Error(
-      `${plan.path}: the file has ${n} records, but ${loaded.dataset.n} were encoded (${discovery.records} profiled); ` +
+      `${file}: the file has ${n} records, but ${loaded.dataset.n} were encoded (${discovery.records} profiled); ` +
         'did it change during the run?',
     );
   }

@@ -20,7 +20,7 @@ import { type PassOutcome, relativeErrorPass } from './certify.ts';
 import { ExactAnswers } from './exact-answers.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
-import { measure, measurementSigma } from './measure.ts';
+import { measure, measurementSigma, noiseScale, planRows } from './measure.ts';
 import {
   evaluateWorkload,
   PROFILE_ZETAS,
@@ -53,10 +53,16 @@ export async function runRap(input: RapInput): Promise<RapResult> {
     ...(input.options.threads !== undefined ? { threads: input.options.threads } : {}),
     ...(input.options.relaxation !== undefined ? { relaxation: input.options.relaxation } : {}),
   });
-  const exact = new ExactAnswers(input.data);
+  // At the person level answers are counts / n̂ (the public noisy row count), measure.ts.
+  const exact = new ExactAnswers(input.data, undefined, input.options.unit?.normaliser);
   const plan: StartedPlan =
     publicPlan.kind === 'table'
-      ? startTablePlan(publicPlan, { ...input, rows: input.options.rows }, exact, input.noise)
+      ? startTablePlan(
+          publicPlan,
+          { ...input, rows: input.options.rows, ...(input.options.unit ? { unit: input.options.unit } : {}) },
+          exact,
+          input.noise,
+        )
       : publicPlan;
   const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   // Table mode starts from its one-way measurement; query mode from uniform noise.
@@ -109,10 +115,11 @@ class RapRun {
     const { rho, rounds: T, perRound: K, layout, weights, offsets } = plan;
     const { exact, session, control } = this;
     const ctx: ScoringContext = { workload: this.input.workload, weights, offsets, exact, session, control };
-    const n = this.input.data.n;
+    const { n, bound } = noiseScale(this.input.data, this.input.options.unit);
     const budget = roundBudget(rho, T);
-    const scale = gumbelScale(budget.select, K, n, 1);
-    const sigma = measurementSigma(budget.measure, { queries: K }, n);
+    // A score w·|exact − synthetic| moves by at most bound/n (w ≤ 1): gumbelScale's maxWeight.
+    const scale = gumbelScale(budget.select, K, n, bound);
+    const sigma = measurementSigma(budget.measure, { queries: K }, n, bound);
     const selected = new SelectedQueries(this.input.workload, layout, weights);
     for (let round = 1; round <= T; round++) {
       this.selection.start();
@@ -132,7 +139,8 @@ class RapRun {
   /** Query mode with T = 1, K = m: every query measured at the full ρ, one projection. */
   private async fitNonAdaptive(plan: QueryPlan): Promise<void> {
     const { rho, numQueries: m } = plan;
-    const sigma = measurementSigma(rho, { queries: m }, this.input.data.n);
+    const { n, bound } = noiseScale(this.input.data, this.input.options.unit);
+    const sigma = measurementSigma(rho, { queries: m }, n, bound);
     this.selection.start();
     const tables: TableTarget[] = [];
     for (const [ti, t] of this.input.workload.thresholds.entries()) {
@@ -288,8 +296,11 @@ class RapRun {
       reusingAnswers(shared, (t) => this.session.thresholdAnswers(t)),
       reusingAnswers(shared, (t) => exactThresholdAnswers(synthetic, t)),
     ];
+    // The curator's error metrics compare with the bounded data's own fractions (private
+    // diagnostics), not with the counts over n̂ that the measurements saw.
+    const truth = this.input.options.unit ? new ExactAnswers(data) : this.exact;
     const evaluate = (w: Workload) =>
-      evaluateWorkload(w, (t) => this.exact.of(t), sources, 1 / shape.rows, this.control);
+      evaluateWorkload(w, (t) => truth.of(t), sources, 1 / shape.rows, this.control);
     const present = await evaluate(workload);
     const [relaxedErrors, rounded] = present.bySource;
     const futures: WorkloadEvaluation[] = [];
@@ -299,9 +310,11 @@ class RapRun {
     const sizes = domainSizes(data.schema);
     // The GM baseline on the workload's tables (issue 19), computed once and reused by the
     // present error table's GM column.
-    const gm = gmTablesBaseline({ rho, n: data.n, sizes, workload }, GM_SIMULATION);
+    // At the person level the GM baseline's noise is k times larger over n̂: n̂/k rows' worth.
+    const gmRows = planRows(data, this.input.options.unit);
+    const gm = gmTablesBaseline({ rho, n: gmRows, sizes, workload }, GM_SIMULATION);
     const table = (w: Workload, e: WorkloadEvaluation, whole?: GmTablesBaseline) =>
-      errorTable(e, gmBaseline(w, sizes, rho, data.n, whole), Number(totalQueryCount(w, sizes)));
+      errorTable(e, gmBaseline(w, sizes, rho, gmRows, whole), Number(totalQueryCount(w, sizes)));
     const errorTables = {
       present: table(workload, present, gm),
       future: futures.map((e, i) => table(evalWorkloads[i], e)),

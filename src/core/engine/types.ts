@@ -57,6 +57,12 @@ export interface RapOptions {
    * spends, the certificate's β and the monitor's c (violations it may report). See certify.ts.
    */
   readonly certify?: CertifyOptions;
+  /**
+   * The person as the unit of privacy (src/core/privacy/contribution.ts): the data holds at most
+   * `bound` rows per person, and every answer is normalised by the public `normaliser` (the noisy
+   * bounded row count n̂) instead of the private row count. Absent: one row is the unit, n public.
+   */
+  readonly unit?: PersonUnit;
 }
 
 export interface CertifyOptions {
@@ -94,6 +100,12 @@ export interface AccuracyCertificate {
   readonly scans: number;
   readonly violationsFixed: number;
   readonly statement: string;
+}
+
+/** Contributions bounded to `bound` rows per person; answers are counts / `normaliser` (public). */
+export interface PersonUnit {
+  readonly bound: number;
+  readonly normaliser: number;
 }
 
 /** In its own file (no imports) so the renderer's API types can use it without Node types. */

@@ -35,7 +35,11 @@ export type LedgerEvent =
   | { kind: 'dataset-file'; payload: { fingerprint: string; dataset: string; name: string; rows: number } }
   | { kind: 'dataset-alias'; payload: { fingerprint: string; name: string } }
   | { kind: 'dataset-rows'; payload: { fingerprint: string; rows: number } }
-  | { kind: 'cap-set'; payload: { fingerprint: string; rho: number; epsilon: number; delta: number } }
+  | {
+      kind: 'cap-set';
+      /** unit: the column identifying persons when the budget is per person (absent: per row). */
+      payload: { fingerprint: string; rho: number; epsilon: number; delta: number; unit?: string };
+    }
   /** Migration (issue 19): a cap's (ε, δ) re-converted to ρ by the tight conversion. */
   | { kind: 'cap-reconverted'; payload: CapReconvertedPayload }
   | { kind: 'release-reserved'; payload: ReservedPayload }
@@ -97,7 +101,13 @@ const PAYLOADS: Record<EventKind, Check> = {
   'dataset-file': object({ fingerprint: hex64, dataset: hex64, name: text, rows: count(0) }),
   'dataset-alias': object({ fingerprint: hex64, name: text }),
   'dataset-rows': object({ fingerprint: hex64, rows: count(1) }),
-  'cap-set': object({ fingerprint: hex64, rho: positive, epsilon: positive, delta: probability }),
+  'cap-set': object({
+    fingerprint: hex64,
+    rho: positive,
+    epsilon: positive,
+    delta: probability,
+    unit: (v) => (v === undefined ? undefined : text(v)),
+  }),
   'cap-reconverted': object({
     fingerprint: hex64,
     epsilon: positive,

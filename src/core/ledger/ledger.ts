@@ -379,18 +379,35 @@ export class Ledger {
     return rows.map((r) => toDatasetRecord(r, this.aliasRows(r.fingerprint)));
   }
 
-  /** Sets (or replaces) the dataset's cap, stated as (ε, δ) and stored as ρ plus δ. */
-  setCap(fingerprint: string, epsilon: number, delta: number): DatasetRecord {
+  /**
+   * Sets (or replaces) the dataset's cap, stated as (ε, δ) and stored as ρ plus δ, at a unit of
+   * privacy: `unit` names the column that identifies persons (the budget is per person), absent
+   * means per row. The unit is fixed with the cap: a release at another unit is refused (reserve),
+   * and once the dataset has releases a new cap cannot change it (the spent ρ is at the old unit).
+   */
+  setCap(fingerprint: string, epsilon: number, delta: number, unit?: string): DatasetRecord {
     assertFingerprint(fingerprint);
     assertBudget(epsilon, delta);
+    if (unit !== undefined) assertText(unit, 'unit');
     return this.write(() => {
       if (!this.state.dataset(fingerprint)) {
         throw new InputError(
           `No dataset with sha256 ${fingerprint} in the ledger: register it first (ensureDataset).`,
         );
       }
+      const previous = this.capUnit(fingerprint);
+      if (previous !== undefined && previous !== (unit ?? null) && this.spends(fingerprint).length > 0) {
+        throw new InputError(
+          `the dataset's budget was spent ${unitWords(previous)}; a new cap cannot change its unit to ` +
+            `${unitWords(unit ?? null)} (spend at one unit does not bound the other without group privacy)`,
+          { field: 'unit-column' },
+        );
+      }
       const rho = rhoFromEpsilon(epsilon, delta);
-      this.record({ kind: 'cap-set', payload: { fingerprint, rho, epsilon, delta } });
+      this.record({
+        kind: 'cap-set',
+        payload: { fingerprint, rho, epsilon, delta, ...(unit !== undefined ? { unit } : {}) },
+      });
       return this.datasetOrThrow(fingerprint);
     });
   }
@@ -409,6 +426,19 @@ export class Ledger {
       const row = verified.dataset(payload.fingerprint);
       const dataset = row ? toDatasetRecord(row, this.aliasRows(payload.fingerprint)) : undefined;
       if (!dataset?.cap) throw noCapRefusal(payload.fingerprint, dataset);
+      // The unit is fixed with the cap: a release at another unit is refused, not converted.
+      const capUnit = this.capUnit(dataset.fingerprint) ?? null;
+      const asked = (payload.params as { unit?: { column?: string } }).unit?.column ?? null;
+      if (capUnit !== asked) {
+        throw new InputError(
+          `the budget of ${dataset.name} is ${unitWords(capUnit)}, and this release is ${unitWords(asked)}: ` +
+            (capUnit === null
+              ? 'release at the row level (no unit column), or, while the dataset has no release, set the cap again ' +
+                "with the unit (`ledger set-cap --unit-column`; in the app, answer the Data step's question first)"
+              : `add --unit-column ${capUnit} (in the app: answer Yes to "Can one person appear in more than one row?" with column ${capUnit})`),
+          { field: 'unit-column' },
+        );
+      }
       const spent = spendsOf(verified, payload.fingerprint);
       const totals = computeTotals(dataset, spent);
       const request = { rho: payload.rho, approxDelta: payload.approxDelta ?? 0 };
@@ -417,6 +447,22 @@ export class Ledger {
       this.record({ kind: 'release-reserved', payload });
       return this.releaseOrThrow(payload.id);
     });
+  }
+
+  /**
+   * The unit of the dataset's cap in force: the column identifying persons, null for per-row, or
+   * undefined when no cap was ever set. Read from the last cap-set event (the datasets table
+   * predates units).
+   */
+  capUnit(fingerprint: string): string | null | undefined {
+    const row = this.db
+      .prepare(
+        "SELECT payload FROM events WHERE kind = 'cap-set' AND json_extract(payload, '$.fingerprint') = ? ORDER BY id DESC LIMIT 1",
+      )
+      .get(fingerprint) as { payload: string } | undefined;
+    if (!row) return undefined;
+    const unit = (JSON.parse(row.payload) as { unit?: string }).unit;
+    return unit ?? null;
   }
 
   /** Marks a reserved run as released, with the SHA-256 of its output file. */
@@ -898,4 +944,9 @@ function configure(db: Database.Database): boolean {
 function isLooseCap(rho: number, epsilon: number, delta: number): boolean {
   const loose = looseRhoFromEpsilon(epsilon, delta);
   return Math.abs(rho - loose) <= 1e-12 * loose && rhoFromEpsilon(epsilon, delta) > rho;
+}
+
+/** A unit in words: per person (column X) or per row. */
+function unitWords(unit: string | null): string {
+  return unit === null ? 'per row' : `per person (identified by column ${unit})`;
 }

@@ -17,6 +17,7 @@ import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadToObject } from '../workload/workload.ts';
 import { FORMULA_ESCAPE_NOTE, type WrittenCsv } from './output.ts';
+import { describeUnit, type PersonOutcome } from './person.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
@@ -39,6 +40,8 @@ export interface ManifestInput {
   };
   readonly facts: { readonly rows: number };
   readonly loaded: { readonly dataset: { readonly schema: Schema } };
+  /** The person level (release/person.ts); absent or null when one row is the unit. */
+  readonly person?: PersonOutcome | null;
 }
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
@@ -61,10 +64,12 @@ export type RanPlan =
   | ({ readonly mode: 'table' } & TablePlanStatement)
   | { readonly mode: 'query'; readonly rounds: number; readonly perRound: number };
 
-export function planThatRan(f: Pick<ManifestInput, 'result' | 'options' | 'request'>): RanPlan {
+export function planThatRan(f: Pick<ManifestInput, 'result' | 'options' | 'request' | 'person'>): RanPlan {
   const { report } = f.result;
   if (f.options.mode === 'table' && report.tableMode) {
-    const perRound = Number(f.request.params.perRound);
+    // At the person level K was chosen by the engine from n̂/k (the ledger's is pre-reservation).
+    const perRound =
+      f.person && report.perRound !== undefined ? report.perRound : Number(f.request.params.perRound);
     return {
       mode: 'table',
       ...statementOf(report.tableMode.strategy, report.tableMode.roundBound, perRound),
@@ -118,12 +123,16 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     },
     // PREM's accuracy certificate: computed from the range monitor's answers only (a DP output).
     ...(certificate ? { accuracyCertificate: certificate } : {}),
-    parameters: { ...request.params, mode: options.mode },
+    parameters: f.person
+      ? personParameters(request.params, options.mode)
+      : { ...request.params, mode: options.mode },
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     backend: f.result.report.backend,
-    // No hash of the input: the ledger keeps the fingerprint for itself.
-    dataset: { name: datasetName, rows: f.facts.rows },
+    // No hash of the input: the ledger keeps the fingerprint for itself. At the person level the
+    // file's row count is not public (it depends on persons' row counts): only n̂ is released.
+    dataset: { name: datasetName, rows: f.person ? null : f.facts.rows },
+    unit: f.person ? personUnit(f.person) : { kind: 'row', statement: 'one CSV row is the unit of privacy' },
     schema: {
       sha256: request.schema.hash,
       // The ledger's word for the whole release: declared, discovered, or inferred (some not DP).
@@ -142,6 +151,35 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       })),
     },
     csv: { formulaEscape: FORMULA_ESCAPE_NOTE },
+  };
+}
+
+/**
+ * At the person level the ledger's pre-reservation plan (T₀, K, the plan kind, read off the file's
+ * private row count to check memory) is not public: the engine chose them from n̂/k.
+ */
+function personParameters(params: ReserveRequest['params'], mode: string) {
+  const { rounds: _r, perRound: _k, kind: _p, ...rest } = params as Record<string, unknown>;
+  return { ...rest, mode, plan: 'chosen by the public rule from n̂/k after the reservation' };
+}
+
+function personUnit(p: PersonOutcome) {
+  return {
+    kind: 'person',
+    statement: describeUnit(p),
+    column: p.column,
+    identifierReleased: false,
+    rowsPerPerson: p.bound,
+    boundChosen: p.chosen
+      ? {
+          rule: 'smallest grid value at or above the noisy 90th percentile of rows per person',
+          grid: p.chosen.grid,
+          rho: p.chosen.rho,
+          sigma: p.chosen.sigma,
+          noisyPersonsPerBucket: p.chosen.noisyPersons,
+        }
+      : null,
+    noisyRowCount: { rows: p.rows.rows, rho: p.rows.rho, sigma: p.rows.sigma },
   };
 }
 

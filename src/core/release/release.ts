@@ -32,7 +32,7 @@ import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
 import type { Ledger, LedgerIdentity } from '../ledger/ledger.ts';
 import type { ReleaseRecord, ReserveRequest, SchemaOrigin } from '../ledger/types.ts';
-import { defaultDelta, deltaWarning } from '../privacy/accounting.ts';
+import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
@@ -52,6 +52,17 @@ import {
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
+import {
+  boundSource,
+  checkUnitColumn,
+  describeUnit,
+  PERSON_DEFAULT_DELTA,
+  type PersonOutcome,
+  type UnitBudget,
+  type UnitSpec,
+  unitBudget,
+  unitParams,
+} from './person.ts';
 import { publish } from './publish.ts';
 import { checkOutputs, type OutputFile } from './targets.ts';
 
@@ -120,6 +131,12 @@ export interface ReleaseSpec {
    * event and the manifest say "domain not differentially private" for those columns.
    */
   readonly allowNonPrivateDomain?: boolean;
+  /**
+   * The person as the unit of privacy (person.ts): the column that identifies persons (never
+   * released, never in the workload) and k, the rows kept per person (given, or chosen privately).
+   * Absent: one row is the unit.
+   */
+  readonly unit?: UnitSpec;
 }
 
 export type Warn = (warning: ReleaseWarning) => void;
@@ -140,6 +157,8 @@ export interface Prepared {
   readonly request: ReserveRequest;
   /** The raw-CSV plan when columns are discovered privately (after the reservation). */
   readonly raw: RawSourcePlan | null;
+  /** The person level: the unit and its share of the budget (null: one row is the unit). */
+  readonly unit: { readonly spec: UnitSpec; readonly budget: UnitBudget } | null;
 }
 
 type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
@@ -172,6 +191,8 @@ export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
   readonly result: RapResult;
   /** What discovery released (null when every column was declared). */
   readonly discovery: DiscoveredSchema | null;
+  /** The person level: k, how it was chosen, n̂ (public; null when one row is the unit). */
+  readonly person: PersonOutcome | null;
 };
 
 /** 5. Written and committed. */
@@ -193,40 +214,62 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   }
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
-  const names = discovering
-    ? await releaseColumnNames(spec.source.path, spec.source.header)
-    : schema.columns.map((c) => c.name);
+  const unitSpec = spec.unit ?? null;
+  const names =
+    discovering || unitSpec
+      ? await releaseColumnNames(spec.source.path, spec.source.header)
+      : schema.columns.map((c) => c.name);
+  if (unitSpec) {
+    checkUnitColumn(spec.source.path, unitSpec, names, schema);
+    const undeclared = names.filter(
+      (n) => n !== unitSpec.column && !schema.columns.some((c) => c.name === n),
+    );
+    if (!discovering && undeclared.length > 0) {
+      throw new InputError(
+        `${spec.source.path}: with a unit column, the schema must declare every other column of the table ` +
+          `(it does not declare ${undeclared.join(', ')}); declare them, or discover them privately ` +
+          '(--discover-undeclared)',
+        { file: spec.source.path, field: 'schema' },
+      );
+    }
+  }
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
-  const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
+  // 1/n² would publish the row count, which at the person level is private: a public constant there.
+  const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
   const dw = deltaWarning(delta, facts.rows);
   if (dw) warn(warnings.deltaLarge(dw));
-  const rawPlan = discovering
-    ? await planRawSource(
-        spec.source.path,
-        schema.columns,
-        { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-        header,
-      )
-    : null;
-  // Every column declared: nothing to discover, the declared schema is the whole schema.
-  const raw = rawPlan && rawPlan.undeclared.length > 0 ? rawPlan : null;
+  const rawPlan =
+    discovering || unitSpec
+      ? await planRawSource(
+          spec.source.path,
+          schema.columns,
+          { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
+          { ...header, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+        )
+      : null;
+  // Every column declared: nothing to discover, the declared schema is the whole schema (at the
+  // person level the raw path still runs: the data is bounded after the reservation).
+  const raw = rawPlan && (rawPlan.undeclared.length > 0 || unitSpec) ? rawPlan : null;
+  const discovers = raw !== null && raw.undeclared.length > 0;
   // With discovery the engine runs on what is left of ρ, given as the ε that converts back to it.
-  const engineBudget = raw ? raw.budget : null;
+  const engineBudget = discovers && raw ? raw.budget : null;
+  // The person level takes its shares (n̂, and k when private) from the synthesis' part.
+  const unit = unitSpec && raw ? { spec: unitSpec, budget: unitBudget(raw.budget, unitSpec) } : null;
   const requested = defaultOptions({
-    epsilon: engineBudget?.engineEpsilon ?? spec.epsilon,
-    delta: engineBudget?.engineDelta ?? delta,
+    epsilon: unit?.budget.engineEpsilon ?? engineBudget?.engineEpsilon ?? spec.epsilon,
+    delta: unit ? raw!.budget.engineDelta : (engineBudget?.engineDelta ?? delta),
     ...spec.overrides,
   });
   // Query mode's default T and K depend on the domain sizes, known only after discovery: with
   // discovery it needs both given (the engine still refuses T·K above the discovered query count).
   if (
-    raw &&
+    (discovers || unit) &&
     requested.mode !== 'table' &&
     (spec.overrides?.rounds === undefined || spec.overrides?.perRound === undefined)
   ) {
     throw new InputError(
-      'query mode with private discovery needs the rounds T and the queries per round K given (its default ' +
-        'rule depends on the domain sizes); give both, use table mode (the default), or declare every column',
+      'query mode with private discovery or a unit column needs the rounds T and the queries per round K given ' +
+        '(its default rule depends on the domain sizes and the row count); give both, or use table mode (the default)',
       { field: 'mode' },
     );
   }
@@ -240,7 +283,11 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   // after the reservation), so the engine picks it by the same public rule on the discovered
   // schema; T₀ and K are left to the engine too, whose table-mode rule reads ρ, n and the
   // threshold count only (defaultTablePlan), so they equal what the ledger records here.
-  const pinPlan = raw === null || requested.mode !== 'table';
+  //
+  // At the person level the row count is private: the engine's public rule picks T₀, K and the
+  // plan from n̂/k after the reservation (params.unit says so); the plan above only checks sizes
+  // and memory.
+  const pinPlan = (raw === null || requested.mode !== 'table') && !unit;
   const options: RapOptions = pinPlan
     ? {
         ...requested,
@@ -253,12 +300,13 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const columns = columnEntries(schema, raw);
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
-    mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
+    mechanism: `${unit ? 'person-bounding+' : ''}${engineBudget ? 'domain-discovery+' : ''}rap-${options.mode}`,
     // With discovery the run is δ_ps-approximately ρ(ε, δ − δ_ps)-zCDP (δ_ps = δ/10 goes to
-    // partition selection, params.discovery): the ledger charges both, ρ and approxDelta.
+    // partition selection, params.discovery): the ledger charges both, ρ and approxDelta. At the
+    // person level without discovery the plan is made after bounding (n̂): ρ(ε, δ) is reserved.
     epsilon: spec.epsilon,
     delta,
-    rho: engineBudget ? engineBudget.rho : plan.rho,
+    rho: engineBudget ? engineBudget.rho : unit ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
     approxDelta: engineBudget ? engineBudget.deltaDiscovery : 0,
     params: {
       rounds: plan.rounds,
@@ -267,9 +315,17 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       oversample: options.oversample,
       kind: plan.kind,
       // Which plan ran (table mode) and how it shares the synthesis ρ: public, fixed here.
-      ...(plan.table ? { tablePlan: pinPlan ? plan.table : 'set by discovery' } : {}),
+      ...(plan.table
+        ? {
+            tablePlan: pinPlan
+              ? plan.table
+              : unit
+                ? 'set by the noisy row count (person level)'
+                : 'set by discovery',
+          }
+        : {}),
       // With discovery the domain sizes (so the query count) are known only after the reservation.
-      numQueries: raw ? 'set by discovery' : plan.numQueries,
+      numQueries: discovers ? 'set by discovery' : plan.numQueries,
       selection: options.selection,
       relaxation: options.relaxation ?? 'sparsemax',
       learningRate: options.learningRate,
@@ -295,6 +351,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
         ? { certify: raw ? { ...plan.certify, alpha: 'set by discovery' } : plan.certify }
         : {}),
       columns,
+      ...(unit ? { unit: unitParams(unit.spec, unit.budget) } : {}),
     },
     workload: {
       hash: workloadHash(spec.workload, planSchema),
@@ -322,6 +379,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     plan,
     request,
     raw,
+    unit,
   };
 }
 
@@ -357,7 +415,7 @@ export function guessedHeaderRefusal(file: string, line: number): InputError {
  */
 function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   const declared = provenanceEntries(schema);
-  if (!raw) return declared;
+  if (!raw || raw.undeclared.length === 0) return declared;
   const byName = new Map(declared.map((e) => [e.name, e]));
   const each = discoveryPerColumn(raw.budget, raw.undeclared.length);
   return raw.header.map(
@@ -379,6 +437,11 @@ function ledgerOrigin(columns: readonly ColumnProvenanceEntry[]): SchemaOrigin {
 /** Discovery's noise: the run's source (a seeded run gets its own stream). */
 function discoveryNoise(spec: ReleaseSpec): NoiseSource {
   return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/discovery`);
+}
+
+/** Contribution bounding's randomness and noise (k, n̂): the run's source, its own stream. */
+function personNoise(spec: ReleaseSpec): NoiseSource {
+  return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/person`);
 }
 
 // ---- 2. validate -----------------------------------------------------------------------------
@@ -455,7 +518,8 @@ export async function reserve(
   });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));
-  else if (cap) await ledger.setCap(dataset.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
+  else if (cap)
+    await ledger.setCap(dataset.fingerprint, cap.epsilon, cap.delta ?? validated.delta, spec.unit?.column);
   if (signal?.aborted) throw new CancelledError(CANCELLED_BEFORE_RESERVE);
   const request =
     dataset.fingerprint === facts.fingerprint
@@ -483,9 +547,38 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     const { spec } = reserved;
     let loaded = reserved.loaded;
     let discovery: DiscoveredSchema | null = null;
-    if (reserved.raw) {
+    let person: PersonOutcome | null = null;
+    let options = reserved.options;
+    const header = spec.source.header === undefined ? {} : { header: spec.source.header };
+    if (reserved.raw && reserved.unit) {
+      // The person level: at most k records per person (a secure sample), n̂ measured; discovery
+      // and the encoder read the bounded records only; the identifier column goes no further.
+      const bounded = await boundSource(
+        spec.source.path,
+        reserved.unit.spec,
+        reserved.unit.budget,
+        personNoise(spec),
+        {
+          ...header,
+          ...(signal ? { signal } : {}),
+        },
+      );
+      try {
+        const found = await discoverAndLoad(reserved.raw, bounded.kept, discoveryNoise(spec), {
+          unitColumn: bounded.column,
+          person: { file: bounded.file, bound: bounded.bound, rows: bounded.rows.rows },
+          ...(signal ? { signal } : {}),
+        });
+        loaded = found.loaded;
+        discovery = reserved.raw.undeclared.length > 0 ? found.discovery : null;
+      } finally {
+        await bounded.dispose();
+      }
+      person = { column: bounded.column, bound: bounded.bound, chosen: bounded.chosen, rows: bounded.rows };
+      options = { ...options, unit: { bound: bounded.bound, normaliser: bounded.rows.rows } };
+    } else if (reserved.raw) {
       const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
-        ...(spec.source.header === undefined ? {} : { header: spec.source.header }),
+        ...header,
         ...(signal ? { signal } : {}),
       });
       loaded = found.loaded;
@@ -497,7 +590,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       {
         data: data.dataset,
         workload: spec.workload,
-        options: reserved.options,
+        options,
         noise: spec.noise,
         ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
         ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
@@ -509,7 +602,8 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) engine.cancel();
     try {
-      return { ...reserved, stage: 'finished', loaded: data, discovery, result: await engine.result };
+      const result = await engine.result;
+      return { ...reserved, stage: 'finished', options, loaded: data, discovery, person, result };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -547,6 +641,8 @@ export type ReleaseReport = RapResult['report'] & {
   readonly dataset: { readonly name: string; readonly rows: number; readonly engineRows: number };
   readonly output: { readonly path: string; readonly sha256: string; readonly rows: number };
   readonly schemaOrigin: string;
+  /** The unit of privacy in words ("one row", or the person level's statement). */
+  readonly unit: string;
   readonly nonPrivateDiagnostics: string;
 };
 
@@ -641,6 +737,7 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
+    unit: f.person ? describeUnit(f.person) : 'one row',
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,
   };
 }

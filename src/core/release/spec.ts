@@ -265,6 +265,8 @@ export interface SpecInputs {
   readonly columns: number;
   readonly budgetCap?: ReleaseSpec['budgetCap'];
   readonly allowNonPrivateDomain?: boolean;
+  /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
+  readonly unit?: ReleaseSpec['unit'];
 }
 
 /** The release the settings and inputs describe. */
@@ -293,5 +295,6 @@ export function releaseSpec(settings: RunSettings, inputs: SpecInputs): ReleaseS
     noise: settings.noise,
     ...(inputs.budgetCap !== undefined && { budgetCap: inputs.budgetCap }),
     allowNonPrivateDomain: inputs.allowNonPrivateDomain === true,
+    ...(inputs.unit !== undefined && { unit: inputs.unit }),
   };
 }

@@ -299,3 +299,50 @@ describe('the relative-error pass on the Privacy step', () => {
     expect(bad({ certifyShare: '0.2' })[0]?.field).toBe('certifyShare');
   });
 });
+
+describe('planView at the person level (issue 27)', () => {
+  it('leaves the identifier out of the columns, refuses a workload on it, and defaults δ to a public constant', async () => {
+    const { planView } = await import('../../../src/services/settings.ts');
+    const schema = {
+      version: 1 as const,
+      origin: 'inferred' as const,
+      columns: [
+        { name: 'pid', kind: 'categorical' as const, categories: ['a', 'b'], missing: false },
+        { name: 'ward', kind: 'categorical' as const, categories: ['A', 'B'], missing: false },
+        { name: 'dx', kind: 'categorical' as const, categories: ['x', 'y'], missing: false },
+      ],
+    };
+    const budget = {
+      registered: true,
+      releases: 0,
+      spentRho: 0,
+      spentApproxDelta: 0,
+      spentEpsilon: 0,
+      capRho: 1,
+      capEpsilon: 10,
+      capDelta: 1e-6,
+      remainingRho: 1,
+      remainingEpsilon: 10,
+      remainingShare: 1,
+    };
+    const inputs = {
+      settings: { epsilon: '1', unitColumn: 'pid' },
+      fileName: 'v.csv',
+      schema,
+      n: 1000,
+      workload: { thresholds: [{ features: [1, 2], r: 2, weight: 1 }] },
+      budget,
+      busy: false,
+    };
+    const ok = planView(inputs as Parameters<typeof planView>[0]);
+    expect(ok.columns.map((c) => c.name)).toEqual(['ward', 'dx']);
+    expect(ok.defaultDelta).toBe(1e-10);
+    expect(ok.delta).toBe(1e-10);
+    const onId = planView({
+      ...inputs,
+      workload: { thresholds: [{ features: [0, 1], r: 2, weight: 1 }] },
+    } as Parameters<typeof planView>[0]);
+    expect(onId.blocker).toBe('workload');
+    expect(onId.reason).toContain('the workload names the unit column "pid"');
+  });
+});

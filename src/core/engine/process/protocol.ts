@@ -113,6 +113,7 @@ const options = z.object({
       maxViolations: positiveInt.optional(),
     })
     .optional(),
+  unit: z.object({ bound: positiveInt, normaliser: positiveInt }).optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [

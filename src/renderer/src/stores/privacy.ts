@@ -28,6 +28,10 @@ export interface SettingsForm {
   /** The relative-error pass: ζ (empty: no pass) and its share of ε (empty: 0.1). */
   certify: string;
   certifyShare: string;
+  /** The Data step's "Can one person appear in more than one row?": the identifier column, or ''. */
+  unitColumn: string;
+  /** Rows kept per person: a number, or 'private' (chosen privately). */
+  rowsPerPerson: string;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -62,6 +66,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
     ledgerDataset: '',
     certify: '',
     certifyShare: '',
+    unitColumn: '',
+    rowsPerPerson: 'private',
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
@@ -74,6 +80,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
         form.domain = 'discover';
         form.allowNonPrivateDomain = false;
         form.ledgerDataset = '';
+        form.unitColumn = '';
+        form.rowsPerPerson = 'private';
       }
     },
   );
@@ -125,6 +133,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
         ...(settings().ledgerDataset ? { ledgerDataset: settings().ledgerDataset } : {}),
         epsilon: cap.epsilon,
         ...(cap.delta.trim() ? { delta: cap.delta } : {}),
+        // The cap's unit is the Data step's answer: fixed with the cap.
+        ...(form.unitColumn ? { unitColumn: form.unitColumn } : {}),
       }),
     );
     if (!b) return false;
