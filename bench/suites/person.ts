@@ -92,7 +92,7 @@ async function runCase(
         ? names.flatMap((n, i) => (n === UNIT ? [] : [i]))
         : names.filter((n) => n !== UNIT).map((_, i) => i);
     const spec: ReleaseSpec = {
-      source: { path: FILE, schema: empty, discover: {} },
+      source: { path: FILE, schema: empty, header: true, discover: {} },
       datasetName: 'visits.csv',
       workload: allPairs(indices),
       epsilon: EPSILON,
