@@ -277,6 +277,13 @@ export function releaseSpec(settings: RunSettings, inputs: SpecInputs): ReleaseS
       'a historical workload gives the weights of importance "history": choose importance history, or leave it out',
     );
   }
+  // The certificate's monitor has sensitivity 1/n with n public: not stated at the person level.
+  if (inputs.unit !== undefined && settings.overrides.certify !== undefined) {
+    throw new InputError(
+      'the accuracy certificate is not available at the person level yet: leave certify out, or release per row',
+      { field: 'certify' },
+    );
+  }
   // Importance from history: public inputs only, weights ≤ 1, no privacy cost (docs/privacy.md).
   const weighted =
     settings.importance === 'history'
