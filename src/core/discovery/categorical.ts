@@ -4,10 +4,13 @@
  * being one more key. Privacy map: δ-approximately ρ-zCDP with ρ = 1/σ² and
  * δ = 2·Q((τ − 1)/σ), the δ share given to the column.
  *
- * The released categories are the keys that pass, in code-point order; OTHER_CATEGORY is always
- * appended (whatever passed, so the domain's shape does not depend on the data beyond the
- * selection) and takes every value that did not pass — including missing values when the missing
- * key did not pass — so no record is dropped.
+ * The released categories are the keys that pass, in code-point order. OTHER_CATEGORY takes
+ * every value that did not pass (and missing values when the missing key did not pass), and is
+ * part of the released domain only when its own noisy count passes OTHER_SIGMAS of its noise
+ * (`otherCount`: post-processing of the selection's released noisy counts). Otherwise the column
+ * has no "(other)" and such a record is kept under the kept key of largest noisy count
+ * (`fallbackCode`): no synthetic row gets a value the release does not justify, no record is
+ * dropped.
  */
 import { OTHER_CATEGORY } from '../data/encode.ts';
 import type { CategoricalColumn } from '../data/schema.ts';
@@ -16,13 +19,41 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import {
   makePartitionSelection,
   type PartitionSelection,
+  type SelectedKey,
   selectPartitions,
 } from '../privacy/partition-selection.ts';
 import { type ColumnCounts, MAX_DISTINCT_TEXTS, MISSING_KEY } from './profile.ts';
 
+/**
+ * "(other)" is released when its noisy count exceeds this many of its σ: a column whose every
+ * category passed has an empty "(other)", which then enters the domain with probability
+ * Q(3) = 0.13%.
+ */
+export const OTHER_SIGMAS = 3;
+
 export interface CategoricalDiscovery {
   readonly column: CategoricalColumn;
   readonly selection: PartitionSelection;
+  /** "(other)"'s noisy count and its σ (public: post-processing of the released counts). */
+  readonly other: { readonly count: number; readonly sigma: number; readonly released: boolean };
+}
+
+/**
+ * The noisy count of the records no kept key holds: n − Σ kept noisy counts (n is public), with
+ * σ·√(kept keys). A kept key's noisy count is biased upwards near the threshold (it is known to
+ * have passed), so this estimate errs low: "(other)" is left out a little more often, never
+ * added spuriously more often.
+ */
+export function otherCount(
+  n: number,
+  kept: readonly SelectedKey[],
+  sigma: number,
+): { readonly count: number; readonly sigma: number } {
+  const counted = kept.filter((k) => k.key !== OTHER_CATEGORY);
+  return {
+    count: n - counted.reduce((a, k) => a + k.noisyCount, 0),
+    sigma: sigma * Math.sqrt(counted.length),
+  };
 }
 
 export function discoverCategorical(
@@ -31,6 +62,7 @@ export function discoverCategorical(
   delta: number,
   noise: NoiseSource,
   file: string,
+  n: number,
 ): CategoricalDiscovery {
   if (!counts.values) {
     throw new InputError(
@@ -40,9 +72,25 @@ export function discoverCategorical(
     );
   }
   const selection = makePartitionSelection(rho, delta);
-  const kept = selectPartitions(selection, counts.values, noise).map((k) => k.key);
+  const selected = selectPartitions(selection, counts.values, noise);
+  const kept = selected.map((k) => k.key);
   const missing = kept.includes(MISSING_KEY);
   const categories = kept.filter((k) => k !== MISSING_KEY && k !== OTHER_CATEGORY);
-  categories.push(OTHER_CATEGORY);
-  return { column: { name: counts.name, kind: 'categorical', categories, missing }, selection };
+  const estimate = otherCount(n, selected, selection.sigma);
+  // With no key kept, "(other)" holds everything (its estimate is n, exact).
+  const released = categories.length + (missing ? 1 : 0) === 0 || estimate.count > OTHER_SIGMAS * estimate.sigma;
+  const other = { ...estimate, released };
+  if (released) {
+    categories.push(OTHER_CATEGORY);
+    return { column: { name: counts.name, kind: 'categorical', categories, missing }, selection, other };
+  }
+  // The kept key of largest noisy count holds what "(other)" would have (ties: code-point order).
+  let best = selected.find((k) => k.key !== OTHER_CATEGORY)!;
+  for (const k of selected) if (k.key !== OTHER_CATEGORY && k.noisyCount > best.noisyCount) best = k;
+  const fallbackCode = best.key === MISSING_KEY ? categories.length : categories.indexOf(best.key);
+  return {
+    column: { name: counts.name, kind: 'categorical', categories, missing, fallbackCode },
+    selection,
+    other,
+  };
 }

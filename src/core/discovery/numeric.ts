@@ -42,6 +42,26 @@ const BUCKET_SIGMAS = 1;
 const ATOM_INTEGERS = 64;
 /** A column is integer when at most this share of its numbers is fractional (they get rounded). */
 const FRACTIONAL_SHARE = 0.01;
+/**
+ * …and when the noisy fractional count is below this many σ₁ (an all-integer column is called
+ * fractional with probability Q(4) = 3·10⁻⁵; at 3σ₁, adult.data's age came out fractional at
+ * seed 0 and was released with 41,512 distinct decimals).
+ */
+const FRACTIONAL_SIGMAS = 4;
+/**
+ * The missing category enters a numeric column's released domain when the noisy count of
+ * missing and text cells (level 1, σ √2·σ₁) passes this many of its σ (Q(3) = 0.13% for a column
+ * with none).
+ */
+export const MISSING_SIGMAS = 3;
+/**
+ * A level-2 bucket (one integer, in an atomized octave) is a released value when its noisy count
+ * passes this many σ₂; a dyadic block of m buckets in an edge octave is occupied when its noisy
+ * sum passes this many of its σ, σ₂·√m (see `edgeBlock`).
+ */
+export const VALUE_SIGMAS = 3;
+/** At most this many released values for a column released value by value. */
+export const MAX_VALUES = 32;
 
 export const LEVEL1_SENSITIVITY = Math.sqrt(3);
 export const LEVEL2_SENSITIVITY = Math.SQRT2;
@@ -88,7 +108,40 @@ export function looksNumeric(l1: Level1): boolean {
 }
 
 export function looksInteger(l1: Level1): boolean {
-  return l1.fractional < Math.max(3 * l1.sigma, FRACTIONAL_SHARE * l1.numbers);
+  return l1.fractional < Math.max(FRACTIONAL_SIGMAS * l1.sigma, FRACTIONAL_SHARE * l1.numbers);
+}
+
+/** The noisy count of missing and text cells, its σ, and whether the missing category is released. */
+export function missingEstimate(l1: Level1): { count: number; sigma: number; released: boolean } {
+  const count = l1.missing + l1.texts;
+  const sigma = Math.SQRT2 * l1.sigma;
+  return { count, sigma, released: count > MISSING_SIGMAS * sigma };
+}
+
+/**
+ * Inside an edge octave (the lowest or highest occupied one), the extent of the data at a
+ * resolution the noise allows: the aligned dyadic blocks of its s level-2 buckets (sizes 1, 2, 4,
+ * …, s) whose noisy sum passes VALUE_SIGMAS·σ₂·√size, and of those the outermost bucket index
+ * reached (highest for the top octave, lowest for the bottom). Post-processing of level 2.
+ * undefined when no block passes.
+ */
+export function edgeBlock(
+  noisy: ArrayLike<number>,
+  sigma: number,
+  side: 'top' | 'bottom',
+): { readonly from: number; readonly to: number } | undefined {
+  const s = noisy.length;
+  let best: { from: number; to: number } | undefined;
+  for (let size = 1; size <= s; size *= 2) {
+    for (let start = 0; start + size <= s; start += size) {
+      let sum = 0;
+      for (let i = start; i < start + size; i++) sum += noisy[i];
+      if (!(sum > VALUE_SIGMAS * sigma * Math.sqrt(size))) continue;
+      const block = { from: start, to: start + size - 1 };
+      if (!best || (side === 'top' ? block.to > best.to : block.from < best.from)) best = block;
+    }
+  }
+  return best;
 }
 
 /** Does a level-1 bucket hold any integer? */
@@ -125,6 +178,14 @@ export function projectOntoSimplex(c: ArrayLike<number>, total: number): Float64
   return out;
 }
 
+/** Noisy counts clipped at 0 and scaled to sum to `total` (post-processing). */
+export function clipAndScale(c: ArrayLike<number>, total: number): Float64Array {
+  const out = Float64Array.from(c, (x) => (x > 0 ? x : 0));
+  const sum = out.reduce((a, x) => a + x, 0);
+  if (!(sum > 0) || !(total > 0)) return out.fill(0);
+  return out.map((x) => (x * total) / sum);
+}
+
 /**
  * Octaves above OCCUPIED_SIGMAS·σ₁, then grown: an octave next to an occupied one, or between two,
  * joins above NEIGHBOUR_SIGMAS·σ₁ (a few candidates only, so few false ones). Post-processing.
@@ -159,6 +220,8 @@ export interface NumericDiscovery {
   readonly level2Sigma: number;
   /** Buckets measured at level 2. */
   readonly level2Buckets: number;
+  /** The missing/text cells' noisy count and σ, and whether the missing category was released. */
+  readonly missing: { readonly count: number; readonly sigma: number; readonly released: boolean };
 }
 
 /** Level 2 and the bins (see the file comment): ρ₂-zCDP, ℓ2 sensitivity √2. */
@@ -199,17 +262,58 @@ export function discoverNumeric(
     at += s;
   });
   const noisy = exact.length > 0 ? measureCounts(level2, exact, noise) : exact;
-  const pieces: NumericPiece[] = [];
+  const missing = missingEstimate(l1);
+  const starts: number[] = [];
   at = 0;
+  for (const s of splits) {
+    starts.push(at);
+    at += s;
+  }
+  const values = integer ? releasedValues(occupied, splits, starts, noisy, l1, level2.sigma) : undefined;
+  if (values) {
+    const column = valueColumn(counts.name, values, missing.released);
+    return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing };
+  }
+  // Edge octaves: buckets beyond the outermost occupied dyadic block are empty (edgeBlock); an
+  // edge octave with no such block is kept whole when level 1 found it on its own (above
+  // OCCUPIED_SIGMAS·σ₁), and dropped when only the neighbour bar let it in.
+  const keep = new Map<number, { from: number; to: number }>();
+  const dropped = new Set<number>();
+  for (const [side, i] of [
+    ['bottom', 0],
+    ['top', occupied.length - 1],
+  ] as const) {
+    const b = occupied[i];
+    const s = splits[i];
+    if (b === ZERO_BUCKET || s === 0) continue;
+    const block = edgeBlock(noisy.subarray(starts[i], starts[i] + s), level2.sigma, side);
+    const range = keep.get(b) ?? { from: 0, to: s - 1 };
+    if (block) {
+      if (side === 'top') range.to = Math.min(range.to, block.to);
+      else range.from = Math.max(range.from, block.from);
+      keep.set(b, range);
+    } else if (!(l1.octaves[b] > OCCUPIED_SIGMAS * l1.sigma) && occupied.length > 1) {
+      dropped.add(b);
+    }
+  }
+  const pieces: NumericPiece[] = [];
   occupied.forEach((b, i) => {
+    if (dropped.has(b)) return;
     const total = Math.max(0, l1.octaves[b]);
     if (b === ZERO_BUCKET) {
       pieces.push({ lo: 0, hi: integer ? 1 : 0, weight: total });
       return;
     }
     const s = splits[i];
-    const shares = projectOntoSimplex(noisy.subarray(at, at + s), total);
-    at += s;
+    const range = keep.get(b) ?? { from: 0, to: s - 1 };
+    const inRange = Float64Array.from(noisy.subarray(starts[i], starts[i] + s), (c, g) =>
+      g < range.from || g > range.to ? Number.NEGATIVE_INFINITY : c,
+    );
+    // Inside an edge octave's occupied range the buckets are a tail of decreasing counts, many of
+    // them under σ₂: the projection would give its whole total to the few largest (adult.data's
+    // age: everything above 67 moved to 64–67, KS 0.026), so there the noisy counts are clipped
+    // at 0 and scaled to the total instead (post-processing either way).
+    const shares = keep.has(b) ? clipAndScale(inRange, total) : projectOntoSimplex(inRange, total);
     const { lo, hi } = octaveRange(b);
     const width = (hi - lo) / s;
     shares.forEach((share, g) => {
@@ -223,8 +327,84 @@ export function discoverNumeric(
       if (share > 0) pieces.push({ lo: pLo, hi: pHi, weight: share });
     });
   });
-  const column = binPieces(counts.name, pieces, integer, opts.bins);
-  return { column, level2Sigma: level2.sigma, level2Buckets: exact.length };
+  if (pieces.length === 0) pieces.push({ lo: 0, hi: integer ? 1 : 0, weight: 1 });
+  const binned = binPieces(counts.name, pieces, integer, opts.bins);
+  const column = missing.released ? binned : { ...binned, missing: false, fallbackCode: heaviestBin(binned) };
+  return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing };
+}
+
+/** The bin holding the most piece weight (where a record with no released place goes). */
+function heaviestBin(column: NumericColumn): number {
+  const mass = new Float64Array(column.edges.length - 1);
+  for (const p of column.pieces ?? []) {
+    let b = 0;
+    while (b + 1 < mass.length && column.edges[b + 1] <= p.lo) b++;
+    mass[b] += p.weight;
+  }
+  let best = 0;
+  for (let b = 1; b < mass.length; b++) if (mass[b] > mass[best]) best = b;
+  return best;
+}
+
+/**
+ * An integer column whose every occupied octave was measured integer by integer is released
+ * value by value when at most MAX_VALUES integers have a noisy count above VALUE_SIGMAS·σ₂ (0:
+ * level 1's count above VALUE_SIGMAS·σ₁) and the buckets left out hold, by their noisy sum, less
+ * than 1/MAX_VALUES of the numbers: those integers, weighted by their noisy counts, and nothing
+ * between them. Post-processing of levels 1 and 2. undefined otherwise.
+ */
+function releasedValues(
+  occupied: readonly number[],
+  splits: readonly number[],
+  starts: readonly number[],
+  noisy: Float64Array,
+  l1: Level1,
+  sigma2: number,
+): { value: number; weight: number }[] | undefined {
+  const values: { value: number; weight: number }[] = [];
+  let rest = 0;
+  for (let i = 0; i < occupied.length; i++) {
+    const b = occupied[i];
+    if (b === ZERO_BUCKET) {
+      if (l1.octaves[b] > VALUE_SIGMAS * l1.sigma) values.push({ value: 0, weight: l1.octaves[b] });
+      else rest += l1.octaves[b];
+      continue;
+    }
+    const { lo, hi } = octaveRange(b);
+    if (splits[i] !== integersIn(b) || !(hi - lo <= ATOM_INTEGERS)) return undefined;
+    for (let g = 0; g < splits[i]; g++) {
+      const c = noisy[starts[i] + g];
+      if (c > VALUE_SIGMAS * sigma2) values.push({ value: Math.ceil(lo) + g, weight: c });
+      else rest += c;
+    }
+  }
+  if (values.length === 0 || values.length > MAX_VALUES) return undefined;
+  if (!(rest < l1.numbers / MAX_VALUES)) return undefined;
+  return values.sort((a, b) => a.value - b.value);
+}
+
+/**
+ * A column of released integers: one bin per value, its edge halfway to the previous value, and
+ * one single-point piece per bin, so decoding gives the value itself.
+ */
+function valueColumn(
+  name: string,
+  values: readonly { value: number; weight: number }[],
+  missing: boolean,
+): NumericColumn {
+  const total = values.reduce((a, v) => a + v.weight, 0);
+  const edges = values.map((v, i) => (i === 0 ? v.value : Math.ceil((values[i - 1].value + v.value) / 2)));
+  const last = values[values.length - 1].value;
+  edges.push(values.length === 1 ? last + 1 : last);
+  if (values.length > 1 && edges[edges.length - 2] === last) edges[edges.length - 1] = last + 1;
+  const pieces = values.map((v) => ({ lo: v.value, hi: v.value, weight: v.weight / total }));
+  const column: NumericColumn = { name, kind: 'numeric', edges, integer: true, missing, pieces, valueByValue: true };
+  if (missing) return column;
+  let heaviest = 0;
+  values.forEach((v, i) => {
+    if (v.weight > values[heaviest].weight) heaviest = i;
+  });
+  return { ...column, fallbackCode: heaviest };
 }
 
 /**
