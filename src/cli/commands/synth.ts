@@ -16,6 +16,7 @@ import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
 import { declaredColumns } from '../../core/discovery/not-dp.ts';
+import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
@@ -39,7 +40,12 @@ import {
 } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
-import { type DataSource, type ReleaseSpec, releaseStraightThrough } from '../../core/release/release.ts';
+import {
+  type DataSource,
+  prepare,
+  type ReleaseSpec,
+  releaseStraightThrough,
+} from '../../core/release/release.ts';
 import { weightByHistory } from '../../core/workload/importance.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
@@ -74,6 +80,7 @@ export interface SynthFlags {
   confirmCap?: boolean;
   name?: string;
   discoveryShare?: string;
+  dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
 }
@@ -272,8 +279,43 @@ function progressBar(maxSteps: number): { update(e: ProgressEvent): void; comple
 
 // ---- the command ---------------------------------------------------------------------------
 
+/**
+ * `--dry-run`: the release's public plan and what discovery will merge, per column, from the
+ * header, the record count and the flags only; nothing is reserved, no ledger is opened, no
+ * value is read.
+ */
+async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void> {
+  const prepared = await prepare(spec, (w) => process.stderr.write(`warning: ${w.message}\n`));
+  const out: string[] = [
+    'dry run: nothing reserved, no value read (the header and the record count only)',
+    `ε = ${spec.epsilon}, δ = ${prepared.delta.toExponential(3)}, n = ${prepared.facts.rows}; ` +
+      `table plan ${prepared.plan.kind}, T = ${prepared.plan.rounds}, K = ${prepared.plan.perRound}`,
+  ];
+  const raw = prepared.raw;
+  if (!raw) {
+    out.push('every column declared: nothing is discovered, no category merges');
+  } else {
+    const b = raw.budget;
+    out.push(
+      `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns ` +
+        `(each ρ = ${(b.rhoDiscovery / raw.undeclared.length).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
+    );
+    const preview = discoveryLossPreview(b, raw.undeclared);
+    for (const p of preview) out.push(`  ${lossSentence(p, spec.epsilon)}`);
+    if (preview.length > 0) {
+      const p = preview[0];
+      out.push(
+        `  "(other)" itself is released only when its records number more than about ${p.otherSigmas}·${Math.round(p.sigma)}·√k ` +
+          '(k: the categories released); otherwise they join the largest category',
+      );
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
 async function synthCommand(flags: SynthFlags): Promise<void> {
   const spec = await synthSpec(flags);
+  if (flags.dryRun) return dryRun(spec);
   if (spec.noise.mode === 'insecure-seed') process.stderr.write(`${INSECURE_SEED_WARNING}\n`);
   const ledgerPath = flags.ledger ?? defaultLedgerPath();
   const ledger = Ledger.open(ledgerPath, { onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
@@ -386,5 +428,9 @@ export function register(program: Command): void {
     .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet (needs --confirm-cap)")
     .option('--confirm-cap', 'confirm that --budget-epsilon sets the budget cap on purpose')
     .option('--budget-delta <δ>', "δ of the cap; default this run's δ")
+    .option(
+      '--dry-run',
+      'print the plan and, per discovered column, which categories will merge into "(other)" at this ε; reserves nothing',
+    )
     .action((flags: SynthFlags) => synthCommand(flags));
 }

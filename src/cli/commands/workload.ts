@@ -11,6 +11,7 @@ import { readTableHeader } from '../../core/data/table.ts';
 import { InputError } from '../../core/errors.ts';
 import { readTextFile } from '../../core/input/files.ts';
 import { integerAtLeast } from '../../core/input/numbers.ts';
+import { DEFAULT_WORKLOAD_WEIGHT, defaultWorkloadFor } from '../../core/workload/default.ts';
 import { futureWorkload } from '../../core/workload/future.ts';
 import { type FeatureDistribution, randomWorkload } from '../../core/workload/random.ts';
 import { workloadStats } from '../../core/workload/stats.ts';
@@ -130,6 +131,20 @@ async function randomCommand(opts: RandomOptions): Promise<void> {
   );
 }
 
+/** Every 2-way marginal (plus 3-way with the target): from the column names only. */
+async function defaultCommand(opts: { data: string; target?: string; out: string }): Promise<void> {
+  const { header } = await readTableHeader(opts.data);
+  const w = defaultWorkloadFor(header, opts.target, opts.data);
+  await writeFileAtomic(opts.out, workloadToJson(w, header));
+  const pairs = w.thresholds.filter((t) => t.features.length === 2).length;
+  const triples = w.thresholds.length - pairs;
+  process.stderr.write(
+    `rap-studio: wrote ${opts.out}: every 2-way marginal of the ${header.length} columns of ${opts.data} (${pairs})` +
+      (opts.target === undefined ? '' : `, and every 3-way marginal with "${opts.target}" (${triples})`) +
+      `, each at weight ${DEFAULT_WORKLOAD_WEIGHT} (read from the column names only)\n`,
+  );
+}
+
 async function statsCommand(file: string, opts: { schema?: string; domain?: string }): Promise<void> {
   const schema = await schemaFromOptions(opts);
   const w = await readWorkloadFile(file, schema);
@@ -192,6 +207,15 @@ export function register(program: Command): void {
     .requiredOption('--seed <seed>', 'seed of the (public) random draw', parseIntegerOption(0))
     .requiredOption('--out <file>', 'workload file to write')
     .action((opts: RandomOptions) => randomCommand(opts));
+  workload
+    .command('default')
+    .description(
+      'the workload for no analysis in mind: every 2-way marginal, plus every 3-way marginal with --target; weight 1 each',
+    )
+    .requiredOption('--data <csv>', 'the data file: only its column names are read')
+    .option('--target <column>', 'a target column: also every 3-way marginal of two other columns with it')
+    .requiredOption('--out <file>', 'workload file to write')
+    .action((opts: { data: string; target?: string; out: string }) => defaultCommand(opts));
   workload
     .command('stats')
     .description('validate a workload file and print its size and SHA-256')

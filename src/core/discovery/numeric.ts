@@ -60,6 +60,8 @@ export const MISSING_SIGMAS = 3;
  * sum passes this many of its σ, σ₂·√m (see `edgeBlock`).
  */
 export const VALUE_SIGMAS = 3;
+/** See the edge octaves in discoverNumeric: the level-1 count left unexplained, in its σ. */
+export const EXPLAIN_SIGMAS = 2;
 /** At most this many released values for a column released value by value. */
 export const MAX_VALUES = 32;
 
@@ -291,6 +293,18 @@ export function discoverNumeric(
     if (block) {
       if (side === 'top') range.to = Math.min(range.to, block.to);
       else range.from = Math.max(range.from, block.from);
+      // The octave's level-1 count must be explained by the buckets kept: while what is left of
+      // it passes EXPLAIN_SIGMAS of its σ, the range grows by a bucket outwards (adult.data's age
+      // at ε = 1: the blocks alone stop at 67, leaving 900 records of 68–90 unexplained).
+      const octave = noisy.subarray(starts[i], starts[i] + s);
+      const unexplained = () => {
+        let sum = 0;
+        for (let g = range.from; g <= range.to; g++) sum += octave[g];
+        const sigma = Math.sqrt(l1.sigma ** 2 + (range.to - range.from + 1) * level2.sigma ** 2);
+        return l1.octaves[b] - sum > EXPLAIN_SIGMAS * sigma;
+      };
+      if (side === 'top') while (range.to < s - 1 && unexplained()) range.to++;
+      else while (range.from > 0 && unexplained()) range.from--;
       keep.set(b, range);
     } else if (!(l1.octaves[b] > OCCUPIED_SIGMAS * l1.sigma) && occupied.length > 1) {
       dropped.add(b);
