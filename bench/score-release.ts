@@ -10,10 +10,10 @@
  *   npx tsx bench/score-release.ts RAW SYNTHETIC EPSILON SEED [--exclude col,col]
  */
 import { readFile } from 'node:fs/promises';
-import { splitBudget } from '../src/core/discovery/budget.ts';
-import { DEFAULT_DISCOVERY_SHARE, discoverSchema } from '../src/core/discovery/discover.ts';
 import { OTHER_CATEGORY, withOtherCategory } from '../src/core/data/encode.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../src/core/data/values.ts';
+import { splitBudget } from '../src/core/discovery/budget.ts';
+import { DEFAULT_DISCOVERY_SHARE, discoverSchema } from '../src/core/discovery/discover.ts';
 import { defaultDelta } from '../src/core/privacy/accounting.ts';
 import { seededNoise } from '../src/core/privacy/noise.ts';
 import { fidelity } from './lib/raw-metrics.ts';

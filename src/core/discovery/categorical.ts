@@ -78,7 +78,8 @@ export function discoverCategorical(
   const categories = kept.filter((k) => k !== MISSING_KEY && k !== OTHER_CATEGORY);
   const estimate = otherCount(n, selected, selection.sigma);
   // With no key kept, "(other)" holds everything (its estimate is n, exact).
-  const released = categories.length + (missing ? 1 : 0) === 0 || estimate.count > OTHER_SIGMAS * estimate.sigma;
+  const released =
+    categories.length + (missing ? 1 : 0) === 0 || estimate.count > OTHER_SIGMAS * estimate.sigma;
   const other = { ...estimate, released };
   if (released) {
     categories.push(OTHER_CATEGORY);

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeRows } from '../data/decode.ts';
-import { OTHER_CATEGORY } from '../data/encode.ts';
 import { loadCsv } from '../data/load.ts';
 import type { CategoricalColumn, NumericColumn } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
@@ -37,6 +36,15 @@ function messyCsv(n: number): string {
     lines.push([gain, temp, city, note, hours].join(','));
   }
   lines.push('1,2'); // ragged: kept, every value missing
+  return `${lines.join('\n')}\n`;
+}
+
+/** Few distinct integers, a bounded range, and a categorical column with missing values. */
+function fewCsv(): string {
+  const lines = ['grade,kids,hours,note'];
+  for (let i = 0; i < 4000; i++) {
+    lines.push([1 + (i % 16), i % 5, 20 + ((i * 7) % 80), i % 10 === 0 ? '' : i % 2 ? 'a' : 'b'].join(','));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -197,6 +205,45 @@ describe('discoverSchema on a messy CSV', () => {
     expect(note.missing).toBe(true);
     expect(hours.integer).toBe(true);
     expect(piecesOfBinHolding(hours, 40).map((p) => [p.lo, p.hi])).toEqual([[40, 41]]);
+  });
+
+  it('releases no value the data does not justify: no missing category, bounds at the data, few integers value by value', async () => {
+    const { schema } = await discoverSchema(dir.file('few.csv', fewCsv()), opts);
+    const [grade, kids, hours, note] = schema.columns as [
+      NumericColumn,
+      NumericColumn,
+      NumericColumn,
+      CategoricalColumn,
+    ];
+    // grade holds 1..16 and nothing else: released value by value, exactly those integers.
+    expect(grade.valueByValue).toBe(true);
+    expect(grade.pieces!.map((p) => p.lo)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(grade.pieces!.every((p) => p.lo === p.hi)).toBe(true);
+    // kids: 0..4, 0 measured at level 1.
+    expect(kids.pieces!.map((p) => p.lo)).toEqual([0, 1, 2, 3, 4]);
+    // No missing value in these columns, so no missing category; a record that had one would
+    // be kept in the heaviest bin (fallbackCode).
+    for (const c of [grade, kids, hours]) {
+      expect(c.missing).toBe(false);
+      expect(c.fallbackCode).toBeGreaterThanOrEqual(0);
+    }
+    // hours: 20..99 (73 values, not value by value): the top octave [64, 128) is cut at the data.
+    expect(hours.valueByValue).toBeUndefined();
+    expect(hours.edges[0]).toBeGreaterThanOrEqual(16);
+    expect(hours.edges[hours.edges.length - 1]).toBe(100);
+    // note released both of its values, so it has no "(other)"; it has missing values, released.
+    expect(note.categories).toEqual(['a', 'b']);
+    expect(note.missing).toBe(true);
+    const loaded = await loadCsv(dir.file('few.csv', fewCsv()), { schema, outOfDomain: 'other' });
+    expect(loaded.dataset.schema.columns[3]).toMatchObject({ categories: ['a', 'b'] });
+    const noise = seededNoise('few-decode');
+    const rows = decodeRows(loaded.dataset.schema, loaded.dataset.codes, loaded.dataset.n, {
+      random: () => noise.uniform(),
+    });
+    const grades = new Set(rows.map((r) => Number(r[0])));
+    for (const g of grades) expect(Number.isInteger(g) && g >= 1 && g <= 16).toBe(true);
+    expect(rows.every((r) => r[1] !== '?' && r[2] !== '?' && r[3] !== '(other)')).toBe(true);
+    expect(Math.max(...rows.map((r) => Number(r[2])))).toBeLessThanOrEqual(99);
   });
 
   it('declared columns are used exactly and cost nothing', async () => {

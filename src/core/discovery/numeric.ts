@@ -25,6 +25,7 @@
 import type { NumericColumn, NumericPiece } from '../data/schema.ts';
 import { makeGaussianCounts, measureCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
+import { normalUpperTailInverse } from '../privacy/normal-tail.ts';
 import { FINE, LEVEL1_BUCKETS, octaveOf, octaveRange, ZERO_BUCKET } from './grid.ts';
 import type { ColumnCounts } from './profile.ts';
 
@@ -57,9 +58,11 @@ export const MISSING_SIGMAS = 3;
 /**
  * A level-2 bucket (one integer, in an atomized octave) is a released value when its noisy count
  * passes this many σ₂; a dyadic block of m buckets in an edge octave is occupied when its noisy
- * sum passes this many of its σ, σ₂·√m (see `edgeBlock`).
+ * sum passes at least this many of its σ, σ₂·√m (see `edgeBlock`).
  */
 export const VALUE_SIGMAS = 3;
+/** Chance that noise alone extends an edge octave's range (`edgeBlock`). */
+export const EDGE_FALSE_RATE = 0.01;
 /** See the edge octaves in discoverNumeric: the level-1 count left unexplained, in its σ. */
 export const EXPLAIN_SIGMAS = 2;
 /** At most this many released values for a column released value by value. */
@@ -123,8 +126,10 @@ export function missingEstimate(l1: Level1): { count: number; sigma: number; rel
 /**
  * Inside an edge octave (the lowest or highest occupied one), the extent of the data at a
  * resolution the noise allows: the aligned dyadic blocks of its s level-2 buckets (sizes 1, 2, 4,
- * …, s) whose noisy sum passes VALUE_SIGMAS·σ₂·√size, and of those the outermost bucket index
- * reached (highest for the top octave, lowest for the bottom). Post-processing of level 2.
+ * …, s) whose noisy sum passes VALUE_SIGMAS·σ₂·√size show data inside them, so the data reaches
+ * at least each such block's inner end; the outermost of those ends is returned (a bucket index,
+ * from = to; highest for the top octave, lowest for the bottom). The bar is raised so that all
+ * the blocks of an empty stretch pass with probability under EDGE_FALSE_RATE. Post-processing of level 2.
  * undefined when no block passes.
  */
 export function edgeBlock(
@@ -133,14 +138,19 @@ export function edgeBlock(
   side: 'top' | 'bottom',
 ): { readonly from: number; readonly to: number } | undefined {
   const s = noisy.length;
+  // About 2s blocks are tested: each bar at Q⁻¹(EDGE_FALSE_RATE / 2s) keeps the chance that any
+  // block of an empty stretch passes under EDGE_FALSE_RATE (union bound).
+  const z = Math.max(VALUE_SIGMAS, normalUpperTailInverse(EDGE_FALSE_RATE / (2 * s)));
   let best: { from: number; to: number } | undefined;
   for (let size = 1; size <= s; size *= 2) {
     for (let start = 0; start + size <= s; start += size) {
       let sum = 0;
       for (let i = start; i < start + size; i++) sum += noisy[i];
-      if (!(sum > VALUE_SIGMAS * sigma * Math.sqrt(size))) continue;
-      const block = { from: start, to: start + size - 1 };
-      if (!best || (side === 'top' ? block.to > best.to : block.from < best.from)) best = block;
+      if (!(sum > z * sigma * Math.sqrt(size))) continue;
+      // A block that passes shows data somewhere inside it: the data reaches at least its
+      // inner end (its lowest bucket for the top octave), not necessarily its outer one.
+      const reach = side === 'top' ? start : start + size - 1;
+      if (!best || (side === 'top' ? reach > best.to : reach < best.from)) best = { from: reach, to: reach };
     }
   }
   return best;
@@ -412,7 +422,15 @@ function valueColumn(
   edges.push(values.length === 1 ? last + 1 : last);
   if (values.length > 1 && edges[edges.length - 2] === last) edges[edges.length - 1] = last + 1;
   const pieces = values.map((v) => ({ lo: v.value, hi: v.value, weight: v.weight / total }));
-  const column: NumericColumn = { name, kind: 'numeric', edges, integer: true, missing, pieces, valueByValue: true };
+  const column: NumericColumn = {
+    name,
+    kind: 'numeric',
+    edges,
+    integer: true,
+    missing,
+    pieces,
+    valueByValue: true,
+  };
   if (missing) return column;
   let heaviest = 0;
   values.forEach((v, i) => {

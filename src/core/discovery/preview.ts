@@ -48,7 +48,7 @@ export function aboutRecords(x: number): string {
 /** The plain-words sentence for one column. */
 export function lossSentence(p: ColumnLossPreview, epsilon: number): string {
   return (
-    `at ε = ${epsilon}, if "${p.name}" is categorical, its categories held by fewer than about ` +
-    `${aboutRecords(p.mergeBelow)} records merge into "(other)" — declare the column to keep them`
+    `${p.name}: at ε = ${epsilon}, categories held by fewer than about ${aboutRecords(p.mergeBelow)} ` +
+    'records merge into "(other)" (if the column is categorical) — declare the column to keep them'
   );
 }

@@ -38,10 +38,13 @@ export function defaultWorkloadFor(header: readonly string[], target?: string, f
   if (target === undefined) return defaultWorkload(header.length);
   const t = header.indexOf(target);
   if (t === -1) {
-    throw new InputError(`${file}: the target column "${target}" is not in the table (it has: ${header.join(', ')}).`, {
-      file,
-      column: target,
-    });
+    throw new InputError(
+      `${file}: the target column "${target}" is not in the table (it has: ${header.join(', ')}).`,
+      {
+        file,
+        column: target,
+      },
+    );
   }
   return defaultWorkload(header.length, t);
 }
