@@ -39,6 +39,7 @@ import { planView } from './settings.ts';
 import { budgetView, UNREGISTERED_BUDGET } from './views.ts';
 import {
   allSubsets,
+  defaultThresholds,
   driftedThresholds,
   namedThresholds,
   randomThresholds,
@@ -308,6 +309,10 @@ export function createServices(ctx: ServiceContext): Services {
 
     async allSubsets({ datasetId, ...o }) {
       return allSubsets(dataset(datasetId).schema, o);
+    },
+
+    async defaultThresholds({ datasetId, target }) {
+      return defaultThresholds(dataset(datasetId).schema, target);
     },
 
     async randomThresholds({ datasetId, ...o }) {
