@@ -9,7 +9,6 @@
  *
  *   npx tsx bench/score-release.ts RAW SYNTHETIC EPSILON SEED [--exclude col,col]
  */
-import { readFile } from 'node:fs/promises';
 import { OTHER_CATEGORY, withOtherCategory } from '../src/core/data/encode.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../src/core/data/values.ts';
 import { splitBudget } from '../src/core/discovery/budget.ts';
@@ -56,7 +55,7 @@ schema.columns.forEach((c, j) => {
     if (out > 0) phantoms.push(`${c.name}: ${out} outside [${lo}, ${hi}]`);
     if (c.integer && xs.some((x) => !Number.isInteger(x))) phantoms.push(`${c.name}: non-integers`);
     if (c.valueByValue) {
-      const allowed = new Set(c.edges.slice(0, -1));
+      const allowed = new Set((c.pieces ?? []).map((p) => p.lo));
       const bad = xs.filter((x) => !allowed.has(x)).length;
       if (bad > 0) phantoms.push(`${c.name}: ${bad} values between its released integers`);
     }
@@ -90,4 +89,3 @@ function domainLine(c: (typeof schema.columns)[number]): string {
   return `[${c.edges[0]}, ${c.edges[c.edges.length - 1]}] ${c.edges.length - 1} bins${c.valueByValue ? ' value-by-value' : ''}${c.missing ? ' +missing' : ''}`;
 }
 process.stdout.write(`${JSON.stringify(summary)}\n`);
-void readFile;

@@ -43,7 +43,8 @@ function messyCsv(n: number): string {
 function fewCsv(): string {
   const lines = ['grade,kids,hours,note'];
   for (let i = 0; i < 4000; i++) {
-    lines.push([1 + (i % 16), i % 5, 20 + ((i * 7) % 80), i % 10 === 0 ? '' : i % 2 ? 'a' : 'b'].join(','));
+    const hours = i % 10 === 1 ? 64 + ((i * 7) % 36) : 20 + ((i * 7) % 44); // a tail of 10% in 64..99
+    lines.push([1 + (i % 16), i % 5, hours, i % 10 === 0 ? '' : i % 2 ? 'a' : 'b'].join(','));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -227,10 +228,13 @@ describe('discoverSchema on a messy CSV', () => {
       expect(c.missing).toBe(false);
       expect(c.fallbackCode).toBeGreaterThanOrEqual(0);
     }
-    // hours: 20..99 (73 values, not value by value): the top octave [64, 128) is cut at the data.
+    // hours: 20..99 (80 values, not value by value): the top octave [64, 128), a tail, is cut at the data.
     expect(hours.valueByValue).toBeUndefined();
     expect(hours.edges[0]).toBeGreaterThanOrEqual(16);
-    expect(hours.edges[hours.edges.length - 1]).toBe(100);
+    // The data ends at 99: the bound is within a few one-integer buckets of it, not at 128.
+    const top = hours.edges[hours.edges.length - 1];
+    expect(top).toBeGreaterThanOrEqual(100);
+    expect(top).toBeLessThanOrEqual(108);
     // note released both of its values, so it has no "(other)"; it has missing values, released.
     expect(note.categories).toEqual(['a', 'b']);
     expect(note.missing).toBe(true);
@@ -243,7 +247,7 @@ describe('discoverSchema on a messy CSV', () => {
     const grades = new Set(rows.map((r) => Number(r[0])));
     for (const g of grades) expect(Number.isInteger(g) && g >= 1 && g <= 16).toBe(true);
     expect(rows.every((r) => r[1] !== '?' && r[2] !== '?' && r[3] !== '(other)')).toBe(true);
-    expect(Math.max(...rows.map((r) => Number(r[2])))).toBeLessThanOrEqual(99);
+    expect(Math.max(...rows.map((r) => Number(r[2])))).toBeLessThan(top);
   });
 
   it('declared columns are used exactly and cost nothing', async () => {

@@ -64,7 +64,15 @@ export const VALUE_SIGMAS = 3;
 /** Chance that noise alone extends an edge octave's range (`edgeBlock`). */
 export const EDGE_FALSE_RATE = 0.01;
 /** See the edge octaves in discoverNumeric: the level-1 count left unexplained, in its σ. */
-export const EXPLAIN_SIGMAS = 2;
+export const EXPLAIN_SIGMAS = 0.5;
+/** See the edge octaves in discoverNumeric: when level 2 resolves an octave well enough to trim it. */
+export const EDGE_TRIM_SIGMAS = 3;
+/** The largest share of a column's numbers an edge octave may hold and still be trimmed. */
+export const EDGE_TAIL_SHARE = 1 / 8;
+/** Edge octaves of more integers than this are measured in coarser buckets (see `splits`). */
+export const EDGE_ATOM_INTEGERS = 16;
+/** Records an edge octave's coarser bucket expects, in σ₂. */
+export const EDGE_BUCKET_SIGMAS = 3;
 /** At most this many released values for a column released value by value. */
 export const MAX_VALUES = 32;
 
@@ -254,8 +262,17 @@ export function discoverNumeric(
     occupied = [best];
   }
   const level2 = makeGaussianCounts(rho2, LEVEL2_SENSITIVITY);
+  const edges = new Set([occupied[0], occupied[occupied.length - 1]]);
   const splits = occupied.map((b) => {
     if (b === ZERO_BUCKET) return 0;
+    // An edge octave of more than EDGE_ATOM_INTEGERS integers holds a tail, not atoms: it is
+    // measured in buckets that expect EDGE_BUCKET_SIGMAS·σ₂ records each, so its shape and its
+    // end show above the noise (one bucket per integer left adult.data's ages 68–90, 20–150
+    // records each, under σ₂ = 102 at ε = 1).
+    if (integer && edges.has(b) && integersIn(b) > EDGE_ATOM_INTEGERS && occupied.length > 1) {
+      const wanted = largestPowerOfTwoAtMost(l1.octaves[b] / (EDGE_BUCKET_SIGMAS * level2.sigma));
+      return Math.min(largestPowerOfTwoAtMost(integersIn(b)), wanted);
+    }
     // An octave of at most ATOM_INTEGERS integers is measured integer by integer (its atoms
     // show: hours-per-week = 40), else in buckets that expect BUCKET_SIGMAS·σ₂ records each.
     const byCount = Math.min(FINE, largestPowerOfTwoAtMost(l1.octaves[b] / (BUCKET_SIGMAS * level2.sigma)));
@@ -298,6 +315,15 @@ export function discoverNumeric(
     const b = occupied[i];
     const s = splits[i];
     if (b === ZERO_BUCKET || s === 0) continue;
+    // Level 2 must resolve the octave for its end to show: its count at least
+    // EDGE_TRIM_SIGMAS·σ₂·√s (the whole octave's level-2 sum that significant). Otherwise the
+    // octave is kept whole (at ε = 0.1 on adult.data a block inside hours-per-week's [16, 32)
+    // passed on noise and the bound moved to 32, clamping 15% of the records).
+    if (!(l1.octaves[b] >= EDGE_TRIM_SIGMAS * level2.sigma * Math.sqrt(s))) continue;
+    // Only a tail is trimmed: an edge octave holding more than EDGE_TAIL_SHARE of the numbers is
+    // the bulk of the column (hours-per-week's [32, 64) at ε = 0.1, where [64, 128) is not found),
+    // and a bound inside it that noise put too low would clamp much of the data.
+    if (!(l1.octaves[b] <= EDGE_TAIL_SHARE * l1.numbers)) continue;
     const block = edgeBlock(noisy.subarray(starts[i], starts[i] + s), level2.sigma, side);
     const range = keep.get(b) ?? { from: 0, to: s - 1 };
     if (block) {
@@ -313,8 +339,11 @@ export function discoverNumeric(
         const sigma = Math.sqrt(l1.sigma ** 2 + (range.to - range.from + 1) * level2.sigma ** 2);
         return l1.octaves[b] - sum > EXPLAIN_SIGMAS * sigma;
       };
-      if (side === 'top') while (range.to < s - 1 && unexplained()) range.to++;
-      else while (range.from > 0 && unexplained()) range.from--;
+      // …and only onto a bucket whose own noisy count is positive (past the data's end the
+      // leftover is noise, often above the bar for many steps in a row; a bucket of noise alone
+      // is positive half the time, so the range stops within a bucket or two of the end).
+      if (side === 'top') while (range.to < s - 1 && unexplained() && octave[range.to + 1] > 0) range.to++;
+      else while (range.from > 0 && unexplained() && octave[range.from - 1] > 0) range.from--;
       keep.set(b, range);
     } else if (!(l1.octaves[b] > OCCUPIED_SIGMAS * l1.sigma) && occupied.length > 1) {
       dropped.add(b);
@@ -373,8 +402,8 @@ function heaviestBin(column: NumericColumn): number {
 /**
  * An integer column whose every occupied octave was measured integer by integer is released
  * value by value when at most MAX_VALUES integers have a noisy count above VALUE_SIGMAS·σ₂ (0:
- * level 1's count above VALUE_SIGMAS·σ₁) and the buckets left out hold, by their noisy sum, less
- * than 1/MAX_VALUES of the numbers: those integers, weighted by their noisy counts, and nothing
+ * level 1's count above VALUE_SIGMAS·σ₁) and the records they leave out (level 1's numbers minus
+ * their noisy counts), plus one σ of that estimate, are under 1/MAX_VALUES of the numbers: those integers, weighted by their noisy counts, and nothing
  * between them. Post-processing of levels 1 and 2. undefined otherwise.
  */
 function releasedValues(
@@ -386,12 +415,10 @@ function releasedValues(
   sigma2: number,
 ): { value: number; weight: number }[] | undefined {
   const values: { value: number; weight: number }[] = [];
-  let rest = 0;
   for (let i = 0; i < occupied.length; i++) {
     const b = occupied[i];
     if (b === ZERO_BUCKET) {
       if (l1.octaves[b] > VALUE_SIGMAS * l1.sigma) values.push({ value: 0, weight: l1.octaves[b] });
-      else rest += l1.octaves[b];
       continue;
     }
     const { lo, hi } = octaveRange(b);
@@ -399,11 +426,17 @@ function releasedValues(
     for (let g = 0; g < splits[i]; g++) {
       const c = noisy[starts[i] + g];
       if (c > VALUE_SIGMAS * sigma2) values.push({ value: Math.ceil(lo) + g, weight: c });
-      else rest += c;
     }
   }
   if (values.length === 0 || values.length > MAX_VALUES) return undefined;
-  if (!(rest < l1.numbers / MAX_VALUES)) return undefined;
+  // What the released integers leave out, from level 1's count of numbers (σ √2·σ₁) minus their
+  // noisy counts: its estimate plus one σ must be under 1/MAX_VALUES of the numbers. (The sum of
+  // the other buckets' noisy counts carries √buckets·σ₂: at ε = 0.1 on adult.data it let
+  // capital-gain through as the single value 0.)
+  const held = values.reduce((a, v) => a + v.weight, 0);
+  const left = l1.numbers - held;
+  const sigma = Math.sqrt(2 * l1.sigma ** 2 + values.length * Math.max(sigma2, l1.sigma) ** 2);
+  if (!(left + sigma < l1.numbers / MAX_VALUES)) return undefined;
   return values.sort((a, b) => a.value - b.value);
 }
 
