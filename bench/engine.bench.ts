@@ -1,5 +1,6 @@
 /**
- * Engine benchmark and acceptance check on ADULT (benchmark format).
+ * KERNEL MICRO-BENCHMARK (the engine called directly, not a release): engine timing and checks on
+ * ADULT (benchmark format). Release figures come from `npm run bench` (the release pipeline).
  *
  *   npx tsx bench/engine.bench.ts                     # acceptance suite (see ACCEPTANCE below)
  *   npx tsx bench/engine.bench.ts --eps 1 --k 3 --r 3 --size 64 --seeds 1,2,3 [--T 10 --K 50]

@@ -1,8 +1,10 @@
 /**
  * `npm run bench -- [--suite quick|paper|scale] [--out DIR] [--seeds N] [--filter TERM] …`
  *
- * Runs a suite's cases one after another in this process (the engine via runRap, seeded
- * insecure noise, no ledger), writes one JSON file per run as soon as it finishes, then the
+ * Runs a suite's cases one after another, each a release through the release pipeline (the
+ * spec module and stages `rap-studio synth` runs; seeded insecure noise, a throwaway ledger per
+ * run) scored on its released CSV — or, with --profile / --engine-only, the engine in-process
+ * (a kernel micro-benchmark), writes one JSON file per run as soon as it finishes, then the
  * Markdown table (printed, written under --out and as bench/results/latest-<suite>.md).
  * Progress goes to stderr. Benchmarks report; they do not pass or fail. Exit 1 only when a run
  * crashed, 2 on bad options.
@@ -51,7 +53,9 @@ function doneLine(r: BenchResult): string {
   const rep = r.report;
   const errors = r.extrapolation
     ? `extrapolated from ${r.extrapolation.measuredRounds}/${r.extrapolation.targetRounds} rounds`
-    : `present ${formatNumber(rep.presentError)} (rounded ${formatNumber(rep.roundedPresentError)})`;
+    : r.released
+      ? `released CSV ${formatNumber(r.released.maxError)} (${r.released.plan} plan; relaxed ${formatNumber(rep.presentError)})`
+      : `engine-only: present ${formatNumber(rep.presentError)} (rounded ${formatNumber(rep.roundedPresentError)})`;
   const seconds = r.extrapolation?.secondsTotal ?? rep.secondsTotal;
   return (
     `    done: ${errors}, T=${rep.rounds} K=${rep.perRound}, ${formatNumber(seconds)} s, ` +
@@ -75,6 +79,8 @@ async function runAll(cases: readonly BenchCase[], args: BenchArgs, outDir: stri
       const data = await loadDataset(c.dataset);
       const result = await runCase(c, data, {
         log,
+        workDir: path.join(outDir, 'releases'),
+        engineOnly: args.engineOnly,
         ...(args.maxRounds !== undefined ? { maxRounds: args.maxRounds } : {}),
         ...(args.backend !== undefined ? { backend: args.backend } : {}),
         ...(args.threads !== undefined ? { threads: args.threads } : {}),

@@ -50,8 +50,9 @@ export function metricsOf(r: BenchResult): Record<Metric, number | undefined> {
   const err = (v: number) => (x ? undefined : v);
   return {
     presentError: err(rep.presentError),
-    roundedPresentError: err(rep.roundedPresentError),
-    meanError: err(rep.meanError),
+    // The released CSV's error as read back (release path); the engine's own figure otherwise.
+    roundedPresentError: err(r.released?.maxError ?? rep.roundedPresentError),
+    meanError: err(r.released?.meanError ?? rep.meanError),
     all0Error: rep.all0Error,
     gmError: rep.gmError,
     secondsTotal: x?.secondsTotal ?? rep.secondsTotal,

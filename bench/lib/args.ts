@@ -14,6 +14,8 @@ export const USAGE = `npm run bench -- [options]
   --max-rounds R     cut cases with T > R rounds to R rounds at the same per-round ρ and
                      extrapolate their times to T (labelled extrapolated; errors n/a)
   --profile          CPU-profile each run: phase and kernel breakdown in the table, .cpuprofile files
+                     (the engine in-process, not a release: a kernel micro-benchmark, labelled so)
+  --engine-only      the engine in-process instead of the release pipeline (kernel micro-benchmark)
   --backend NAME     cpu, wasm, node, node-gpu, webgpu (default: the engine's choice)
   --threads N        CPU kernel threads (default: every core; results do not depend on it)
   --no-latest        do not update bench/results/latest-<suite>.md
@@ -31,6 +33,7 @@ export interface BenchArgs {
   readonly filter: readonly string[];
   readonly maxRounds?: number;
   readonly profile: boolean;
+  readonly engineOnly: boolean;
   readonly backend?: BackendName;
   readonly threads?: number;
   readonly latest: boolean;
@@ -84,6 +87,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     filter,
     ...(maxRounds !== undefined ? { maxRounds } : {}),
     profile: values.profile ?? false,
+    engineOnly: values['engine-only'] ?? false,
     ...(backend !== undefined ? { backend: backend as BackendName } : {}),
     ...(threads !== undefined ? { threads } : {}),
     latest: !(values['no-latest'] ?? false) && (filter.length === 0 || (values.latest ?? false)),
@@ -106,6 +110,7 @@ function parse(argv: readonly string[]) {
       filter: { type: 'string', multiple: true },
       'max-rounds': { type: 'string' },
       profile: { type: 'boolean' },
+      'engine-only': { type: 'boolean' },
       backend: { type: 'string' },
       threads: { type: 'string' },
       'no-latest': { type: 'boolean' },

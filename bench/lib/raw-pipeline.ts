@@ -1,26 +1,22 @@
 /**
- * The `raw` suite's run: a raw CSV with no domain declared, to a released CSV, as a curator's
- * release would do it — private discovery (its share of ρ), encoding against the discovered
- * schema (out-of-domain values kept as "(other)", clamped or missing: n = the record count),
- * the engine on the rest of ρ, decoding by the discovered shape — then fidelity against the raw
- * file (raw-metrics.ts). The baseline is today's path: the schema inferred from the data
- * (10 equal-width bins, not private), the engine on the whole ρ, uniform decoding.
- * Seeded, INSECURE noise: benchmarks release nothing.
+ * The `raw` suite's run: a raw CSV with no domain declared, released through the release
+ * pipeline as `rap-studio synth --data RAW.csv` does it — private discovery (its share of ρ),
+ * encoding against the discovered schema, the engine on the rest of ρ, the released CSV — then
+ * fidelity of the released CSV against the raw file (raw-metrics.ts). The baseline: the schema
+ * read off the data (equal-width bins, not private), released with the non-private override.
+ * Seeded, INSECURE noise and a throwaway ledger: benchmarks release nothing.
  */
-import { decodeRows } from '../../src/core/data/decode.ts';
-import { loadCsv } from '../../src/core/data/load.ts';
+import path from 'node:path';
+import { inferSchema } from '../../src/core/data/infer.ts';
 import { Rejections } from '../../src/core/data/rejections.ts';
 import type { Schema } from '../../src/core/data/schema.ts';
 import { readTable } from '../../src/core/data/table.ts';
-import { splitBudget } from '../../src/core/discovery/budget.ts';
-import { discoverSchema } from '../../src/core/discovery/discover.ts';
-import { defaultOptions } from '../../src/core/engine/defaults.ts';
-import { runRap } from '../../src/core/engine/rap.ts';
 import type { RapReport } from '../../src/core/engine/types.ts';
-import { seededNoise } from '../../src/core/privacy/noise.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
 import type { Threshold, Workload } from '../../src/core/workload/types.ts';
+import { fileNameFor } from './output.ts';
 import { type Fidelity, fidelity } from './raw-metrics.ts';
+import { releaseCase } from './release-run.ts';
 
 export type RawMethod = 'private' | 'equal-width';
 
@@ -65,58 +61,46 @@ export async function readRows(file: string): Promise<{ names: readonly string[]
   return { names, rows };
 }
 
-export async function runRawCase(c: RawCase): Promise<RawResult> {
-  const cpu0 = process.cpuUsage();
+/**
+ * One raw case as a release: `rap-studio synth --data RAW.csv` (no schema: private discovery at
+ * the case's share) or, for the baseline, the schema read off the data released over with the
+ * non-private override — through the release pipeline either way, scored on the released CSV.
+ */
+export async function runRawCase(c: RawCase, workDir: string): Promise<RawResult> {
+  if (c.bins !== undefined) throw new Error(`${c.id}: bins are not a release setting`);
   const { names, rows } = await readRows(c.file);
   const n = rows.length;
   const delta = 1 / (n * n);
-  const noise = seededNoise(`raw/${c.seed}`);
-  const budget = splitBudget(c.epsilon, delta, c.share, c.method === 'private');
-  let data: Awaited<ReturnType<typeof loadCsv>>['dataset'];
-  if (c.method === 'private') {
-    const found = await discoverSchema(c.file, {
-      rho: budget.rhoDiscovery,
-      delta: budget.deltaDiscovery,
-      noise,
-      ...(c.bins ? { bins: c.bins } : {}),
-    });
-    const loaded = await loadCsv(c.file, {
-      schema: found.schema,
-      outOfDomain: 'other',
-      raggedAsMissing: true,
-    });
-    if (loaded.dataset.n !== found.records) {
-      throw new Error(`engine n ${loaded.dataset.n} differs from the record count ${found.records}`);
-    }
-    data = loaded.dataset;
-  } else {
-    data = (await loadCsv(c.file)).dataset;
-  }
-  const loadedSchema = data.schema;
-  const engineEpsilon = budget.engineEpsilon;
-  const engineDelta = budget.engineDelta;
   const drawn = randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
   const workload = c.pairWeight ? withAllPairs(drawn, names.length, c.pairWeight) : drawn;
-  const result = await runRap({
-    data,
+  const schema = c.method === 'private' ? null : (await inferSchema(c.file)).schema;
+  const r = await releaseCase({
+    data: c.file,
+    schema,
     workload,
-    options: defaultOptions({ epsilon: engineEpsilon, delta: engineDelta, rows: c.rows }),
-    noise,
+    settings: {
+      epsilon: String(c.epsilon),
+      delta: String(delta),
+      rows: String(c.rows),
+      seed: String(c.seed),
+    },
+    ...(c.method === 'private' ? { discoveryShare: c.share } : { allowNonPrivateDomain: true }),
+    dir: path.join(workDir, fileNameFor(c.id)),
+    name: 'release',
   });
-  const synthetic = decodeRows(loadedSchema, result.synthetic.codes, result.synthetic.n, {
-    random: () => noise.uniform(),
-  });
-  const cpu = process.cpuUsage(cpu0);
+  const released = r.outcome.schema;
+  const synthetic = (await readRows(r.csvPath)).rows;
+  const discovery = r.outcome.release.params.discovery as { rho: number } | undefined;
   return {
     case: c,
     n,
     delta,
-    rhoTotal: budget.rho,
-    rhoDiscovery: budget.rhoDiscovery,
-    report: result.report,
-    fidelity: fidelity(names, rows, synthetic, c.method === 'private' ? loadedSchema : undefined),
-    schema: loadedSchema,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    rhoTotal: r.outcome.release.rho,
+    rhoDiscovery: discovery?.rho ?? 0,
+    report: r.outcome.report,
+    fidelity: fidelity(names, rows, synthetic, c.method === 'private' ? released : undefined),
+    schema: released,
+    cpuSeconds: r.cpuSeconds,
   };
 }
 

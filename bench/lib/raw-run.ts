@@ -124,7 +124,7 @@ export async function runRawSuite(
     for (const [i, c] of cases.entries()) {
       log(`[${i + 1}/${cases.length}] ${c.id}`);
       try {
-        const r = await runRawCase(c);
+        const r = await runRawCase(c, path.join(outDir, 'releases'));
         await writeAtomically(
           path.join(outDir, 'runs', `${fileNameFor(c.id)}.json`),
           `${JSON.stringify(r)}\n`,

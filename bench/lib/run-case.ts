@@ -1,8 +1,15 @@
 /**
- * One benchmark run: the engine in-process (runRap) on a case's dataset and workload, with
- * seeded, INSECURE noise (benchmarks never touch the ledger and never release anything), timed,
- * with peak memory and, on request, a CPU profile.
+ * One benchmark run. By default a RELEASE through the front door (release-run.ts: the spec
+ * module and the staged pipeline `rap-studio synth` runs, a throwaway ledger, seeded INSECURE
+ * noise), scored on the released CSV read back with the case's schema.
+ *
+ * With --profile (or --engine-only) the engine runs in-process (runRap) instead, so the CPU
+ * profiler sees the kernels: a KERNEL MICRO-BENCHMARK, labelled so in the result
+ * (`path: 'engine-only'`); its figures are not a release's.
  */
+import path from 'node:path';
+import { evaluateSynthetic } from '../../src/cli/commands/evaluate.ts';
+import { loadCsv } from '../../src/core/data/load.ts';
 import { layoutOf } from '../../src/core/data/onehot.ts';
 import type { EncodedDataset } from '../../src/core/data/schema.ts';
 import { defaultOptions } from '../../src/core/engine/defaults.ts';
@@ -10,15 +17,24 @@ import { runRap } from '../../src/core/engine/rap.ts';
 import type { BackendName, ProgressEvent, RapOptions, RapReport } from '../../src/core/engine/types.ts';
 import { defaultDelta } from '../../src/core/privacy/accounting.ts';
 import { seededNoise } from '../../src/core/privacy/noise.ts';
+import type { RanPlan } from '../../src/core/release/manifest.ts';
+import type { RunSettingsText } from '../../src/core/release/spec.ts';
 import { weightByHistory } from '../../src/core/workload/importance.ts';
+import type { Workload } from '../../src/core/workload/types.ts';
+import { datasetSource } from './datasets.ts';
 import { extrapolateRounds, prefixEpsilon, RoundClock } from './extrapolate.ts';
 import { PeakRssMeter } from './memory.ts';
-import { writeAtomically } from './output.ts';
+import { fileNameFor, writeAtomically } from './output.ts';
 import { type CpuProfile, CpuProfiler, summarizeProfile } from './profile.ts';
+import { releaseCase } from './release-run.ts';
 import type { BenchCase, BenchResult, Extrapolation } from './types.ts';
 import { buildFutureWorkloads, buildWorkload } from './workload.ts';
 
 export interface RunSettings {
+  /** Where the release's throwaway ledger and files go (a folder per case). */
+  readonly workDir: string;
+  /** Run the engine in-process (kernel micro-benchmark; implied by profileFile). */
+  readonly engineOnly?: boolean;
   /** Truncate cases with explicit rounds T > maxRounds and extrapolate (see extrapolate.ts). */
   readonly maxRounds?: number;
   readonly backend?: BackendName;
@@ -144,36 +160,66 @@ export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings
     : undefined;
   const delta = c.delta ?? defaultDelta(data.n);
   const cut = truncationFor(c, delta, s.maxRounds);
-  const options = optionsFor(c, delta, cut, s.backend, s.threads);
   const clock = new RoundClock();
   const logProgress = progressLogger(s.log);
+  const onProgress = (e: ProgressEvent) => {
+    clock.observe(e);
+    logProgress(e);
+  };
   const startedAt = new Date().toISOString();
-  const run = await measured(
-    () =>
-      runRap({
-        data,
-        workload,
-        options,
-        noise: seededNoise(c.seed),
-        ...(evalWorkloads ? { evalWorkloads } : {}),
-        onProgress: (e) => {
-          clock.observe(e);
-          logProgress(e);
-        },
-      }),
-    s.profileFile !== undefined,
-  );
-  const { report } = run.value;
+  const engineOnly = s.engineOnly === true || s.profileFile !== undefined;
+  let run: Measured<RapReport>;
+  let released: BenchResult['released'];
+  if (engineOnly) {
+    const options = optionsFor(c, delta, cut, s.backend, s.threads);
+    const direct = await measured(
+      () =>
+        runRap({
+          data,
+          workload,
+          options,
+          noise: seededNoise(c.seed),
+          ...(evalWorkloads ? { evalWorkloads } : {}),
+          onProgress,
+        }),
+      s.profileFile !== undefined,
+    );
+    run = { ...direct, value: direct.value.report };
+  } else {
+    const source = await datasetSource(c.dataset, data, s.workDir);
+    const r = await releaseCase({
+      data: source.csv,
+      schema: source.schema,
+      workload: history,
+      // The future suite's workloads: in the release's own report (the curator's errorTables),
+      // and scored on the released CSV below.
+      ...(evalWorkloads && { evalWorkloads }),
+      settings: settingsFor(c, delta, cut, s.backend, s.threads),
+      dir: path.join(s.workDir, fileNameFor(c.id)),
+      name: 'release',
+      onProgress,
+    });
+    run = {
+      value: r.outcome.report,
+      wallSeconds: r.wallSeconds,
+      cpuSeconds: r.cpuSeconds,
+      peakRssBytes: r.peakRssBytes,
+    };
+    released = await scoreRelease(r.csvPath, data, workload, evalWorkloads ?? [], r.outcome.report.plan);
+  }
+  const report = run.value;
   if (run.profile && s.profileFile) await writeAtomically(s.profileFile, JSON.stringify(run.profile));
   const extra = cut ? extrapolation(report, cut, clock.roundSeconds()) : undefined;
   const seconds = extra?.secondsTotal ?? report.secondsTotal;
   return {
     case: c,
+    path: engineOnly ? 'engine-only' : 'release',
     dataset: { name: c.dataset, n: data.n, width: layoutOf(data.schema).width },
     workload: { ...c.workload, queries: report.numQueries },
     delta,
     backend: report.backend,
     report,
+    ...(released && { released }),
     measurements: {
       wallSeconds: run.wallSeconds,
       cpuSeconds: run.cpuSeconds,
@@ -183,5 +229,49 @@ export async function runCase(c: BenchCase, data: EncodedDataset, s: RunSettings
     ...(extra ? { extrapolation: extra } : {}),
     ...(run.profile ? { profile: summarizeProfile(run.profile) } : {}),
     startedAt,
+  };
+}
+
+/** The case's settings as a curator types them (the spec module parses them as for the CLI). */
+export function settingsFor(
+  c: BenchCase,
+  delta: number,
+  cut: Truncation | undefined,
+  backend?: BackendName,
+  threads?: number,
+): RunSettingsText & { readonly seed: string } {
+  const selection =
+    c.selection === undefined ? undefined : c.selection === 'iterative' ? 'adaptive' : 'one-shot';
+  return {
+    epsilon: String(cut?.epsilon ?? c.epsilon),
+    delta: String(delta),
+    rows: String(c.rows),
+    mode: c.mode,
+    ...(c.rounds !== undefined && { rounds: String(cut?.measured ?? c.rounds) }),
+    ...(c.perRound !== undefined && { perRound: String(c.perRound) }),
+    ...(backend !== undefined && { backend }),
+    ...(threads !== undefined && { threads: String(threads) }),
+    ...(selection !== undefined && c.mode === 'query' && { selection }),
+    ...(c.relaxation !== undefined && { relaxation: c.relaxation }),
+    seed: String(c.seed),
+  };
+}
+
+/** The released CSV read back with the dataset's schema, scored against the private data. */
+async function scoreRelease(
+  csvPath: string,
+  real: EncodedDataset,
+  workload: Workload,
+  futures: readonly Workload[],
+  plan: RanPlan,
+): Promise<NonNullable<BenchResult['released']>> {
+  const synthetic = (await loadCsv(csvPath, { schema: real.schema })).dataset;
+  const present = evaluateSynthetic(real, synthetic, workload, real.schema);
+  return {
+    csvRows: synthetic.n,
+    maxError: present.maxError,
+    meanError: present.meanError,
+    futureMaxErrors: futures.map((w) => evaluateSynthetic(real, synthetic, w, real.schema).maxError),
+    plan: plan.mode === 'table' ? plan.strategy : 'query',
   };
 }

@@ -80,7 +80,11 @@ export const COLUMNS: readonly Column[] = [
   { header: 'relaxed err', cell: (row) => formatSpread(row.metrics.presentError) },
   { header: 'GM (tables)', cell: (row) => formatSpread(row.metrics.gmError) },
   { header: 'ref err', cell: referenceError },
-  { header: 'plan', cell: (row) => first(row).report.tableMode?.strategy ?? 'query' },
+  {
+    header: 'plan',
+    cell: (row) =>
+      first(row).released?.plan ?? `${first(row).report.tableMode?.strategy ?? 'query'} (engine-only)`,
+  },
   { header: 'mean err', cell: (row) => formatSpread(row.metrics.meanError) },
   { header: 'All-0', cell: (row) => formatSpread(row.metrics.all0Error) },
   {

@@ -106,6 +106,21 @@ export interface Extrapolation {
 
 export interface BenchResult {
   readonly case: BenchCase;
+  /**
+   * 'release': through the release pipeline, scored on the released CSV (every figure a user
+   * gets); 'engine-only': the engine in-process (--profile): a kernel micro-benchmark.
+   */
+  readonly path?: 'release' | 'engine-only';
+  /** Scored on the released CSV read back (path 'release'). */
+  readonly released?: {
+    readonly csvRows: number;
+    readonly maxError: number;
+    readonly meanError: number;
+    /** The future suite: max error of each evaluation workload, on the released CSV. */
+    readonly futureMaxErrors: readonly number[];
+    /** The plan the release ran (direct / mixed / adaptive, or query). */
+    readonly plan: string;
+  };
   readonly dataset: { readonly name: DatasetId; readonly n: number; readonly width: number };
   readonly workload: WorkloadSpec & { readonly queries: number };
   readonly delta: number;

@@ -15,13 +15,15 @@
  * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, rm, unlink } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { tempPathBeside } from '../core/data/atomic-write.ts';
 import { InputError } from '../core/errors.ts';
-import { manifestFields as coreManifestFields, manifestPathFor } from '../core/release/manifest.ts';
+import { manifestFields as coreManifestFields } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
+import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
+import { publish } from '../core/release/publish.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
+import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
 import type { ResultStore, StoredRelease } from './result-store.ts';
@@ -92,48 +94,6 @@ async function destination(
   });
 }
 
-/**
- * Puts a complete file at `dest` only if nothing is there: the bytes go to a temp file beside it
- * (fsynced), which is then hard-linked to `dest` — link fails with EEXIST rather than replace.
- */
-async function createExclusive(dest: string, fill: (temp: string) => Promise<void>): Promise<void> {
-  const temp = tempPathBeside(dest);
-  try {
-    await fill(temp);
-    const h = await open(temp, 'r');
-    try {
-      await h.sync();
-    } finally {
-      await h.close();
-    }
-    await link(temp, dest);
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
-
-function exists(file: string, releaseId: string): InputError {
-  return new InputError(
-    `${file} already exists: an export never replaces a file (not the input, not another export's). ` +
-      `Choose another name; release ${releaseId} stays reserved until it is exported.`,
-    { file },
-  );
-}
-
-async function writeOnce(
-  what: string,
-  dest: string,
-  releaseId: string,
-  fill: (temp: string) => Promise<void>,
-) {
-  try {
-    await createExclusive(dest, fill);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists(dest, releaseId);
-    throw outputNotWritten('app', what, dest, releaseId, err);
-  }
-}
-
 /** Exports in flight, by release: a second request waits for the first and gets its outcome. */
 const inFlight = new Map<string, Promise<ExportOutcome>>();
 
@@ -165,33 +125,25 @@ async function exportOnce(
   if (stored.exported) return { written: true, ...stored.exported };
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
-  const manifestPath = manifestPathFor(path);
-  const { releaseId, csv } = stored;
-  await writeOnce('synthetic data', path, releaseId, (temp) =>
-    copyFile(store.csvPath(releaseId), temp, constants.COPYFILE_EXCL),
+  const { releaseId } = stored;
+  // The one stage 5 (core/release/publish.ts), the CLI's too: the ledger asked first, each file
+  // created exclusively, the ledger commit last; a failure leaves nothing at the chosen name.
+  const published = await publish(
+    ledger,
+    {
+      releaseId,
+      voice: 'app',
+      fillCsv: async (temp) => {
+        await copyFile(store.csvPath(releaseId), temp, constants.COPYFILE_EXCL);
+        return { rows: stored.csv.rows, header: stored.csv.header };
+      },
+      manifestFields: stored.manifest,
+      report: null,
+    },
+    exportOutputs(path),
+    new PendingWrites(pendingDirFor(ctx.ledgerPath)),
   );
-  const head = await ledger.identity();
-  const manifest = {
-    ...stored.manifest,
-    createdAt: new Date().toISOString(),
-    // The ledger this release is recorded in, and its head before this release's commit event.
-    ledger: { id: head.ledgerId, events: head.events, headHash: head.headHash },
-    output: { file: basename(path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
-  };
-  try {
-    await writeOnce('release manifest', manifestPath, releaseId, async (temp) => {
-      const h = await open(temp, 'wx', 0o644);
-      try {
-        await h.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
-      } finally {
-        await h.close();
-      }
-    });
-  } catch (err) {
-    await rm(path, { force: true });
-    throw err;
-  }
-  await ledger.commit(releaseId, { sha256: csv.sha256, path });
+  const { csv, manifestPath } = published;
   const view: ExportView = {
     releaseId,
     fileName: basename(path),

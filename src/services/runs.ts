@@ -12,14 +12,15 @@
  * reservation, and a start can be cancelled before it reserves.
  */
 import { randomUUID } from 'node:crypto';
-import { declaredColumns } from '../core/discovery/not-dp.ts';
+import type { Schema } from '../core/data/schema.ts';
 import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
 import { writeSyntheticCsv } from '../core/release/output.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
-import { weightByHistory } from '../core/workload/importance.ts';
+import { dataSource, releaseSpec } from '../core/release/spec.ts';
+import type { Workload } from '../core/workload/types.ts';
 import type {
   ApiErrorPayload,
   ExportView,
@@ -33,7 +34,7 @@ import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { manifestFields } from './exporter.ts';
 import type { ResultStore, StoredRelease } from './result-store.ts';
-import { domainPlan, INSECURE_SEED_NOTE, parseSettings } from './settings.ts';
+import { domainPlan, INSECURE_SEED_NOTE, type ParsedSettings, parseSettings } from './settings.ts';
 import { resolveWorkload } from './workloads.ts';
 
 /** Progress samples kept per run; older ones are thinned, so long runs stay cheap to restore. */
@@ -115,6 +116,41 @@ function thin(history: ProgressPoint[]): ProgressPoint[] {
   );
 }
 
+/** What the app's release reads of an opened dataset (public: its path, name, schema, workloads). */
+export interface AppReleaseInputs {
+  readonly path: string;
+  readonly fileName: string;
+  readonly schema: Schema;
+  readonly header: boolean;
+  readonly workload: Workload;
+  readonly evalWorkload?: Workload;
+}
+
+/**
+ * The app's release spec, by the spec module the CLI uses (core/release/spec.ts). In a schema
+ * read off the data (inferred, confirmed or edited), the columns the curator did not declare
+ * (edit in the schema editor) are discovered privately at release (the default), or, when the
+ * curator chose so, released over as read: the release refuses that before any reservation
+ * unless the curator ticked the override (the CLI's --allow-non-private-domain). Either way a
+ * declared column that cannot hold a record is refused before the reservation.
+ */
+export function appReleaseSpec(ds: AppReleaseInputs, parsed: ParsedSettings): release.ReleaseSpec {
+  const source = dataSource({
+    path: ds.path,
+    schema: ds.schema,
+    header: ds.header,
+    undeclared: domainPlan(ds.schema, parsed.domain) === 'discover' ? 'discover' : 'as-read',
+  });
+  return releaseSpec(parsed, {
+    source,
+    datasetName: ds.fileName,
+    workload: ds.workload,
+    columns: ds.schema.columns.length,
+    ...(ds.evalWorkload && { evalWorkload: ds.evalWorkload }),
+    allowNonPrivateDomain: parsed.allowNonPrivateDomain,
+  });
+}
+
 export class RunManager {
   private current: RunRecord | undefined;
   private readonly byId = new Map<string, RunRecord>();
@@ -170,50 +206,22 @@ export class RunManager {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
     const schema = ds.schema;
-    const given = resolveWorkload(ds.workloads.main, schema);
-    // Importance from history: the workload weighted by its own feature frequencies (public, ≤ 1).
-    const workload =
-      parsed.importance === 'history' ? weightByHistory(given, given, schema.columns.length) : given;
-    const evalWorkload =
-      ds.workloads.eval.length > 0 ? resolveWorkload(ds.workloads.eval, schema) : undefined;
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
     const warn: release.Warn = (w) => {
       if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
     };
-    // In a schema read off the data (inferred, confirmed or edited), the columns the curator did
-    // not declare (edit in the schema editor) are discovered privately at release (the default:
-    // the declared ones are given, used exactly and free; the rest discovered after the
-    // reservation), or, when the curator chose so, released over as read: the release refuses
-    // that before any reservation unless the curator ticked the override (the same option as the
-    // CLI's --allow-non-private-domain). Either way a declared column that cannot hold a record
-    // is refused before the reservation (release.validate).
-    const header = ds.loaded.summary.hasHeader;
-    const source: release.DataSource =
-      domainPlan(schema, parsed.domain) === 'discover'
-        ? {
-            path: ds.path,
-            schema: {
-              ...schema,
-              origin: 'declared',
-              confirmedFromInferred: undefined,
-              columns: declaredColumns(schema),
-            },
-            header,
-            discover: {},
-          }
-        : { path: ds.path, schema, header };
-    const spec = {
-      source,
-      datasetName: ds.fileName,
-      workload,
-      evalWorkload,
-      epsilon: parsed.epsilon,
-      delta: parsed.delta,
-      overrides: parsed.overrides,
-      noise: parsed.noise,
-      allowNonPrivateDomain: parsed.allowNonPrivateDomain,
-    } as const;
+    const spec = appReleaseSpec(
+      {
+        path: ds.path,
+        fileName: ds.fileName,
+        schema,
+        header: ds.loaded.summary.hasHeader,
+        workload: resolveWorkload(ds.workloads.main, schema),
+        ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),
+      },
+      parsed,
+    );
     const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
     if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);

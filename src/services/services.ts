@@ -16,6 +16,7 @@ import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
+import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type {
@@ -130,6 +131,14 @@ export function createServices(ctx: ServiceContext): Services {
   let currentId: string | undefined;
   /** Finished releases until exported or discarded: beside the ledger unless given. */
   const store = new ResultStore(ctx.resultsDir ?? join(dirname(ctx.ledgerPath), 'results'));
+  // Temp files an export crashed in the middle of writing (core/release/pending-writes.ts).
+  void new PendingWrites(pendingDirFor(ctx.ledgerPath))
+    .sweep()
+    .then((removed) => {
+      if (removed.length > 0)
+        (ctx.log ?? (() => {}))(`removed ${removed.length} temp file(s) of an interrupted export`);
+    })
+    .catch(() => undefined);
   /**
    * The ledger runs in a worker thread (ledger-client.ts): a lock wait blocks the worker, never
    * this event loop. Opened on first use; a failed open (anchor refused, read-only…) is retried

@@ -11,22 +11,12 @@ import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
 import { discoveryLossPreview } from '../core/discovery/preview.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
-import type { NoiseSpec } from '../core/engine/process/protocol.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
-import {
-  BACKENDS,
-  ENGINE_SELECTION,
-  IMPORTANCE,
-  type ImportanceName,
-  RELAXATIONS,
-  SELECTIONS,
-} from '../core/input/choices.ts';
-import { parseChoice, parseCount, parseDelta, parseEpsilon, parseSeed } from '../core/input/numbers.ts';
 import { admits } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
-import type { EngineOverrides } from '../core/release/release.ts';
+import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
   BudgetView,
@@ -37,13 +27,7 @@ import type {
   RunSettingsInput,
 } from '../shared/api.ts';
 
-export interface ParsedSettings {
-  readonly epsilon: number;
-  readonly delta: number | undefined;
-  readonly overrides: EngineOverrides;
-  readonly noise: NoiseSpec;
-  /** Weights from the workload's own history (workload/importance.ts), or the curator's. */
-  readonly importance: ImportanceName;
+export interface ParsedSettings extends RunSettings {
   /** A schema read off the data: discovered privately (default) or released over as read. */
   readonly domain: DomainChoice;
   readonly allowNonPrivateDomain: boolean;
@@ -54,80 +38,42 @@ export const INSECURE_SEED_NOTE =
 
 const blank = (s: string | undefined): s is undefined => s === undefined || s.trim() === '';
 
-/** Each field checked on its own, so the screen can show every problem at once. */
+/** The Privacy step's fields as the spec module's text settings (the CLI's flags give the same). */
+export function settingsText(input: RunSettingsInput): RunSettingsText {
+  return {
+    epsilon: input.epsilon,
+    delta: input.delta,
+    rows: input.rows,
+    rounds: input.rounds,
+    perRound: input.perRound,
+    oversample: input.oversample,
+    mode: input.mode,
+    backend: input.backend,
+    selection: input.selection,
+    relaxation: input.relaxation,
+    importance: input.importance,
+    seed: input.insecureSeed,
+  };
+}
+
+/**
+ * Each field checked on its own, so the screen can show every problem at once — by the release
+ * spec's rules and messages (core/release/spec.ts), the CLI's too.
+ */
 export function parseSettings(input: RunSettingsInput): {
   parsed?: ParsedSettings;
   problems: FieldProblem[];
 } {
-  const problems: FieldProblem[] = [];
-  const field = <T>(name: string, fn: () => T): T | undefined => {
-    try {
-      return fn();
-    } catch (err) {
-      problems.push({ field: name, message: (err as Error).message });
-      return undefined;
-    }
-  };
-  const epsilon = blank(input.epsilon)
-    ? field('epsilon', () => {
-        throw new InputError('Enter ε (a number > 0): the privacy budget this run spends');
-      })
-    : field('epsilon', () => parseEpsilon('ε', input.epsilon));
-  const delta = blank(input.delta) ? undefined : field('delta', () => parseDelta('δ', input.delta!));
-  const count = (name: string, label: string, text: string | undefined) =>
-    blank(text) ? undefined : field(name, () => parseCount(label, text!));
-  const rows = count('rows', "n'", input.rows);
-  const rounds = count('rounds', 'T', input.rounds);
-  const perRound = count('perRound', 'K', input.perRound);
-  const oversample = count('oversample', 'oversampling', input.oversample);
-  const backend = input.backend;
-  const chosen = BACKENDS.find((b) => b === backend);
-  if (backend !== undefined && backend !== 'auto' && !chosen) {
-    problems.push({
-      field: 'backend',
-      message: `backend must be auto or one of ${BACKENDS.join(', ')}, got "${backend}"`,
-    });
-  }
-  const selection =
-    input.selection === undefined
-      ? undefined
-      : field('selection', () => ENGINE_SELECTION[parseChoice('selection', input.selection!, SELECTIONS)]);
-  if (selection === 'iterative' && input.mode !== 'query') {
-    problems.push({
-      field: 'selection',
-      message: 'adaptive selection is a query-mode option: choose mode query, or one-shot selection',
-    });
-  }
-  const relaxation =
-    input.relaxation === undefined
-      ? undefined
-      : field('relaxation', () => parseChoice('relaxation', input.relaxation!, RELAXATIONS));
-  const importance =
-    input.importance === undefined
-      ? 'none'
-      : (field('importance', () => parseChoice('importance', input.importance!, IMPORTANCE)) ?? 'none');
-  const seed = blank(input.insecureSeed)
-    ? undefined
-    : field('insecureSeed', () => parseSeed('the seed', input.insecureSeed!));
-  const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
-  if (problems.length > 0 || epsilon === undefined) return { problems };
-  const overrides: EngineOverrides = {
-    ...(rows !== undefined && { rows }),
-    ...(rounds !== undefined && { rounds }),
-    ...(perRound !== undefined && { perRound }),
-    ...(oversample !== undefined && { oversample }),
-    ...(input.mode !== undefined && { mode: input.mode }),
-    ...(chosen !== undefined && { backend: chosen }),
-    // One-shot is the default; only query mode has a choice to record.
-    ...(selection !== undefined && input.mode === 'query' && { selection }),
-    ...(relaxation !== undefined && { relaxation }),
-  };
+  const { settings, problems } = parseRunSettings(settingsText(input));
+  // The app's field for the seed is `insecureSeed`.
+  const fieldProblems = problems.map((p) => ({
+    field: p.field === 'seed' ? 'insecureSeed' : p.field,
+    message: p.message,
+  }));
+  if (!settings) return { problems: fieldProblems };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
-  return {
-    parsed: { epsilon, delta, overrides, noise, importance, domain, allowNonPrivateDomain },
-    problems,
-  };
+  return { parsed: { ...settings, domain, allowNonPrivateDomain }, problems: fieldProblems };
 }
 
 export interface PlanInputs {

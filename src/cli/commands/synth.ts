@@ -15,38 +15,29 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
-import { declaredColumns } from '../../core/discovery/not-dp.ts';
 import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
-import { DEFAULT_MODE, DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
-import type { NoiseSpec } from '../../core/engine/process/protocol.ts';
+import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
-import {
-  BACKENDS,
-  ENGINE_MODES,
-  ENGINE_SELECTION,
-  IMPORTANCE,
-  RELAXATIONS,
-  SELECTIONS,
-} from '../../core/input/choices.ts';
-import {
-  parseChoice,
-  parseCount,
-  parseDelta,
-  parseEpsilon,
-  parseNonNegative,
-  parseSeed,
-} from '../../core/input/numbers.ts';
+import { BACKENDS, IMPORTANCE, RELAXATIONS, SELECTIONS } from '../../core/input/choices.ts';
+import { parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import {
   type DataSource,
   prepare,
+  type ReleasePaths,
   type ReleaseSpec,
   releaseStraightThrough,
 } from '../../core/release/release.ts';
-import { weightByHistory } from '../../core/workload/importance.ts';
+import {
+  dataSource,
+  parseRunSettings,
+  type RunSettingsText,
+  releaseSpec,
+  type SettingName,
+} from '../../core/release/spec.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
 export interface SynthFlags {
@@ -83,61 +74,77 @@ export interface SynthFlags {
   dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
+  force?: boolean;
 }
 
 export const INSECURE_SEED_WARNING =
   'insecure-seed: this run is NOT differentially private-grade randomness; for tests/benchmarks only';
 
-function parseNoise(flags: SynthFlags): NoiseSpec {
-  if (flags.seed === undefined && !flags.insecureSeed) return { mode: 'secure' };
-  if (flags.seed === undefined) throw new InputError('--insecure-seed needs --seed <integer>');
-  if (!flags.insecureSeed) {
+/** The seed pairing is the CLI's own (the app has one field): --seed needs --insecure-seed. */
+function checkSeedFlags(flags: SynthFlags): void {
+  if (flags.seed === undefined && flags.insecureSeed)
+    throw new InputError('--insecure-seed needs --seed <integer>');
+  if (flags.seed !== undefined && !flags.insecureSeed) {
     throw new InputError(
       '--seed makes the run reproducible, which is not private-grade randomness: add --insecure-seed ' +
         '(tests and benchmarks only), or leave --seed out',
     );
   }
-  return { mode: 'insecure-seed', seed: parseSeed('--seed', flags.seed) };
+}
+
+/** Each setting's flag: the CLI's messages start with it. */
+export const SETTING_FLAGS: Readonly<Record<SettingName, string>> = {
+  epsilon: '--epsilon',
+  delta: '--delta',
+  rows: '--rows',
+  rounds: '--rounds',
+  perRound: '--per-round',
+  oversample: '--oversample',
+  mode: '--mode',
+  backend: '--backend',
+  threads: '--threads',
+  maxSteps: '--max-steps',
+  tolerance: '--tolerance',
+  selection: '--selection',
+  relaxation: '--relaxation',
+  importance: '--importance',
+  seed: '--seed',
+};
+
+/** The flags as the spec module's text settings (the app's fields give the same). */
+export function settingsText(flags: SynthFlags): RunSettingsText {
+  return {
+    epsilon: flags.epsilon,
+    delta: flags.delta,
+    rows: flags.rows,
+    rounds: flags.rounds,
+    perRound: flags.perRound,
+    oversample: flags.oversample,
+    mode: flags.mode,
+    backend: flags.backend,
+    threads: flags.threads,
+    maxSteps: flags.maxSteps,
+    tolerance: flags.tolerance,
+    selection: flags.selection,
+    relaxation: flags.relaxation,
+    importance: flags.importance,
+    seed: flags.seed,
+  };
 }
 
 /** All flags and public files, checked; nothing private is read here. */
-export async function synthSpec(
-  flags: SynthFlags,
-): Promise<ReleaseSpec & { readonly outPath: string; readonly reportPath: string }> {
-  const epsilon = parseEpsilon('--epsilon', flags.epsilon);
-  const delta = flags.delta === undefined ? undefined : parseDelta('--delta', flags.delta);
-  const count = (flag: string, text: string | undefined) =>
-    text === undefined ? undefined : parseCount(flag, text);
-  const overrides = {
-    rows: count('--rows', flags.rows),
-    rounds: count('--rounds', flags.rounds),
-    perRound: count('--per-round', flags.perRound),
-    oversample: count('--oversample', flags.oversample),
-    mode: flags.mode === undefined ? undefined : parseChoice('--mode', flags.mode, ENGINE_MODES),
-    backend: flags.backend === undefined ? undefined : parseChoice('--backend', flags.backend, BACKENDS),
-    threads: count('--threads', flags.threads),
-    maxSteps: count('--max-steps', flags.maxSteps),
-    tolerance: flags.tolerance === undefined ? undefined : parseNonNegative('--tolerance', flags.tolerance),
-    selection:
-      flags.selection === undefined
-        ? undefined
-        : ENGINE_SELECTION[parseChoice('--selection', flags.selection, SELECTIONS)],
-    relaxation:
-      flags.relaxation === undefined ? undefined : parseChoice('--relaxation', flags.relaxation, RELAXATIONS),
-  };
-  if (overrides.selection !== undefined && (overrides.mode ?? DEFAULT_MODE) !== 'query') {
-    throw new InputError(
-      `--selection ${flags.selection} chooses how query mode selects queries; add --mode query (table mode, the default, selects whole tables)`,
-    );
+export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & ReleasePaths> {
+  checkSeedFlags(flags);
+  const { settings, problems } = parseRunSettings(settingsText(flags));
+  if (!settings) {
+    const first = problems[0];
+    throw new InputError(`${SETTING_FLAGS[first.field]}: ${first.message}`, { field: first.field });
   }
-  const importance =
-    flags.importance === undefined ? 'none' : parseChoice('--importance', flags.importance, IMPORTANCE);
-  if (flags.history !== undefined && importance !== 'history') {
+  if (flags.history !== undefined && settings.importance !== 'history') {
     throw new InputError(
       '--history <file> gives the historical workload for --importance history; add --importance history',
     );
   }
-  const noise = parseNoise(flags);
   if (flags.budgetDelta !== undefined && flags.budgetEpsilon === undefined) {
     throw new InputError('--budget-delta goes with --budget-epsilon <cap>');
   }
@@ -160,31 +167,23 @@ export async function synthSpec(
   // Workload features are column names: resolved against the declared schema, or, with
   // discovery, against the header (placeholder domains until discovery, after the reservation).
   const names = await workloadSchema(source);
-  const given = await readWorkloadFile(flags.workload, names);
-  // Importance from history (public inputs only, weights ≤ 1: no privacy cost, docs/privacy.md).
-  const workload =
-    importance === 'history'
-      ? weightByHistory(
-          given,
-          flags.history === undefined ? given : await readWorkloadFile(flags.history, names),
-          names.columns.length,
-        )
-      : given;
-  const evalWorkload =
-    flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, names);
-  return {
+  const workload = await readWorkloadFile(flags.workload, names);
+  const spec = releaseSpec(settings, {
     source,
     datasetName: flags.name,
     workload,
-    evalWorkload,
-    epsilon,
-    delta,
-    overrides: Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
-    noise,
-    outPath: flags.out,
-    reportPath: flags.report ?? `${flags.out.replace(/\.csv$/i, '')}.REPORT.private.json`,
+    history: flags.history === undefined ? undefined : await readWorkloadFile(flags.history, names),
+    columns: names.columns.length,
+    evalWorkload:
+      flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, names),
     budgetCap,
     allowNonPrivateDomain: flags.allowNonPrivateDomain === true,
+  });
+  return {
+    ...spec,
+    outPath: flags.out,
+    reportPath: flags.report ?? `${flags.out.replace(/\.csv$/i, '')}.REPORT.private.json`,
+    replace: flags.force === true,
   };
 }
 
@@ -203,24 +202,25 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
       if (share !== undefined) throw new InputError('--discovery-share needs a raw CSV (no --domain)');
       return { path: flags.data, schema };
     }
-    // The schema's columns are the release's, declared; --discover-undeclared adds the table's
-    // other columns, discovered privately.
     if (!flags.discoverUndeclared) {
       if (share !== undefined)
         throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
-      return { path: flags.data, schema };
+      return dataSource({ path: flags.data, schema, undeclared: 'as-read' });
     }
-    // A column the schema does not declare (one read off the data, as in an inferred schema or
-    // one edited in the app and exported) is discovered privately like the table's other columns.
-    const declared: Schema = {
-      version: SCHEMA_VERSION,
-      origin: 'declared',
-      columns: declaredColumns(schema),
-    };
-    return { path: flags.data, schema: declared, discover: share === undefined ? {} : { share } };
+    return dataSource({
+      path: flags.data,
+      schema,
+      undeclared: 'discover',
+      ...(share !== undefined && { share }),
+    });
   }
   const empty: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
-  return { path: flags.data, schema: empty, discover: share === undefined ? {} : { share } };
+  return dataSource({
+    path: flags.data,
+    schema: empty,
+    undeclared: 'discover',
+    ...(share !== undefined && { share }),
+  });
 }
 
 async function workloadSchema(source: DataSource): Promise<Schema> {
@@ -420,6 +420,10 @@ export function register(program: Command): void {
     .option(
       '--report <file>',
       'the PRIVATE report (error metrics against the exact answers: for the curator only); default <out>.REPORT.private.json',
+    )
+    .option(
+      '--force',
+      "replace existing output files (never the input, never a committed release's CSV); default: refuse, before anything is reserved",
     )
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)
     .option('--name <name>', 'dataset name for the ledger; default the data file name')

@@ -31,6 +31,32 @@ export function tempPathBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/**
+ * Writes `chunks` to a NEW file at `path` (exclusive create: fails if anything is there) and
+ * flushes it, without a rename: for a caller that owns the temp file itself (release/publish.ts
+ * links it into place). On failure the partial file is removed.
+ */
+export async function writeFileNew(
+  path: string,
+  chunks: Iterable<Chunk> | Chunk,
+  opts: { readonly mode?: number } = {},
+): Promise<void> {
+  const handle = await open(path, 'wx', opts.mode ?? 0o666);
+  try {
+    try {
+      for (const chunk of typeof chunks === 'string' || chunks instanceof Uint8Array ? [chunks] : chunks) {
+        await writeAll(handle, chunk);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    await rm(path, { force: true });
+    throw err;
+  }
+}
+
 /** Writes `chunks` (strings or bytes, in order) to `path` atomically; `mode` for a new file (default 0666 less umask). */
 export async function writeFileAtomic(
   path: string,

@@ -3,7 +3,7 @@
  * a value needs them), atomically (atomic-write.ts).
  */
 import Papa from 'papaparse';
-import { writeFileAtomic } from './atomic-write.ts';
+import { writeFileAtomic, writeFileNew } from './atomic-write.ts';
 
 /** Rows unparsed per write: bounds memory for large synthetic tables. */
 const BATCH_ROWS = 10_000;
@@ -22,12 +22,16 @@ function* csvChunks(header: readonly string[], rows: Iterable<readonly string[]>
   if (batch.length > 0) yield `${Papa.unparse(batch, config)}\r\n`;
 }
 
-/** Writes header and rows to `path`; the file appears complete or not at all. */
+/**
+ * Writes header and rows to `path`; the file appears complete or not at all. With `fresh`, the
+ * caller owns `path` as a temp file: it is created exclusively and written in place.
+ */
 export async function writeCsv(
   path: string,
   header: readonly string[],
   rows: Iterable<readonly string[]>,
-  opts: { readonly mode?: number } = {},
+  opts: { readonly mode?: number; readonly fresh?: boolean } = {},
 ): Promise<void> {
-  await writeFileAtomic(path, csvChunks(header, rows), opts);
+  const { fresh, ...rest } = opts;
+  await (fresh ? writeFileNew : writeFileAtomic)(path, csvChunks(header, rows), rest);
 }

@@ -8,6 +8,8 @@
  */
 import { basename } from 'node:path';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
+import { statementOf, type TablePlanStatement } from '../engine/process/public-plan.ts';
+import type { TableStrategy } from '../engine/types.ts';
 import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
@@ -23,7 +25,14 @@ export interface ManifestInput {
     readonly noise: { readonly mode: SeedMode };
     readonly workload: { readonly thresholds: readonly unknown[] };
   };
-  readonly result: { readonly report: { readonly backend: string } };
+  readonly result: {
+    readonly report: {
+      readonly backend: string;
+      readonly rounds?: number;
+      readonly perRound?: number;
+      readonly tableMode?: { readonly strategy: TableStrategy; readonly roundBound: number };
+    };
+  };
   readonly facts: { readonly rows: number };
   readonly loaded: { readonly dataset: { readonly schema: Schema } };
 }
@@ -37,6 +46,31 @@ export const INSECURE_SEED_MARK =
 /** `<csv without .csv>.manifest.json`: where the manifest goes. */
 export function manifestPathFor(csvPath: string): string {
   return `${csvPath.replace(/\.csv$/i, '')}.manifest.json`;
+}
+
+/**
+ * The plan that ran, as the release states it: table mode's plan (direct / mixed / adaptive),
+ * its shares of ρ, T₀ and K; query mode's T and K. Public: the plan rule reads only public
+ * inputs (and, with discovery, the discovered domains, which are DP outputs).
+ */
+export type RanPlan =
+  | ({ readonly mode: 'table' } & TablePlanStatement)
+  | { readonly mode: 'query'; readonly rounds: number; readonly perRound: number };
+
+export function planThatRan(f: Pick<ManifestInput, 'result' | 'options' | 'request'>): RanPlan {
+  const { report } = f.result;
+  if (f.options.mode === 'table' && report.tableMode) {
+    const perRound = Number(f.request.params.perRound);
+    return {
+      mode: 'table',
+      ...statementOf(report.tableMode.strategy, report.tableMode.roundBound, perRound),
+    };
+  }
+  return {
+    mode: 'query',
+    rounds: report.rounds ?? Number(f.request.params.rounds),
+    perRound: report.perRound ?? Number(f.request.params.perRound),
+  };
 }
 
 /** The manifest's public fields fixed when the run finishes (no output yet, no time). */
@@ -66,6 +100,7 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       synthesis: { rho: discovery ? discovery.synthesisRho : plan.rho },
     },
     parameters: { ...request.params, mode: options.mode },
+    plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     backend: f.result.report.backend,
     // No hash of the input: the ledger keeps the fingerprint for itself.

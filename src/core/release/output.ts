@@ -40,7 +40,7 @@ export async function writeSyntheticCsv(
   loaded: LoadResult,
   result: RapResult,
   noise: NoiseSpec,
-  opts: { readonly mode?: number } = {},
+  opts: { readonly mode?: number; readonly fresh?: boolean } = {},
 ): Promise<Omit<WrittenCsv, 'sha256'>> {
   const table = outputTable(loaded, result);
   // Values inside a numeric bin are spread uniformly. Not privacy noise (the codes are already

@@ -1,29 +1,4 @@
-/**
- * One release, privacy first: the order the README states, in this order, for the CLI and the
- * app alike. Each stage takes the previous stage's value, so no stage can run early.
- *
- *   1. prepare   public inputs only: the schema/domain, the workload, ε/δ/T/K; the data file
- *                hashed and its records counted (n is public)
- *   2. validate  load + encode the private CSV for the curator's eyes only: a file that cannot
- *                be read (empty, binary…) or a record a declared column cannot hold fails here
- *                and costs nothing; errors name lines and columns (and, for the curator only,
- *                the first value that does not fit), and nothing computed from the data goes on
- *   3. reserve   the dataset registered, then ledger.reserve (BudgetRefusedError: nothing
- *                reserved, the engine never starts)
- *   4. run       the engine in its own process, on the data encoded in 2
- *   5. write     the synthetic CSV and its sidecar (CLI: report; app: manifest), each atomically,
- *      commit    then ledger.commit with the CSV's SHA-256
- *
- * The CLI runs 1–5 straight through (releaseStraightThrough); the app runs 1–4 when the curator
- * starts a run and 5 when they export. Failure in 4 marks the release aborted (engine error,
- * cancel): its spend stays counted, because noise may have been drawn. Failure in 5 leaves it
- * `reserved` (counted) and says the file was not written. A process killed at any point leaves
- * `reserved` (counted). Warnings and abort reasons are typed codes (messages.ts).
- */
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../data/atomic-write.ts';
-import { fingerprintFile } from '../data/fingerprint.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
@@ -60,7 +35,7 @@ import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts'
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
-import { manifestPathFor, releaseManifest } from './manifest.ts';
+import { manifestFields, planThatRan, type RanPlan } from './manifest.ts';
 import {
   abortCode,
   CANCELLED_BEFORE_RESERVE,
@@ -68,14 +43,15 @@ import {
   fileChangedWhileRead,
   ledgerAbortReason,
   NON_PRIVATE_NOTE,
-  outputNotWritten,
   ReleaseAbortedError,
   type ReleaseWarning,
   recordsDoNotFit,
-  type Voice,
   warnings,
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
+import { PendingWrites, pendingDirFor } from './pending-writes.ts';
+import { publish } from './publish.ts';
+import { checkOutputs } from './targets.ts';
 
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
@@ -115,6 +91,8 @@ export interface ReleaseSpec {
   readonly datasetName?: string;
   readonly workload: Workload;
   readonly evalWorkload?: Workload;
+  /** More evaluation workloads (the benchmarks' drifts), after `evalWorkload`, in the report. */
+  readonly evalWorkloads?: readonly Workload[];
   readonly epsilon: number;
   /** Default 1/n². */
   readonly delta?: number;
@@ -238,8 +216,23 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   }
   const planSchema = raw ? raw.provisional : schema;
   const plan = publicPlan(requested, planSchema, facts.rows, spec.workload);
-  // Pin T and K so the engine runs exactly what the ledger records.
-  const options: RapOptions = { ...requested, rounds: plan.rounds, perRound: plan.perRound };
+  // Pin T, K and table mode's plan so the engine runs exactly what the ledger records. The plan
+  // is pinned with them: a pinned T or K alone reads, to the engine, as a curator asking for
+  // rounds (the adaptive plan), which is how releases once never ran the direct or mixed plan.
+  //
+  // With discovery, table mode's plan reads the cell counts of the DISCOVERED domains (known only
+  // after the reservation), so the engine picks it by the same public rule on the discovered
+  // schema; T₀ and K are left to the engine too, whose table-mode rule reads ρ, n and the
+  // threshold count only (defaultTablePlan), so they equal what the ledger records here.
+  const pinPlan = raw === null || requested.mode !== 'table';
+  const options: RapOptions = pinPlan
+    ? {
+        ...requested,
+        rounds: plan.rounds,
+        perRound: plan.perRound,
+        ...(plan.table ? { tablePlan: plan.table.strategy } : {}),
+      }
+    : requested;
   const name = spec.datasetName ?? path.basename(spec.source.path);
   const columns = columnEntries(schema, raw);
   const request: ReserveRequest = {
@@ -257,6 +250,8 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       rows: options.rows,
       oversample: options.oversample,
       kind: plan.kind,
+      // Which plan ran (table mode) and how it shares the synthesis ρ: public, fixed here.
+      ...(plan.table ? { tablePlan: pinPlan ? plan.table : 'set by discovery' } : {}),
       // With discovery the domain sizes (so the query count) are known only after the reservation.
       numQueries: raw ? 'set by discovery' : plan.numQueries,
       selection: options.selection,
@@ -420,6 +415,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         options: reserved.options,
         noise: spec.noise,
         ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
+        ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
       },
       { onProgress: hooks.onProgress, spawner: hooks.spawner },
     );
@@ -444,49 +440,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
   }
 }
 
-// ---- 5. write & commit -----------------------------------------------------------------------
-
-/** A JSON file written beside the CSV: the public manifest, or the CLI's private report. */
-export interface Sidecar {
-  readonly what: 'private report' | 'release manifest';
-  readonly path: string;
-  readonly content: (csv: WrittenCsv) => unknown;
-  /** The app removes a CSV whose manifest could not be written (it can export again). */
-  readonly removeCsvIfUnwritten: boolean;
-}
-
-/** Where the release goes: the CSV, and the JSON files beside it. */
-export interface WriteTarget {
-  readonly voice: Voice;
-  readonly csvPath: string;
-  readonly sidecars: readonly Sidecar[];
-}
-
-export async function writeAndCommit(
-  ledger: Ledger,
-  finished: Finished,
-  target: WriteTarget,
-): Promise<Committed> {
-  const { voice, csvPath, sidecars } = target;
-  const releaseId = finished.release.id;
-  let written: Omit<WrittenCsv, 'sha256'>;
-  try {
-    written = await writeSyntheticCsv(csvPath, finished.loaded, finished.result, finished.spec.noise);
-  } catch (err) {
-    throw outputNotWritten(voice, 'synthetic data', csvPath, releaseId, err);
-  }
-  const csv: WrittenCsv = { ...written, sha256: await fingerprintFile(csvPath) };
-  for (const sidecar of sidecars) {
-    try {
-      await writeFileAtomic(sidecar.path, `${JSON.stringify(sidecar.content(csv), null, 2)}\n`);
-    } catch (err) {
-      if (sidecar.removeCsvIfUnwritten) await rm(csvPath, { force: true });
-      throw outputNotWritten(voice, sidecar.what, sidecar.path, releaseId, err);
-    }
-  }
-  const release = ledger.commit(releaseId, { sha256: csv.sha256, path: csv.path });
-  return { stage: 'committed', release, csv };
-}
+// ---- 5. write & commit: publish.ts (the one stage 5, CLI and app) ----------------------------
 
 // ---- the CLI: 1–5 straight through -----------------------------------------------------------
 
@@ -498,6 +452,8 @@ export interface ReleaseHooks extends RunHooks {
 /** What REPORT.json holds: the engine's report plus the release's identity. */
 export type ReleaseReport = RapResult['report'] & {
   readonly format: 'rap-studio-report';
+  /** The plan that ran (as the manifest states it). */
+  readonly plan: RanPlan;
   readonly releaseId: string;
   readonly ledger: string;
   /** No fingerprint: nothing written beside a release holds a hash of the private file. */
@@ -510,16 +466,50 @@ export type ReleaseReport = RapResult['report'] & {
 export interface ReleaseOutcome {
   readonly release: ReleaseRecord;
   readonly report: ReleaseReport;
+  /** The schema the release was encoded and decoded with (declared, or discovered privately). */
+  readonly schema: Schema;
+  readonly csv: WrittenCsv;
+  readonly manifest: Readonly<Record<string, unknown>>;
+  readonly manifestPath: string;
 }
 
-/** The CLI's release; the caller opens (and closes) the ledger. */
+/** Where the CLI's release goes (checked before anything is reserved: targets.ts). */
+export interface ReleasePaths {
+  readonly outPath: string;
+  readonly reportPath: string;
+  /** Replace existing files (never the input or a committed release's CSV): the CLI's --force. */
+  readonly replace?: boolean;
+}
+
+/**
+ * The CLI's release (and the benchmarks'); the caller opens (and closes) the ledger. The output
+ * paths are checked first, so a release that could not be written costs nothing; temp files a
+ * crashed earlier write left behind are removed first.
+ */
 export async function releaseStraightThrough(
   ledger: Ledger,
   spec: ReleaseSpec,
-  paths: { readonly outPath: string; readonly reportPath: string },
+  paths: ReleasePaths,
   hooks: ReleaseHooks = {},
 ): Promise<ReleaseOutcome> {
   const warn = hooks.onWarning ?? (() => {});
+  const pending = new PendingWrites(pendingDirFor(ledger.file));
+  await pending.sweep();
+  const outputs = await checkOutputs({
+    input: spec.source.path,
+    csv: paths.outPath,
+    report: paths.reportPath,
+    replace: paths.replace === true,
+    isCommittedOutput: (file) =>
+      ledger
+        .releases()
+        .some(
+          (r) =>
+            r.status === 'committed' &&
+            (r.outputSha256 === file.sha256 ||
+              (r.outputPath !== undefined && path.resolve(r.outputPath) === file.path)),
+        ),
+  });
   const validated = await validate(await prepare(spec, warn), warn, hooks.signal);
   const reserved = await reserve(ledger, validated, warn, hooks.signal);
   hooks.onReserved?.(reserved.release);
@@ -527,25 +517,20 @@ export async function releaseStraightThrough(
     throw err instanceof ReleaseAbortedError ? err.forCli() : err;
   });
   let report: ReleaseReport | undefined;
-  const committed = await writeAndCommit(ledger, finished, {
-    voice: 'cli',
-    csvPath: path.resolve(paths.outPath),
-    sidecars: [
-      {
-        what: 'release manifest',
-        path: manifestPathFor(path.resolve(paths.outPath)),
-        removeCsvIfUnwritten: false,
-        content: (csv) => releaseManifest(finished, csv, finished.name),
-      },
-      {
-        what: 'private report',
-        path: path.resolve(paths.reportPath),
-        removeCsvIfUnwritten: false,
-        content: (csv) => (report = cliReport(ledger, finished, csv)),
-      },
-    ],
-  });
-  return { release: committed.release, report: report! };
+  const published = await publish(
+    ledger,
+    {
+      releaseId: finished.release.id,
+      voice: 'cli',
+      fillCsv: (temp) =>
+        writeSyntheticCsv(temp, finished.loaded, finished.result, finished.spec.noise, { fresh: true }),
+      manifestFields: manifestFields(finished, finished.name),
+      report: (csv) => (report = cliReport(ledger, finished, csv)),
+    },
+    outputs,
+    pending,
+  );
+  return { ...published, report: report!, schema: finished.loaded.dataset.schema };
 }
 
 function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport {
@@ -556,6 +541,7 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     dataset: { name: f.name, rows: f.facts.rows, engineRows: f.loaded.dataset.n },
     output: { path: csv.path, sha256: csv.sha256, rows: csv.rows },
     ...f.result.report,
+    plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,

@@ -1,4 +1,7 @@
 /** The `future` suite: its grid, its drifted future workloads and its sections on a tiny run. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seedList } from '../../../bench/lib/cases.ts';
 import { sampleBayesNet } from '../../../bench/lib/loans-generator.ts';
@@ -44,7 +47,10 @@ describe('future suite', () => {
       perRound: 2,
       future: { drifts: [0, 0.25, 0.5, 0.75, 1], perDrift: 1, size: 2 },
     });
-    const r = await runCase(c, data, { log: () => {} });
+    const r = await runCase(c, data, {
+      log: () => {},
+      workDir: mkdtempSync(path.join(tmpdir(), 'rap-future-')),
+    });
     expect(r.report.errorTables?.future).toHaveLength(5);
     const text = future.sections!([r]).join('\n');
     expect(text).toContain('future γ=1 relaxed / released');

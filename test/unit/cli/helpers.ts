@@ -93,8 +93,16 @@ export function makeFixture(n = 200): Fixture {
   };
 }
 
-/** The common arguments of a small, quick synth run on the fixture. */
+let outputs = 0;
+
+/** The output name of the next synthArgs call (a release never replaces an earlier one's file). */
+export function nextOutput(): string {
+  return `out-${outputs}.csv`;
+}
+
+/** The common arguments of a small, quick synth run on the fixture (each its own output files). */
 export function synthArgs(ledger: string, extra: readonly string[] = []): string[] {
+  const n = outputs++;
   return [
     'synth',
     '--data',
@@ -114,9 +122,9 @@ export function synthArgs(ledger: string, extra: readonly string[] = []): string
     '--max-steps',
     '20',
     '--out',
-    'out.csv',
+    `out-${n}.csv`,
     '--report',
-    'report.json',
+    `report-${n}.json`,
     '--ledger',
     ledger,
     ...extra,

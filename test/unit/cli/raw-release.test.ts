@@ -135,7 +135,7 @@ describe('a release from a raw CSV', () => {
       expect(inferred.code).toBe(0);
       const ledger = await capped('l2.sqlite');
       const before = withLedger(ledger, (l) => l.releases().length);
-      const r = await runCli(synth(ledger, ['--schema', 'inferred.json']), dir);
+      const r = await runCli(synth(ledger, ['--schema', 'inferred.json', '--out', 'inferred.csv']), dir);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('"age", "city", "income", "note"');
       expect(r.stderr).toContain('declare these columns');
@@ -188,7 +188,7 @@ describe('a release from a raw CSV', () => {
     'an unclosed quote gives exit 2 naming the line, before any reservation',
     async () => {
       const ledger = path.join(dir, 'l4.sqlite');
-      const r = await runCli([...synth(ledger), '--data', 'quote.csv'], dir);
+      const r = await runCli([...synth(ledger), '--data', 'quote.csv', '--out', 'quote-out.csv'], dir);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('quote.csv, line 3: a quote (") opened on this line is never closed');
     },
@@ -199,7 +199,7 @@ describe('a release from a raw CSV', () => {
     '--budget-epsilon no longer sets a cap in passing',
     async () => {
       const ledger = path.join(dir, 'l5.sqlite');
-      const r = await runCli(synth(ledger, ['--budget-epsilon', '5']), dir);
+      const r = await runCli(synth(ledger, ['--budget-epsilon', '5', '--out', 'budget.csv']), dir);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('--confirm-cap');
     },

@@ -6,7 +6,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/index.ts';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs, withLedger } from './helpers.ts';
+import {
+  CLI_TIMEOUT,
+  type Fixture,
+  makeFixture,
+  nextOutput,
+  runCli,
+  setCap,
+  synthArgs,
+  withLedger,
+} from './helpers.ts';
 
 let fx: Fixture;
 beforeAll(() => {
@@ -32,11 +41,11 @@ function withFlag(ledger: string, flag: string, value: string): string[] {
 }
 
 const USAGE_ERRORS: [string, string, string, string][] = [
-  ['ε = 0', '--epsilon', '0', '--epsilon must be a finite number > 0, got "0"'],
-  ['ε = −1', '--epsilon', '-1', '--epsilon must be a finite number > 0, got "-1"'],
-  ['ε = abc', '--epsilon', 'abc', '--epsilon must be a finite number > 0, got "abc"'],
-  ['δ = 1', '--delta', '1', '--delta must be a number with 0 < δ < 1, got "1"'],
-  ['rows = 0', '--rows', '0', '--rows must be an integer >= 1, got "0"'],
+  ['ε = 0', '--epsilon', '0', '--epsilon: ε must be a finite number > 0, got "0"'],
+  ['ε = −1', '--epsilon', '-1', '--epsilon: ε must be a finite number > 0, got "-1"'],
+  ['ε = abc', '--epsilon', 'abc', '--epsilon: ε must be a finite number > 0, got "abc"'],
+  ['δ = 1', '--delta', '1', '--delta: δ must be a number with 0 < δ < 1, got "1"'],
+  ['rows = 0', '--rows', '0', '--rows: n\' (synthetic rows) must be an integer >= 1, got "0"'],
   [
     'r > k in the workload',
     '--workload',
@@ -49,15 +58,30 @@ const USAGE_ERRORS: [string, string, string, string][] = [
     'w-zip.json',
     'w-zip.json: thresholds[0].features[1]: unknown feature "zip"; valid features include "a", "b", "c", "d"',
   ],
-  ['--selection best', '--selection', 'best', '--selection must be one of one-shot, adaptive, got "best"'],
+  [
+    '--selection best',
+    '--selection',
+    'best',
+    '--selection: selection must be one of one-shot, adaptive, got "best"',
+  ],
   [
     '--selection in table mode',
     '--selection',
     'adaptive',
-    '--selection adaptive chooses how query mode selects queries; add --mode query (table mode, the default, selects whole tables)',
+    '--selection: selection adaptive chooses how query mode selects queries: choose mode query (table mode, the default, selects whole tables), or leave selection out',
   ],
-  ['--relaxation relu', '--relaxation', 'relu', '--relaxation must be one of sparsemax, softmax, got "relu"'],
-  ['--importance often', '--importance', 'often', '--importance must be one of none, history, got "often"'],
+  [
+    '--relaxation relu',
+    '--relaxation',
+    'relu',
+    '--relaxation: relaxation must be one of sparsemax, softmax, got "relu"',
+  ],
+  [
+    '--importance often',
+    '--importance',
+    'often',
+    '--importance: importance must be one of none, history, got "often"',
+  ],
   [
     '--history without --importance history',
     '--history',
@@ -113,12 +137,13 @@ async function runInProcess(args: string[]): Promise<{ code: number; stderr: str
 describe('synth usage errors: exit 2, one-line message, no ledger touched', { timeout: CLI_TIMEOUT }, () => {
   it.each(USAGE_ERRORS)('%s', async (name, flag, value, message) => {
     const ledger = fx.ledgerPath();
+    const out = nextOutput();
     const args = withFlag(ledger, flag, value);
     const r = SPAWNED.has(name) ? await runCli(args, fx.dir) : await runInProcess(args);
     expect(r.stderr).toBe(`rap-studio: ${message}\n`);
     expect(r.code).toBe(2);
     expect(existsSync(ledger)).toBe(false);
-    expect(existsSync(path.join(fx.dir, 'out.csv'))).toBe(false);
+    expect(existsSync(path.join(fx.dir, out))).toBe(false);
   });
 });
 

@@ -36,6 +36,8 @@ interface Row {
 describe('synth --eval-workload --selection --relaxation', { timeout: CLI_TIMEOUT }, () => {
   it('reports future beside present error per threshold, with both baselines', async () => {
     const args = synthArgs(ledger, [
+      '--report',
+      'future-report.json',
       '--mode',
       'query',
       '--selection',
@@ -52,7 +54,7 @@ describe('synth --eval-workload --selection --relaxation', { timeout: CLI_TIMEOU
     ]);
     const r = await runCli(args, fx.dir);
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(readFileSync(path.join(fx.dir, 'report.json'), 'utf8'));
+    const report = JSON.parse(readFileSync(path.join(fx.dir, 'future-report.json'), 'utf8'));
     expect(report.selection).toBe('iterative');
     expect(report.relaxation).toBe('softmax');
     const { present, future } = report.errorTables as {

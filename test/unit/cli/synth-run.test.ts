@@ -157,15 +157,15 @@ describe('synth runs', { timeout: CLI_TIMEOUT }, () => {
     withLedger(ledger, (l) => expect(l.dataset(sha256(path.join(fx.dir, 'people-in.csv')))?.rows).toBe(80));
   });
 
-  it('an output that cannot be written: exit 1, says so, the release stays reserved', async () => {
+  it('an output in a missing folder: exit 2, named, refused before reserving', async () => {
+    const before = withLedger(ledger, (l) => l.releases().length);
     const r = await runCli(
       synthArgs(ledger, ['--out', 'missing-dir/out.csv', '--report', 'nowrite.json']),
       fx.dir,
     );
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/could not write the synthetic data to .*missing-dir.*the file was NOT written/);
-    const id = /reserved release (\S+)/.exec(r.stderr)?.[1];
-    withLedger(ledger, (l) => expect(l.release(id!)?.status).toBe('reserved'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/synthetic CSV .*missing-dir.*does not exist.*Nothing was reserved/);
+    withLedger(ledger, (l) => expect(l.releases().length).toBe(before));
     expect(existsSync(path.join(fx.dir, 'nowrite.json'))).toBe(false);
   });
 });

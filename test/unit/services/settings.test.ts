@@ -56,9 +56,13 @@ describe('parseSettings', () => {
       [{ epsilon: '-1' }, 'epsilon', 'ε must be a finite number > 0, got "-1"'],
       [{ epsilon: '' }, 'epsilon', 'Enter ε (a number > 0): the privacy budget this run spends'],
       [{ epsilon: '1', delta: '1' }, 'delta', 'δ must be a number with 0 < δ < 1, got "1"'],
-      [{ epsilon: '1', rows: '0' }, 'rows', `n' must be an integer >= 1, got "0"`],
-      [{ epsilon: '1', rounds: '2.5' }, 'rounds', 'T must be an integer >= 1, got "2.5"'],
-      [{ epsilon: '1', insecureSeed: 'x' }, 'insecureSeed', 'the seed must be an integer >= 0, got "x"'],
+      [{ epsilon: '1', rows: '0' }, 'rows', `n' (synthetic rows) must be an integer >= 1, got "0"`],
+      [{ epsilon: '1', rounds: '2.5' }, 'rounds', 'T (rounds) must be an integer >= 1, got "2.5"'],
+      [
+        { epsilon: '1', insecureSeed: 'x' },
+        'insecureSeed',
+        'the insecure seed must be an integer >= 0, got "x"',
+      ],
       [
         { epsilon: '1', selection: 'best' },
         'selection',
@@ -67,7 +71,7 @@ describe('parseSettings', () => {
       [
         { epsilon: '1', selection: 'adaptive', mode: 'table' },
         'selection',
-        'adaptive selection is a query-mode option: choose mode query, or one-shot selection',
+        'selection adaptive chooses how query mode selects queries: choose mode query (table mode, the default, selects whole tables), or leave selection out',
       ],
       [
         { epsilon: '1', relaxation: 'relu' },

@@ -7,8 +7,25 @@ import type { EncodedDataset, Schema } from '../../data/schema.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import type { Workload } from '../../workload/types.ts';
 import { assertRunFits, type MachineMemory, thisMachine } from '../limits.ts';
-import { plannedRounds, planRun, type RunKind } from '../plan.ts';
-import type { RapOptions } from '../types.ts';
+import { plannedRounds, planRun, type RunKind, type RunPlan } from '../plan.ts';
+import { MEASURE_SHARE, MIXED_DIRECT_SHARE, ONE_WAY_SHARE } from '../table-mode/budget.ts';
+import { DIRECT_ONE_WAY_SHARE } from '../table-mode/direct.ts';
+import type { RapOptions, TableStrategy } from '../types.ts';
+
+/**
+ * Table mode's plan as a release states it (ledger event, manifest, report): which plan ran and
+ * how it shares ρ. All constants of the engine, fixed before the reservation.
+ */
+export interface TablePlanStatement {
+  readonly strategy: TableStrategy;
+  /** T₀ (the bound on rounds) and K (tables measured per round); the direct plan has no rounds. */
+  readonly roundBound: number | null;
+  readonly perRound: number | null;
+  /** Shares of the synthesis ρ: one-way start, every workload table up front, the rounds. */
+  readonly shares: { readonly oneWay: number; readonly upfront: number; readonly rounds: number };
+  /** Of each round's measurement ρ, the share that measures (the rest selects), as in AIM. */
+  readonly measureShare: number | null;
+}
 
 export interface PublicPlan {
   readonly kind: RunKind;
@@ -16,6 +33,39 @@ export interface PublicPlan {
   readonly rounds: number;
   readonly perRound: number;
   readonly numQueries: number;
+  /** Table mode's plan (null in query mode). */
+  readonly table: TablePlanStatement | null;
+}
+
+/** What a table plan shares (table-mode/budget.ts and direct.ts hold the constants and why). */
+export function tablePlanStatement(plan: RunPlan): TablePlanStatement | null {
+  if (plan.kind !== 'table') return null;
+  return statementOf(plan.strategy, plan.roundBound, plan.perRound);
+}
+
+/** A table plan's statement from the strategy that ran and its T₀ and K. */
+export function statementOf(
+  strategy: TableStrategy,
+  roundBound: number,
+  perRound: number,
+): TablePlanStatement {
+  if (strategy === 'direct') {
+    return {
+      strategy: 'direct',
+      roundBound: null,
+      perRound: null,
+      shares: { oneWay: DIRECT_ONE_WAY_SHARE, upfront: 1 - DIRECT_ONE_WAY_SHARE, rounds: 0 },
+      measureShare: null,
+    };
+  }
+  const upfront = strategy === 'mixed' ? MIXED_DIRECT_SHARE : 0;
+  return {
+    strategy,
+    roundBound,
+    perRound,
+    shares: { oneWay: ONE_WAY_SHARE, upfront, rounds: 1 - ONE_WAY_SHARE - upfront },
+    measureShare: MEASURE_SHARE,
+  };
 }
 
 /** planRun reads no randomness; a noise source that is touched is a bug, so it fails loudly. */
@@ -61,5 +111,6 @@ export function publicPlan(
     rounds: plannedRounds(plan),
     perRound: plan.perRound,
     numQueries: plan.numQueries,
+    table: tablePlanStatement(plan),
   };
 }

@@ -1,0 +1,256 @@
+/**
+ * The one place where what a curator typed becomes a release: the CLI's flags and the app's
+ * Privacy-step fields arrive here as the same text settings, are checked with one set of rules
+ * and messages, and leave as a ReleaseSpec (release.ts). A run option is added here once (its
+ * text field, its parse, its place in EngineOverrides); the CLI flag and the app field only
+ * pass text in.
+ *
+ * Every message names the setting with its one label (SETTING_LABELS, e.g. "ε", "K (per
+ * round)"); the CLI prefixes its flag ("--per-round: …"), the app shows it under the field.
+ */
+import type { Schema } from '../data/schema.ts';
+import { declaredColumns } from '../discovery/not-dp.ts';
+import { DEFAULT_MODE } from '../engine/defaults.ts';
+import type { NoiseSpec } from '../engine/process/protocol.ts';
+import { InputError } from '../errors.ts';
+import {
+  BACKENDS,
+  ENGINE_MODES,
+  ENGINE_SELECTION,
+  IMPORTANCE,
+  type ImportanceName,
+  RELAXATIONS,
+  SELECTIONS,
+} from '../input/choices.ts';
+import {
+  integerAtLeast,
+  parseChoice,
+  parseCount,
+  parseDelta,
+  parseEpsilon,
+  parseNonNegative,
+  parseSeed,
+} from '../input/numbers.ts';
+import { weightByHistory } from '../workload/importance.ts';
+import type { Workload } from '../workload/types.ts';
+import type { DataSource, EngineOverrides, ReleaseSpec } from './release.ts';
+
+/** The run settings as typed: text, absent or blank for "the default". */
+export interface RunSettingsText {
+  readonly epsilon?: string;
+  readonly delta?: string;
+  readonly rows?: string;
+  readonly rounds?: string;
+  readonly perRound?: string;
+  readonly oversample?: string;
+  readonly mode?: string;
+  readonly backend?: string;
+  readonly threads?: string;
+  readonly maxSteps?: string;
+  readonly tolerance?: string;
+  readonly selection?: string;
+  readonly relaxation?: string;
+  readonly importance?: string;
+  /** The insecure seed, given knowingly (the CLI's --seed with --insecure-seed; the app's field). */
+  readonly seed?: string;
+}
+
+export type SettingName = keyof RunSettingsText;
+
+/** How every message names each setting (CLI and app alike). */
+export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
+  epsilon: 'ε',
+  delta: 'δ',
+  rows: "n' (synthetic rows)",
+  rounds: 'T (rounds)',
+  perRound: 'K (per round)',
+  oversample: 'oversampling',
+  mode: 'mode',
+  backend: 'backend',
+  threads: 'threads',
+  maxSteps: 'max steps',
+  tolerance: 'tolerance',
+  selection: 'selection',
+  relaxation: 'relaxation',
+  importance: 'importance',
+  seed: 'the insecure seed',
+};
+
+/**
+ * Upper bounds checked before anything is reserved. Threads: each kernel thread holds a copy of
+ * its shard's scratch, so memory grows with the count (10⁵ threads grew a run to 6.6 GB before
+ * it failed, after the reservation); beyond the cores more threads only wait. Steps: Adam steps
+ * per round; the defaults are 150 (table) and 500 (query) and the early stop ends most rounds
+ * sooner, so 10⁶ is far past any useful value (the tests' never-ending run uses it) while a
+ * typo (10¹², 1e300) is refused rather than reserved.
+ */
+export const MAX_THREADS = 256;
+export const MAX_STEPS = 1_000_000;
+
+export interface FieldProblem {
+  readonly field: SettingName;
+  readonly message: string;
+}
+
+/** The settings, parsed: what the release spec needs of them. */
+export interface RunSettings {
+  readonly epsilon: number;
+  /** Undefined: 1/n², fixed when n is counted. */
+  readonly delta: number | undefined;
+  readonly overrides: EngineOverrides;
+  readonly noise: NoiseSpec;
+  readonly importance: ImportanceName;
+}
+
+const blank = (s: string | undefined): s is undefined => s === undefined || s.trim() === '';
+
+/** Each setting checked on its own, so a screen can show every problem at once. */
+export function parseRunSettings(text: RunSettingsText): {
+  readonly settings?: RunSettings;
+  readonly problems: readonly FieldProblem[];
+} {
+  const problems: FieldProblem[] = [];
+  const field = <T>(name: SettingName, fn: (label: string, value: string) => T): T | undefined => {
+    const value = text[name];
+    if (blank(value)) return undefined;
+    try {
+      return fn(SETTING_LABELS[name], value);
+    } catch (err) {
+      problems.push({ field: name, message: (err as Error).message });
+      return undefined;
+    }
+  };
+  const epsilon = field('epsilon', parseEpsilon);
+  if (blank(text.epsilon)) {
+    problems.push({
+      field: 'epsilon',
+      message: 'Enter ε (a number > 0): the privacy budget this run spends',
+    });
+  }
+  const delta = field('delta', parseDelta);
+  const rows = field('rows', parseCount);
+  const rounds = field('rounds', parseCount);
+  const perRound = field('perRound', parseCount);
+  const oversample = field('oversample', parseCount);
+  const mode = field('mode', (l, v) => parseChoice(l, v, ENGINE_MODES));
+  const backend = field('backend', (l, v) => (v === 'auto' ? undefined : parseChoice(l, v, BACKENDS)));
+  const threads = field('threads', (l, v) => atMost(l, v, MAX_THREADS, 'more threads than cores only wait'));
+  const maxSteps = field('maxSteps', (l, v) =>
+    atMost(l, v, MAX_STEPS, 'the early stop ends most rounds sooner'),
+  );
+  const tolerance = field('tolerance', parseNonNegative);
+  const selection = field('selection', (l, v) => ENGINE_SELECTION[parseChoice(l, v, SELECTIONS)]);
+  const relaxation = field('relaxation', (l, v) => parseChoice(l, v, RELAXATIONS));
+  const importance = field('importance', (l, v) => parseChoice(l, v, IMPORTANCE)) ?? 'none';
+  const seed = field('seed', parseSeed);
+  // Query mode's selection rule has no meaning in table mode: refused, never dropped.
+  if (selection !== undefined && (mode ?? DEFAULT_MODE) !== 'query') {
+    problems.push({
+      field: 'selection',
+      message: `selection ${text.selection} chooses how query mode selects queries: choose mode query (table mode, the default, selects whole tables), or leave selection out`,
+    });
+  }
+  if (problems.length > 0 || epsilon === undefined) return { problems };
+  const overrides: EngineOverrides = {
+    ...(rows !== undefined && { rows }),
+    ...(rounds !== undefined && { rounds }),
+    ...(perRound !== undefined && { perRound }),
+    ...(oversample !== undefined && { oversample }),
+    ...(mode !== undefined && { mode }),
+    ...(backend !== undefined && { backend }),
+    ...(threads !== undefined && { threads }),
+    ...(maxSteps !== undefined && { maxSteps }),
+    ...(tolerance !== undefined && { tolerance }),
+    ...(selection !== undefined && { selection }),
+    ...(relaxation !== undefined && { relaxation }),
+  };
+  const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
+  return { settings: { epsilon, delta, overrides, noise, importance }, problems };
+}
+
+function atMost(label: string, text: string, max: number, why: string): number {
+  const x = integerAtLeast(text, 1);
+  if (x === undefined || x > max) {
+    throw new InputError(`${label} must be an integer from 1 to ${max} (${why}), got "${text}"`);
+  }
+  return x;
+}
+
+/**
+ * What a release does with the table's columns the schema does not declare: discover them
+ * privately after the reservation ('discover', the default; with none undeclared the release
+ * is the declared one), or use the schema as it is ('as-read': a benchmark domain, a schema the
+ * curator declared whole, or — only with the override — columns read off the data, not DP).
+ */
+export type UndeclaredColumns = 'discover' | 'as-read';
+
+export function dataSource(p: {
+  readonly path: string;
+  readonly schema: Schema;
+  readonly header?: boolean;
+  readonly undeclared: UndeclaredColumns;
+  /** Discovery's share of ρ (default 0.2). */
+  readonly share?: number;
+}): DataSource {
+  const header = p.header === undefined ? {} : { header: p.header };
+  if (p.undeclared === 'as-read') {
+    if (p.share !== undefined) {
+      throw new InputError(
+        'a discovery share needs columns to discover privately: choose discovery, or leave the share out',
+      );
+    }
+    return { path: p.path, schema: p.schema, ...header };
+  }
+  // A column read off the data (an inferred schema, or one edited in the app) is discovered
+  // privately like the table's other columns; the declared ones are used exactly and are free.
+  const schema: Schema = {
+    ...p.schema,
+    origin: 'declared',
+    confirmedFromInferred: undefined,
+    columns: declaredColumns(p.schema),
+  };
+  return { path: p.path, schema, ...header, discover: p.share === undefined ? {} : { share: p.share } };
+}
+
+/** Everything a release needs besides the settings: all public. */
+export interface SpecInputs {
+  readonly source: DataSource;
+  readonly datasetName?: string;
+  readonly workload: Workload;
+  readonly evalWorkload?: Workload;
+  readonly evalWorkloads?: readonly Workload[];
+  /** The historical workload for importance 'history' (default the workload itself). */
+  readonly history?: Workload;
+  /** The number of columns the workload's features index (for importance 'history'). */
+  readonly columns: number;
+  readonly budgetCap?: ReleaseSpec['budgetCap'];
+  readonly allowNonPrivateDomain?: boolean;
+}
+
+/** The release the settings and inputs describe. */
+export function releaseSpec(settings: RunSettings, inputs: SpecInputs): ReleaseSpec {
+  const { workload, history } = inputs;
+  if (history !== undefined && settings.importance !== 'history') {
+    throw new InputError(
+      'a historical workload gives the weights of importance "history": choose importance history, or leave it out',
+    );
+  }
+  // Importance from history: public inputs only, weights ≤ 1, no privacy cost (docs/privacy.md).
+  const weighted =
+    settings.importance === 'history'
+      ? weightByHistory(workload, history ?? workload, inputs.columns)
+      : workload;
+  return {
+    source: inputs.source,
+    ...(inputs.datasetName !== undefined && { datasetName: inputs.datasetName }),
+    workload: weighted,
+    ...(inputs.evalWorkload !== undefined && { evalWorkload: inputs.evalWorkload }),
+    ...(inputs.evalWorkloads !== undefined && { evalWorkloads: inputs.evalWorkloads }),
+    epsilon: settings.epsilon,
+    ...(settings.delta !== undefined && { delta: settings.delta }),
+    overrides: settings.overrides,
+    noise: settings.noise,
+    ...(inputs.budgetCap !== undefined && { budgetCap: inputs.budgetCap }),
+    allowNonPrivateDomain: inputs.allowNonPrivateDomain === true,
+  };
+}
