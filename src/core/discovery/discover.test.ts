@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeRows } from '../data/decode.ts';
+import { OTHER_CATEGORY } from '../data/encode.ts';
 import { loadCsv } from '../data/load.ts';
 import type { CategoricalColumn, NumericColumn } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
@@ -8,7 +9,7 @@ import { binOf, parseNumber } from '../data/values.ts';
 import { gaussianCountsRho } from '../privacy/counts.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { ksTwoSample } from '../privacy/testing/stats.ts';
-import { discoverCategorical } from './categorical.ts';
+import { discoverCategorical, otherCount } from './categorical.ts';
 import { discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { FINE, fineBucket, J_MAX, J_MIN, octaveBucket, octaveRange, ZERO_BUCKET } from './grid.ts';
 import {
@@ -141,6 +142,19 @@ describe('discoverCategorical', () => {
     const bound = N * 0.02;
     expect(released).toBeLessThanOrEqual(bound + 4 * Math.sqrt(bound * 0.98));
     expect(released).toBeGreaterThan(bound / 2); // the test can see releases at all
+  });
+});
+
+describe('otherCount', () => {
+  it('is n minus the kept noisy counts, plus √(2/π)σ for each kept key within 2σ of τ (selection bias)', () => {
+    const sel = { sigma: 10, threshold: 100 };
+    const far = { key: 'a', noisyCount: 500 };
+    const near = { key: 'b', noisyCount: 110 };
+    const other = { key: OTHER_CATEGORY, noisyCount: 300 };
+    expect(otherCount(1000, [far], sel)).toEqual({ count: 500, sigma: 10 });
+    const both = otherCount(1000, [far, near, other], sel);
+    expect(both.count).toBeCloseTo(1000 - 610 + Math.sqrt(2 / Math.PI) * 10, 12);
+    expect(both.sigma).toBeCloseTo(10 * Math.SQRT2, 12);
   });
 });
 
