@@ -150,6 +150,14 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on the raw AD
       .poll(() => page.getByTestId('schema-cost-native-country').textContent(), { timeout: 30_000 })
       .toContain('1.4% of ρ');
     expect(await page.getByTestId('schema-release-workclass').getAttribute('data-domain')).toBe('discovered');
+    // The expected-loss preview, before anything is reserved: below how many records a discovered
+    // categorical column's categories merge into "(other)" (issue 29).
+    await expect(page.getByTestId('schema-merge-workclass').textContent()).resolves.toMatch(
+      /records → "\(other\)"/,
+    );
+    await expect(page.getByTestId('schema-merge-workclass').getAttribute('title')).resolves.toContain(
+      'declare the column to keep them',
+    );
     await shot(page, '2-schema-declared');
   });
 
