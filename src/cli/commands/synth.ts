@@ -289,7 +289,7 @@ async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void
   const out: string[] = [
     'dry run: nothing reserved, no value read (the header and the record count only)',
     `ε = ${spec.epsilon}, δ = ${prepared.delta.toExponential(3)}, n = ${prepared.facts.rows}; ` +
-      `table plan ${prepared.plan.kind}, T = ${prepared.plan.rounds}, K = ${prepared.plan.perRound}`,
+      `${prepared.plan.kind} mode, T = ${prepared.plan.rounds}, K = ${prepared.plan.perRound}`,
   ];
   const raw = prepared.raw;
   if (!raw) {
