@@ -126,9 +126,9 @@ export interface ReportHeader {
 }
 
 const LEGEND = [
-  "Released CSV err: max |answer − exact| over every query of the workload on the released (rounded) synthetic rows — what the curator gets; relaxed err: the same on the relaxed D'; mean err is the mean over queries (relaxed). All-0: the error of answering 0 everywhere; GM (tables): the expected max error of the Gaussian mechanism measuring each distinct workload table once at the same ρ, every query answered from its noisy table (no synthetic data). plan: table mode's direct or adaptive plan.",
-  "Seconds are the engine's (secondsTotal includes the final evaluation over all queries); CPU s: this process's user + system CPU time during the run (on a busy machine wall seconds also count waiting for a core). queries/s = workload queries / total seconds. Peak RSS is the process's resident memory during the run (dataset included).",
-  'Runs use seeded, insecure noise (seededNoise): reproducible, no privacy; benchmarks never touch the ledger.',
+  "Released CSV err: max |answer − exact| over every query of the workload on the released (rounded) synthetic rows — what the curator gets; relaxed err: the same on the relaxed D'; mean err is the mean over queries (on the released CSV; on the relaxed D' for engine-only rows). All-0: the error of answering 0 everywhere; GM (tables): the expected max error of the Gaussian mechanism measuring each distinct workload table once at the same ρ, every query answered from its noisy table (no synthetic data). plan: the plan the release ran (table mode's direct, mixed or adaptive; query).",
+  "Seconds are the engine's (secondsTotal includes the final evaluation over all queries); CPU s: user + system CPU time of the release, this process and the engine process together (on a busy machine wall seconds also count waiting for a core). queries/s = workload queries / total seconds. Peak RSS: the larger of this process's and the engine process's resident memory during the run (dataset included).",
+  'Each run is a release through the release pipeline (the spec module and stages `rap-studio synth` runs) with seeded, insecure noise and a throwaway ledger: reproducible, no privacy; its errors are scored on the released CSV read back. Rows whose plan says engine-only (--profile) ran the engine in-process: a kernel micro-benchmark.',
 ];
 
 function profileSection(label: string, p: ProfileSummary): string {

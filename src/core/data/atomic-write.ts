@@ -64,16 +64,8 @@ export async function writeFileAtomic(
   opts: { readonly mode?: number } = {},
 ): Promise<void> {
   const temp = tempPathBeside(path);
-  const handle = await open(temp, 'wx', opts.mode ?? 0o666);
+  await writeFileNew(temp, chunks, opts);
   try {
-    try {
-      for (const chunk of typeof chunks === 'string' || chunks instanceof Uint8Array ? [chunks] : chunks) {
-        await writeAll(handle, chunk);
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
     await rename(temp, path);
   } catch (err) {
     await rm(temp, { force: true });
