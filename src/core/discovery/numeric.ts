@@ -265,11 +265,15 @@ export function discoverNumeric(
   const edges = new Set([occupied[0], occupied[occupied.length - 1]]);
   const splits = occupied.map((b) => {
     if (b === ZERO_BUCKET) return 0;
-    // An edge octave of more than EDGE_ATOM_INTEGERS integers holds a tail, not atoms: it is
+    // An edge octave of more than EDGE_ATOM_INTEGERS integers that is a tail holds no atoms: it is
     // measured in buckets that expect EDGE_BUCKET_SIGMAS·σ₂ records each, so its shape and its
     // end show above the noise (one bucket per integer left adult.data's ages 68–90, 20–150
     // records each, under σ₂ = 102 at ε = 1).
-    if (integer && edges.has(b) && integersIn(b) > EDGE_ATOM_INTEGERS && occupied.length > 1) {
+    // Only a tail (≤ EDGE_TAIL_SHARE of the numbers): hours-per-week's [32, 64), the top octave at
+    // ε = 0.1, holds the atom at 40 (47% of the records), which buckets of 4 integers smeared
+    // over 40–43 (KS 0.34).
+    const tail = l1.octaves[b] <= EDGE_TAIL_SHARE * l1.numbers;
+    if (integer && tail && edges.has(b) && integersIn(b) > EDGE_ATOM_INTEGERS && occupied.length > 1) {
       const wanted = largestPowerOfTwoAtMost(l1.octaves[b] / (EDGE_BUCKET_SIGMAS * level2.sigma));
       return Math.min(largestPowerOfTwoAtMost(integersIn(b)), wanted);
     }
