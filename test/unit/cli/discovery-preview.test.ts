@@ -61,7 +61,7 @@ describe('the expected-loss preview', () => {
       );
       expect(SMALL_COUNT).toBeLessThan(p.mergeBelow - 5 * p.sigma);
       for (const c of Object.values(BIG)) expect(c).toBeGreaterThan(p.mergeBelow + 5 * p.sigma);
-      // "(other)" (SMALL·SMALL_COUNT records) passes its own bar, 3σ√3, by ≥ 5σ√3.
+      // "(other)" (SMALL·SMALL_COUNT records) passes its own bar, OTHER_SIGMAS·σ√3, by ≥ 5σ√3.
       expect(SMALL * SMALL_COUNT).toBeGreaterThan((p.otherSigmas + 5) * p.sigma * Math.sqrt(3));
       expect(() => readFileSync(path.join(dir, 'out.csv'))).toThrow();
       const set = await runCli(
