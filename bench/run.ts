@@ -23,19 +23,21 @@ import {
   writeAtomically,
   writeRunJson,
 } from './lib/output.ts';
+import { type PremSuite, runPremSuite } from './lib/prem-run.ts';
 import { type RawSuite, runRawSuite } from './lib/raw-run.ts';
 import { runCase } from './lib/run-case.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
-import { RAW_SUITES, SUITES } from './suites/index.ts';
+import { PREM_SUITES, RAW_SUITES, SUITES } from './suites/index.ts';
+import { PERSON_SUITE, runPersonSuite } from './suites/person.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-function pickSuite(name: string): Suite | RawSuite {
-  const suite = SUITES.get(name) ?? RAW_SUITES.get(name);
+function pickSuite(name: string): Suite | RawSuite | PremSuite {
+  const suite = SUITES.get(name) ?? RAW_SUITES.get(name) ?? PREM_SUITES.get(name);
   if (!suite)
     throw new BenchArgsError(
-      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys()].join(', ')}`,
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE].join(', ')}`,
     );
   return suite;
 }
@@ -116,7 +118,17 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // The person-level suite (issue 27) runs whole releases through the release pipeline.
+  if (args.suite === PERSON_SUITE) {
+    const outDir = path.resolve(args.out ?? defaultOutDir(PERSON_SUITE));
+    return runPersonSuite(args, outDir, latestTablePath(PERSON_SUITE), commandLine());
+  }
   const picked = pickSuite(args.suite);
+  if ('kind' in picked && picked.kind === 'prem') {
+    const outDir = path.resolve(args.out ?? defaultOutDir(picked.name));
+    await mkdir(outDir, { recursive: true });
+    return runPremSuite(picked, args, outDir, latestTablePath(picked.name), commandLine());
+  }
   if ('kind' in picked) {
     const outDir = path.resolve(args.out ?? defaultOutDir(picked.name));
     return runRawSuite(picked, args, outDir, latestTablePath(picked.name), commandLine());

@@ -85,6 +85,8 @@ export async function runRawCase(c: RawCase, workDir: string): Promise<RawResult
       seed: String(c.seed),
     },
     ...(c.method === 'private' ? { discoveryShare: c.share } : { allowNonPrivateDomain: true }),
+    // The raw suite's files (adult.data as shipped here, housing.csv) name their columns on line 1.
+    header: true,
     dir: path.join(workDir, fileNameFor(c.id)),
     name: 'release',
   });

@@ -36,6 +36,11 @@ export interface ReleaseCaseInput {
   readonly settings: RunSettingsText & { readonly seed: string };
   /** Release over a schema read off the data (the raw suite's non-private baseline). */
   readonly allowNonPrivateDomain?: boolean;
+  /**
+   * Whether line 1 names the columns, said as a curator says it (`--header yes|no`): a raw
+   * release refuses a header it would have to guess (docs/privacy.md, the header rule).
+   */
+  readonly header?: boolean;
   /** Discovery's share (raw data only); default the product's. */
   readonly discoveryShare?: number;
   /** A fresh folder for the throwaway ledger and the release's files. */
@@ -84,7 +89,7 @@ export async function releaseCase(input: ReleaseCaseInput): Promise<ReleasedCase
   await mkdir(input.dir, { recursive: true });
   const { settings, problems } = parseRunSettings(input.settings);
   if (!settings) throw new Error(`bench settings: ${problems.map((p) => p.message).join('; ')}`);
-  const source = input.schema
+  const chosen = input.schema
     ? dataSource({ path: input.data, schema: input.schema, undeclared: 'as-read' })
     : dataSource({
         path: input.data,
@@ -92,6 +97,7 @@ export async function releaseCase(input: ReleaseCaseInput): Promise<ReleasedCase
         undeclared: 'discover',
         ...(input.discoveryShare !== undefined && { share: input.discoveryShare }),
       });
+  const source = input.header === undefined ? chosen : { ...chosen, header: input.header };
   const spec = releaseSpec(settings, {
     source,
     datasetName: input.name,

@@ -1,8 +1,11 @@
 /** The suites `npm run bench -- --suite NAME` knows. Add a suite: a file exporting a Suite, and a line here. */
+
+import type { PremSuite } from '../lib/prem-run.ts';
 import type { RawSuite } from '../lib/raw-run.ts';
 import type { Suite } from '../lib/types.ts';
 import { future } from './future.ts';
 import { paper } from './paper.ts';
+import { prem } from './prem.ts';
 import { quick } from './quick.ts';
 import { raw, rawShare } from './raw.ts';
 import { scale } from './scale.ts';
@@ -14,3 +17,6 @@ export const SUITES: ReadonlyMap<string, Suite> = new Map(
 
 /** Whole raw-CSV release pipelines (discovery, engine, decoding) measured against the raw file. */
 export const RAW_SUITES: ReadonlyMap<string, RawSuite> = new Map([raw, rawShare].map((s) => [s.name, s]));
+
+/** Release-pipeline suites of the relative-error pass and its certificate (issue 30). */
+export const PREM_SUITES: ReadonlyMap<string, PremSuite> = new Map([prem].map((s) => [s.name, s]));

@@ -8,7 +8,7 @@ import { APP_VERSION } from '../core/version.ts';
 
 type Registrar = (program: Command) => void;
 
-const COMMANDS = ['schema', 'workload', 'answers', 'synth', 'evaluate', 'ledger'] as const;
+const COMMANDS = ['schema', 'workload', 'answers', 'synth', 'evaluate', 'ledger', 'report'] as const;
 
 /**
  * Loads the command modules. When argv names one command only that module is imported: each

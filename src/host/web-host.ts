@@ -196,6 +196,17 @@ export async function startWebHost(opts: WebHostOptions): Promise<WebHost> {
    */
   async function handleUpload(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const name = (url.searchParams.get('name') ?? 'upload.csv').replace(/[^\w.\- ]/g, '_').slice(0, 200);
+    // '.' and '..' name the folder itself or its parent, not a file: refuse them with a 400.
+    if (/^\.+$/.test(name)) {
+      req.resume();
+      return sendJson(res, 400, {
+        ok: false,
+        error: {
+          kind: 'input',
+          message: `"${name}" is not a file name: rename the file (e.g. data.csv) and upload it again. Nothing was stored.`,
+        },
+      });
+    }
     const limit = opts.maxUploadBytes ?? 2 ** 31;
     const tooLarge = () => {
       res.setHeader('connection', 'close');

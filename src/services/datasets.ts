@@ -10,9 +10,11 @@ import { basename } from 'node:path';
 import { parseDomainJson } from '../core/data/benchmark.ts';
 import { readCsvRecords } from '../core/data/csv.ts';
 import { type LoadOptions, type LoadProgress, type LoadResult, loadCsv } from '../core/data/load.ts';
+import { Rejections } from '../core/data/rejections.ts';
 import { domainSize, type Schema } from '../core/data/schema.ts';
 import { parseSchemaJson } from '../core/data/schema-file.ts';
-import { integerRange } from '../core/data/values.ts';
+import { isKeptAsMissing, readTable } from '../core/data/table.ts';
+import { DEFAULT_MISSING_MARKERS, integerRange } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
 import type {
   BudgetView,
@@ -21,6 +23,7 @@ import type {
   HistogramView,
   OpenDatasetArg,
   ThresholdInput,
+  UnitHint,
   WorkloadRole,
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
@@ -42,6 +45,12 @@ export interface OpenedDataset {
   loaded: LoadResult;
   readonly preview: DatasetView['preview'];
   readonly workloads: Record<WorkloadRole, readonly ThresholdInput[]>;
+  /**
+   * The first row was taken for the header by a guess (Header row "Detect", no declared schema
+   * naming the columns): a release would publish those names, so the app asks the curator
+   * (setHeader) and refuses to run until they answer (docs/privacy.md, "The header rule").
+   */
+  headerGuessed: boolean;
 }
 
 const HEADER_MODES = { auto: 'auto', yes: true, no: false } as const;
@@ -105,6 +114,8 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
   const fileName = arg.name ?? basename(arg.path);
   const opts: LoadOptions = {
     header: HEADER_MODES[arg.header ?? 'auto'],
+    // The release's rule for a row of the wrong width (docs/privacy.md): kept, every value missing.
+    raggedAsMissing: true,
     onProgress: throttled(ctx),
     ...(schema ? { schema } : {}),
   };
@@ -120,6 +131,7 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
     loaded,
     preview: await readPreview(path, loaded.summary.hasHeader, loaded.header),
     workloads: { main: [], eval: [] },
+    headerGuessed: (arg.header ?? 'auto') === 'auto' && !schema && loaded.summary.hasHeader,
   };
 }
 
@@ -129,7 +141,12 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
  */
 export async function applySchema(ctx: ServiceContext, ds: OpenedDataset, schema: Schema): Promise<void> {
   const loaded = await namedAs(ds.path, ds.fileName, () =>
-    loadCsv(ds.path, { schema, header: ds.loaded.summary.hasHeader, onProgress: throttled(ctx) }),
+    loadCsv(ds.path, {
+      schema,
+      header: ds.loaded.summary.hasHeader,
+      raggedAsMissing: true,
+      onProgress: throttled(ctx),
+    }),
   );
   if (loaded.fingerprint !== ds.loaded.fingerprint) {
     throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`, {
@@ -151,10 +168,16 @@ export function datasetView(ds: OpenedDataset, budget: BudgetView): DatasetView 
     bytes: ds.bytes,
     header: [...ds.loaded.header],
     hasHeader: s.hasHeader,
+    headerGuessed: ds.headerGuessed,
     delimiter: s.delimiter,
     rowsRead: s.rowsRead,
     rowsAccepted: s.rowsAccepted,
-    rejected: s.rejected.map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
+    rejected: s.rejected
+      .filter((r) => !isKeptAsMissing(r.reason))
+      .map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
+    keptAsMissing: s.rejected
+      .filter((r) => isKeptAsMissing(r.reason))
+      .map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
     blankLines: s.blankLines,
     ignoredColumns: [...s.ignoredColumns],
     preview: ds.preview,
@@ -198,4 +221,52 @@ export function histogram(ds: OpenedDataset, column: string): HistogramView {
   const codes = dataset.codes[j];
   for (let i = 0; i < dataset.n; i++) counts[codes[i]]++;
   return { column, kind: col.kind, labels: categoryLabels(dataset.schema, j), counts };
+}
+
+/** Distinct values a column's hint counts at most (a column with more is not a repeating identifier). */
+const HINT_MAX_DISTINCT = 200_000;
+
+/**
+ * How often each column's values repeat, read off the private file for the curator's Data step
+ * only (never released, never in the ledger): a column with many distinct values of which some
+ * fill several rows looks like a person identifier, so a curator who did not name a unit is told.
+ */
+export async function unitHints(ds: OpenedDataset): Promise<UnitHint[]> {
+  const counts: (Map<string, number> | undefined)[] = [];
+  let header: readonly string[] = [];
+  let rows = 0;
+  const missing = new Set(DEFAULT_MISSING_MARKERS);
+  await namedAs(ds.path, ds.fileName, () =>
+    readTable(
+      ds.path,
+      {
+        start(shape) {
+          header = shape.header;
+          for (let c = 0; c < header.length; c++) counts.push(new Map());
+        },
+        row(values) {
+          rows++;
+          for (let c = 0; c < values.length; c++) {
+            const m = counts[c];
+            if (!m || missing.has(values[c])) continue;
+            m.set(values[c], (m.get(values[c]) ?? 0) + 1);
+            if (m.size > HINT_MAX_DISTINCT) counts[c] = undefined;
+          }
+        },
+      },
+      new Rejections(),
+      { header: ds.loaded.summary.hasHeader, raggedAsMissing: true },
+    ),
+  );
+  return header.map((column, c) => {
+    const m = counts[c];
+    const distinct = m ? m.size : HINT_MAX_DISTINCT;
+    let maxRows = 0;
+    for (const v of m?.values() ?? []) maxRows = Math.max(maxRows, v);
+    // Many distinct values (at least 5% of the rows, and more than 50) yet some repeat: the shape
+    // of an identifier of persons with several rows (patient ids, customer numbers).
+    const looksLikeIdentifier =
+      m !== undefined && distinct > 50 && distinct >= 0.05 * rows && maxRows >= 2 && distinct < rows;
+    return { column, rows, distinct, maxRows, looksLikeIdentifier };
+  });
 }

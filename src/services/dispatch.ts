@@ -28,6 +28,7 @@ const columnSchema = z.discriminatedUnion('kind', [
     kind: z.literal('categorical'),
     categories: z.array(z.string().max(10_000)).max(100_000),
     missing: z.boolean(),
+    declare: z.boolean().optional(),
   }),
   z.object({
     name: feature,
@@ -35,6 +36,7 @@ const columnSchema = z.discriminatedUnion('kind', [
     edges: z.array(z.number()).max(100_000),
     integer: z.boolean(),
     missing: z.boolean(),
+    declare: z.boolean().optional(),
   }),
 ]);
 
@@ -58,6 +60,10 @@ const settings = z
     insecureSeed: field.optional(),
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
+    certify: field.optional(),
+    certifyShare: field.optional(),
+    unitColumn: z.string().max(1000).optional(),
+    rowsPerPerson: field.optional(),
   })
   .strict();
 
@@ -75,7 +81,9 @@ export const argSchemas = {
       domainText: text.optional(),
     })
     .strict(),
+  setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
+  unitHints: z.object({ ...datasetRef }).strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
     .strict(),
@@ -119,7 +127,14 @@ export const argSchemas = {
     })
     .strict(),
   runPlan: z.object({ ...datasetRef, settings }).strict(),
-  setCap: z.object({ ...datasetRef, epsilon: field, delta: field.optional() }).strict(),
+  setCap: z
+    .object({
+      ...datasetRef,
+      epsilon: field,
+      delta: field.optional(),
+      unitColumn: z.string().max(1000).optional(),
+    })
+    .strict(),
   startRun: z.object({ ...datasetRef, settings }).strict(),
   runState: empty,
   cancelRun: empty,
@@ -127,6 +142,9 @@ export const argSchemas = {
   marginalCompare: z.object({ runId: id, features: z.array(feature).min(1).max(2) }).strict(),
   exportRun: z.object({ runId: id, fileName }).strict(),
   pendingReleases: empty,
+  ledgerTimeline: z.object({ fingerprint: id, format: z.enum(['csv', 'html']) }).strict(),
+  releaseReport: z.object({ runId: id }).strict(),
+  keptReleases: empty,
   discardRun: z.object({ runId: id, confirm: z.literal('discard') }).strict(),
   ledgerOverview: empty,
   ledgerVerify: empty,

@@ -14,8 +14,8 @@
  * The manifest is public: parameters, ρ/ε/δ, the ledger release id, the ledger's id and head, and
  * hashes. The error metrics are NOT in it (they compare with the exact private answers).
  */
-import { constants } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { manifestFields as coreManifestFields } from '../core/release/manifest.ts';
@@ -23,6 +23,12 @@ import { outputNotWritten } from '../core/release/messages.ts';
 import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
 import { publish } from '../core/release/publish.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
+import {
+  REPORT_DATA_FORMAT,
+  type ReportData,
+  reportPathsFor,
+  writeReleaseReports,
+} from '../core/release/report/index.ts';
 import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
@@ -94,6 +100,60 @@ async function destination(
   });
 }
 
+/** The stored release's report data, when it has some. */
+export function reportDataOf(stored: StoredRelease): ReportData | null {
+  const d = stored.reportData as ReportData | undefined;
+  return d?.format === REPORT_DATA_FORMAT ? d : null;
+}
+
+/**
+ * The two HTML reports beside the exported CSV (public from the manifest just written; private
+ * 0600), never over a file. The CSV and manifest are written and paid for: a report that cannot
+ * be written is left out (null) rather than failing the export; `rap-studio report` draws it.
+ */
+async function writeReports(
+  ctx: ServiceContext,
+  stored: StoredRelease,
+  csvPath: string,
+  manifestPath: string,
+): Promise<ExportView['reports']> {
+  const data = reportDataOf(stored);
+  if (!data) return null;
+  try {
+    const paths = await writeReleaseReports(reportPathsFor(csvPath), manifestPath, data, { exclusive: true });
+    const offer = (p: string) => (ctx.offerDownload ? ctx.offerDownload(p, basename(p)) : null);
+    return {
+      publicPath: paths.publicHtml,
+      privatePath: paths.privateHtml,
+      publicUrl: offer(paths.publicHtml),
+      privateUrl: offer(paths.privateHtml),
+    };
+  } catch (err) {
+    ctx.log?.(`export of ${stored.releaseId}: reports not written (${(err as Error).message})`);
+    return null;
+  }
+}
+
+/**
+ * An export asked for again. Web mode's download links live in the host's memory and its export
+ * folder in the work folder, both gone after a restart: the files are offered again from the
+ * result store, which keeps the CSV (the bytes the ledger's hash names) and the manifest as
+ * exported. Elsewhere the exported files are where the curator saved them.
+ */
+function offeredAgain(ctx: ServiceContext, store: ResultStore, exported: ExportView): ExportView {
+  if (!ctx.offerDownload) return exported;
+  const manifest = existsSync(store.manifestPath(exported.releaseId))
+    ? store.manifestPath(exported.releaseId)
+    : existsSync(exported.manifestPath)
+      ? exported.manifestPath
+      : null;
+  return {
+    ...exported,
+    downloadUrl: ctx.offerDownload(store.csvPath(exported.releaseId), exported.fileName),
+    manifestUrl: manifest === null ? null : ctx.offerDownload(manifest, basename(exported.manifestPath)),
+  };
+}
+
 /** Exports in flight, by release: a second request waits for the first and gets its outcome. */
 const inFlight = new Map<string, Promise<ExportOutcome>>();
 
@@ -122,7 +182,7 @@ async function exportOnce(
 ): Promise<ExportOutcome> {
   // Re-read: an export that finished a moment ago has recorded where it went.
   const stored = (await store.get(given.releaseId)) ?? given;
-  if (stored.exported) return { written: true, ...stored.exported };
+  if (stored.exported) return { written: true, ...offeredAgain(ctx, store, stored.exported) };
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
   const { releaseId } = stored;
@@ -144,6 +204,12 @@ async function exportOnce(
     new PendingWrites(pendingDirFor(ctx.ledgerPath)),
   );
   const { csv, manifestPath } = published;
+  // Committed: a report that cannot be written is left out (the release is paid for and written).
+  const reports = await writeReports(ctx, stored, path, manifestPath);
+  // Kept beside the stored CSV (best effort): after a restart web mode offers both again.
+  await readFile(manifestPath, 'utf8')
+    .then((text) => store.keepManifest(releaseId, text))
+    .catch(() => undefined);
   const view: ExportView = {
     releaseId,
     fileName: basename(path),
@@ -153,6 +219,7 @@ async function exportOnce(
     rows: csv.rows,
     downloadUrl: ctx.offerDownload ? ctx.offerDownload(path, basename(path)) : null,
     manifestUrl: ctx.offerDownload ? ctx.offerDownload(manifestPath, basename(manifestPath)) : null,
+    reports,
   };
   await store.markExported(releaseId, view).catch(() => undefined);
   return { written: true, ...view };

@@ -21,6 +21,7 @@ import { deserializeError, type SerializedError } from './ledger-errors.ts';
 export type LedgerMethod =
   | 'ensureDataset'
   | 'dataset'
+  | 'datasetFor'
   | 'datasets'
   | 'setCap'
   | 'reserve'
@@ -37,6 +38,7 @@ export type LedgerMethod =
 export const LEDGER_METHODS = [
   'ensureDataset',
   'dataset',
+  'datasetFor',
   'datasets',
   'setCap',
   'reserve',

@@ -11,7 +11,10 @@
  * - `release.json` (0600): what the list, the manifest and the Results step need — the run's
  *   public parameters, the manifest's fields, the engine's report (its error metrics compare
  *   with the exact private answers: curator-only diagnostics, never in a manifest) — and, once
- *   exported, where to.
+ *   exported, where to;
+ * - `manifest.json` (0600), once exported: the manifest exactly as exported, so that web mode can
+ *   offer both files again after a restart (its export folder lives in the work folder, which a
+ *   restart removes).
  * It holds only released (differentially private) data and curator-only diagnostics: never the
  * private rows. Only `discard` removes a release that has not been exported.
  */
@@ -42,11 +45,18 @@ export interface StoredRelease {
   readonly manifest: Readonly<Record<string, unknown>>;
   /** The engine's report: curator-only diagnostics. */
   readonly report: unknown;
+  /**
+   * The private report's data (src/core/release/report/), drawn once when the release is stored:
+   * what the Results step and the private HTML report show, again after a restart. Absent in
+   * releases stored before reports were kept, or when it could not be drawn.
+   */
+  readonly reportData?: unknown;
   readonly exported: ExportView | null;
 }
 
 const RECORD = 'release.json';
 const CSV = 'synthetic.csv';
+const MANIFEST = 'manifest.json';
 const ID = /^[A-Za-z0-9-]{1,100}$/;
 
 async function fsyncPath(path: string): Promise<void> {
@@ -87,6 +97,8 @@ export class ResultStore {
     entry: Omit<StoredRelease, 'format' | 'version' | 'storedAt' | 'csv' | 'exported'>,
     /** Writes the decoded CSV (0600) at the given path; returns its row count and header. */
     writeCsvAt: (csvPath: string) => Promise<{ readonly rows: number; readonly header: readonly string[] }>,
+    /** The report data of the CSV just written (a failure here only leaves it out). */
+    describe?: (csvPath: string) => Promise<unknown>,
   ): Promise<StoredRelease> {
     const final = this.folder(entry.releaseId);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
@@ -95,10 +107,12 @@ export class ResultStore {
     try {
       const csvPath = join(temp, CSV);
       const { rows, header } = await writeCsvAt(csvPath);
+      const reportData = describe ? await describe(csvPath).catch(() => undefined) : undefined;
       const record: StoredRelease = {
         format: STORED_FORMAT,
         version: 1,
         ...entry,
+        ...(reportData === undefined ? {} : { reportData }),
         storedAt: new Date().toISOString(),
         csv: { file: CSV, sha256: await sha256Of(csvPath), rows, header: [...header] },
         exported: null,
@@ -138,6 +152,16 @@ export class ResultStore {
       if (rec) out.push(rec);
     }
     return out.sort((a, b) => a.storedAt.localeCompare(b.storedAt));
+  }
+
+  /** The exported manifest's copy (see keepManifest). */
+  manifestPath(releaseId: string): string {
+    return join(this.folder(releaseId), MANIFEST);
+  }
+
+  /** Keeps the manifest exactly as exported, beside the CSV it describes. */
+  async keepManifest(releaseId: string, text: string): Promise<void> {
+    await writeFileAtomic(this.manifestPath(releaseId), text, { mode: 0o600 });
   }
 
   /** Records where the release was exported (release.json rewritten atomically). */

@@ -12,6 +12,7 @@ import { parseNumber } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
 import { ksTwoSample } from '../core/privacy/testing/stats.ts';
 import { NON_PRIVATE_NOTE } from '../core/release/messages.ts';
+import { cdfAt } from '../core/release/report/fidelity.ts';
 import { contingencyTable } from '../core/workload/exact.ts';
 import type { MarginalView, ResultsView } from '../shared/api.ts';
 import { categoryLabels, columnIndex } from './datasets.ts';
@@ -49,6 +50,13 @@ export function resultsView(run: RunRecord): ResultsView {
     backend: r.backend,
     seedMode: r.seedMode,
     relativeErrorProfile: r.relativeErrorProfile.map((p) => ({ ...p })),
+    certificate: r.certificate
+      ? {
+          ...r.certificate,
+          before: r.relativeErrorAtCertificate?.before ?? null,
+          after: r.relativeErrorAtCertificate?.after ?? null,
+        }
+      : null,
     thresholds: named.map((t, i) => ({ ...t, error: r.perThresholdError[i] ?? 0 })),
     futureError: r.futureError ?? null,
     roundedFutureError: r.roundedFutureError ?? null,
@@ -86,18 +94,6 @@ async function realNumbers(file: string, column: string, header: boolean): Promi
     { header },
   );
   return Float64Array.from(out).sort();
-}
-
-/** Fraction of the sorted values ≤ x. */
-function cdfAt(sorted: Float64Array, x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted.length > 0 ? lo / sorted.length : 0;
 }
 
 /** The synthetic values of a numeric column: the released rows themselves when stored. */

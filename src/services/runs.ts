@@ -17,8 +17,10 @@ import type { ProgressEvent } from '../core/engine/types.ts';
 import { InputError } from '../core/errors.ts';
 import { ReleaseAbortedError, type ReleaseWarningCode } from '../core/release/messages.ts';
 import { writeSyntheticCsv } from '../core/release/output.ts';
+import { describeUnit, workloadWithoutUnit } from '../core/release/person.ts';
 import type { LedgerPort } from '../core/release/release.ts';
 import * as release from '../core/release/release.ts';
+import { buildReportData } from '../core/release/report/index.ts';
 import { dataSource, releaseSpec } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
@@ -41,7 +43,7 @@ import { resolveWorkload } from './workloads.ts';
 const MAX_HISTORY = 4000;
 
 /** Warnings the app's screens show already (InferredNotice, the Data step's rejected rows). */
-const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-rejected'];
+const SHOWN_ELSEWHERE: readonly ReleaseWarningCode[] = ['schema-from-data', 'rows-kept-missing'];
 
 /** Where a run is; a finished or exported run always has its result. */
 export type RunState =
@@ -89,8 +91,10 @@ export function runView(r: RunRecord): RunView {
     status: state.status as RunStatus,
     startedAt: r.startedAt,
     endedAt: r.endedAt,
-    epsilon: o.epsilon,
-    delta: o.delta,
+    // One ε on every screen: the one the curator chose (with discovery the engine runs on
+    // synthesis's part of its ρ, whose own ε is smaller; see the Results step's report).
+    epsilon: r.prepared.spec.epsilon,
+    delta: r.prepared.delta,
     rho: r.prepared.request.rho,
     rounds: r.prepared.plan.rounds,
     perRound: r.prepared.plan.perRound,
@@ -106,7 +110,16 @@ export function runView(r: RunRecord): RunView {
     error: 'error' in state ? state.error : null,
     warnings: r.warnings,
     exported: state.status === 'exported' ? state.exported : null,
+    unit: unitStatement(r),
   };
+}
+
+/** The unit of privacy in words, for the Run, Results and Export screens. */
+function unitStatement(r: RunRecord): string {
+  const person = finishedOf(r)?.person;
+  if (person) return describeUnit(person);
+  const unit = r.prepared.unit;
+  return unit ? `person, identified by column ${unit.spec.column}` : 'one row';
 }
 
 function thin(history: ProgressPoint[]): ProgressPoint[] {
@@ -148,6 +161,7 @@ export function appReleaseSpec(ds: AppReleaseInputs, parsed: ParsedSettings): re
     columns: ds.schema.columns.length,
     ...(ds.evalWorkload && { evalWorkload: ds.evalWorkload }),
     allowNonPrivateDomain: parsed.allowNonPrivateDomain,
+    ...(parsed.unit && { unit: parsed.unit }),
   });
 }
 
@@ -202,10 +216,33 @@ export class RunManager {
   ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
+    if (ds.headerGuessed) {
+      throw new InputError(
+        `${ds.fileName}: line 1 was taken for the column names by a guess; RAP Studio publishes column ` +
+          'names only when you say the row holds them (a record taken for a header would be published). ' +
+          'Answer "Does line 1 name the columns?" on the Data step. Nothing was reserved.',
+        { field: 'header' },
+      );
+    }
     if (ds.workloads.main.length === 0) {
       throw new InputError('The workload has no thresholds: add some on the Workload step.');
     }
-    const schema = ds.schema;
+    // One person, several rows: the identifier column is no column of the release (never
+    // released, never in the workload: a threshold on it is refused), release/person.ts.
+    const unit = parsed.unit;
+    const unitIndex = unit ? ds.schema.columns.findIndex((c) => c.name === unit.column) : -1;
+    if (unit && unitIndex < 0) {
+      throw new InputError(
+        `${ds.fileName}: no column named "${unit.column}": choose the column that identifies a person.`,
+      );
+    }
+    const schema = unit
+      ? { ...ds.schema, columns: ds.schema.columns.filter((_, i) => i !== unitIndex) }
+      : ds.schema;
+    const resolved = (w: typeof ds.workloads.main) => {
+      const r = resolveWorkload(w, ds.schema);
+      return unit ? workloadWithoutUnit(r, unitIndex, unit.column) : r;
+    };
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
     const warn: release.Warn = (w) => {
@@ -217,8 +254,8 @@ export class RunManager {
         fileName: ds.fileName,
         schema,
         header: ds.loaded.summary.hasHeader,
-        workload: resolveWorkload(ds.workloads.main, schema),
-        ...(ds.workloads.eval.length > 0 && { evalWorkload: resolveWorkload(ds.workloads.eval, schema) }),
+        workload: resolved(ds.workloads.main),
+        ...(ds.workloads.eval.length > 0 && { evalWorkload: resolved(ds.workloads.eval) }),
       },
       parsed,
     );
@@ -304,15 +341,19 @@ export class RunManager {
    */
   async keep(r: RunRecord, finished: release.Finished): Promise<StoredRelease | null> {
     try {
+      const manifest = manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished);
       return await this.store.save(
         {
           releaseId: r.releaseId,
           run: { ...runView(r), status: 'finished', endedAt: new Date().toISOString(), enginePid: null },
-          manifest: manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished),
+          manifest,
           report: finished.result.report,
         },
         (csvPath) =>
           writeSyntheticCsv(csvPath, finished.loaded, finished.result, finished.spec.noise, { mode: 0o600 }),
+        // The private report, kept with the release: the Results step and the private HTML
+        // report draw from it, before and after a restart.
+        (csvPath) => buildReportData(finished, finished.spec.source.path, csvPath, manifest),
       );
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -17,6 +17,8 @@ import { LedgerAnchorError, LedgerError } from '../core/ledger/errors.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
 import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
+import { renderPrivateReport } from '../core/release/report/index.ts';
+import { renderTimeline, type Timeline, timelineCsv } from '../core/release/report/timeline.ts';
 import { APP_VERSION } from '../core/version.ts';
 import { parseWorkloadJson, workloadToJson } from '../core/workload/workload.ts';
 import type {
@@ -25,12 +27,20 @@ import type {
   ApiResult,
   AppInfo,
   BudgetView,
+  SchemaInput,
   WorkloadRole,
   WorkloadView,
 } from '../shared/api.ts';
 import type { ServiceContext } from './context.ts';
-import { applySchema, datasetView, histogram, type OpenedDataset, openDataset } from './datasets.ts';
-import { exportStored } from './exporter.ts';
+import {
+  applySchema,
+  datasetView,
+  histogram,
+  type OpenedDataset,
+  openDataset,
+  unitHints,
+} from './datasets.ts';
+import { exportStored, reportDataOf } from './exporter.ts';
 import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
 import { ledgerOverview } from './ledger-views.ts';
 import { ResultStore } from './result-store.ts';
@@ -84,38 +94,30 @@ function backendInfo(): Pick<AppInfo, 'backend' | 'backends'> {
   return { backend, backends };
 }
 
-/** Whether two columns state the same domain values (categories, or bin edges). */
-function sameValues(a: Column, b: Column): boolean {
-  if (a.kind === 'categorical' && b.kind === 'categorical')
-    return a.categories.length === b.categories.length && a.categories.every((c, i) => c === b.categories[i]);
-  if (a.kind === 'numeric' && b.kind === 'numeric')
-    return a.edges.length === b.edges.length && a.edges.every((e, i) => e === b.edges[i]);
-  return false;
-}
-
 /**
- * The schema editor's result. An edited schema keeps saying that it came from the data when it
- * did; a column whose values the curator changed in the editor (its categories, or its bounds,
- * bin count or edges) is DECLARED — used exactly, free — and stays declared through later edits.
- * Applying the values read off the data unchanged, or changing only the missing-category or
- * integer box, declares nothing: the categories and ranges would still be the data's (issue 17:
- * confirming an inferred schema does not make it declared).
+ * The schema editor's result, by one rule: a column is DECLARED (used exactly, free) only when the
+ * curator supplied its whole domain — typed or pasted afresh in the editor's "Declare…" (sent as
+ * `declare: true`), imported from a schema file, or declared before. A column read off the data
+ * stays read off the data however it is edited (one edge moved, one category removed: its other
+ * values are still the data's), and needs discovery or the non-DP override (issue 17: confirming
+ * an inferred schema does not make it declared either).
  */
-function editedSchema(input: { columns: unknown }, previous: Schema): Schema {
+function editedSchema(input: SchemaInput, previous: Schema): Schema {
   const fromData = previous.origin === 'inferred' || previous.confirmedFromInferred === true;
   const text = JSON.stringify({
     version: SCHEMA_VERSION,
     origin: 'declared',
     ...(fromData ? { confirmedFromInferred: true } : {}),
-    columns: input.columns,
+    columns: input.columns.map(({ declare: _, ...c }) => c),
   });
   const parsed = parseSchemaJson(text, 'the edited schema');
   if (!fromData) return parsed;
   const before = new Map(previous.columns.map((c) => [c.name, c]));
-  const columns = parsed.columns.map((c): Column => {
+  const columns = parsed.columns.map((c, j): Column => {
     const old = before.get(c.name);
-    const declared = !old || provenanceOf(previous, old).source === 'declared' || !sameValues(old, c);
-    return declared ? { ...c, provenance: { source: 'declared' } } : c;
+    const declared =
+      !old || input.columns[j]?.declare === true || provenanceOf(previous, old).source === 'declared';
+    return { ...c, provenance: declared ? { source: 'declared' } : { source: 'not-dp' } };
   });
   return { ...parsed, columns };
 }
@@ -260,8 +262,25 @@ export function createServices(ctx: ServiceContext): Services {
       return view(ds);
     },
 
+    async setHeader({ datasetId, header }) {
+      const ds = dataset(datasetId);
+      if (header === 'yes' && ds.loaded.summary.hasHeader) {
+        ds.headerGuessed = false;
+        return view(ds);
+      }
+      // The file read again as the curator says: the columns (so the schema and workloads) change.
+      const again = await openDataset(ctx, { path: ds.path, name: ds.fileName, header });
+      const next = { ...again, id: ds.id };
+      datasets.set(ds.id, next);
+      return view(next);
+    },
+
     async histogram({ datasetId, column }) {
       return histogram(dataset(datasetId), column);
+    },
+
+    async unitHints({ datasetId }) {
+      return unitHints(dataset(datasetId));
     },
 
     async setSchema({ datasetId, schema }) {
@@ -356,10 +375,11 @@ export function createServices(ctx: ServiceContext): Services {
         workload,
         budget: await budgetView(ledger, ds.loaded.fingerprint),
         busy: runs().busy,
+        headerGuessed: ds.headerGuessed,
       });
     },
 
-    async setCap({ datasetId, epsilon, delta }) {
+    async setCap({ datasetId, epsilon, delta, unitColumn }) {
       const ds = dataset(datasetId);
       const eps = parseEpsilon('The cap ε', epsilon);
       const n = ds.loaded.summary.rowsRead;
@@ -367,8 +387,14 @@ export function createServices(ctx: ServiceContext): Services {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, n))
           : parseDelta('The cap δ', delta);
-      await ledger.ensureDataset({ fingerprint: ds.loaded.fingerprint, name: ds.fileName, rows: n });
-      await ledger.setCap(ds.loaded.fingerprint, eps, d);
+      const known = await ledger.ensureDataset({
+        fingerprint: ds.loaded.fingerprint,
+        name: ds.fileName,
+        rows: n,
+      });
+      // The unit is fixed with the cap: per person (the column) or per row (docs/privacy.md).
+      const unit = unitColumn === undefined || unitColumn.trim() === '' ? undefined : unitColumn;
+      await ledger.setCap(known.fingerprint, eps, d, unit);
       return budgetView(ledger, ds.loaded.fingerprint);
     },
 
@@ -434,6 +460,29 @@ export function createServices(ctx: ServiceContext): Services {
       return views.reverse();
     },
 
+    async keptReleases() {
+      const kept = await store.list();
+      return kept.map((s) => ({ ...s.run, exported: s.exported })).reverse();
+    },
+
+    async releaseReport({ runId }) {
+      // The stored release (this session's or an earlier one's): its kept report, not the live run.
+      const stored = (await store.list()).find((s) => s.run.runId === runId);
+      if (!stored) {
+        throw new InputError(
+          `No stored release for run ${runId}: its report is kept once the run has finished and been saved.`,
+        );
+      }
+      const data = reportDataOf(stored);
+      return {
+        runId,
+        releaseId: stored.releaseId,
+        datasetName: stored.run.datasetName,
+        data,
+        privateHtml: data ? renderPrivateReport(data) : null,
+      };
+    },
+
     async discardRun({ runId }) {
       const stored = (await store.list()).find((s) => s.run.runId === runId);
       if (!stored) throw new InputError(`No finished release for run ${runId} is waiting for export.`);
@@ -468,6 +517,28 @@ export function createServices(ctx: ServiceContext): Services {
         if (!(err instanceof LedgerAnchorError)) throw err;
         return { ok: false, firstBrokenTable: 'anchor', firstBrokenId: err.anchorFile, reason: err.message };
       }
+    },
+
+    async ledgerTimeline({ fingerprint, format }) {
+      const overview = await ledgerOverview(ledger, ctx.ledgerPath);
+      const d = overview.datasets.find((x) => x.fingerprint === fingerprint);
+      if (!d) throw new InputError('That dataset is not in the ledger: refresh the Ledger step.');
+      const t: Timeline = {
+        dataset: d.name,
+        rows: d.rows,
+        cap:
+          d.budget.capEpsilon === null || d.budget.capDelta === null
+            ? null
+            : { epsilon: d.budget.capEpsilon, delta: d.budget.capDelta },
+        spentEpsilon: d.budget.spentEpsilon,
+        remainingEpsilon: d.budget.remainingEpsilon,
+        releases: d.releases,
+        generatedAt: new Date().toISOString(),
+      };
+      const stem = `${d.name.replace(/\.[^.]*$/, '').replace(/[^\w.-]/g, '_')}.ledger-timeline`;
+      return format === 'csv'
+        ? { fileName: `${stem}.csv`, text: timelineCsv(t) }
+        : { fileName: `${stem}.html`, text: renderTimeline(t) };
     },
 
     async ledgerExport({ format }) {

@@ -10,12 +10,16 @@ import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
 import { discoveryLossPreview } from '../core/discovery/preview.ts';
+import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
 import { InputError } from '../core/errors.ts';
-import { admits } from '../core/ledger/budget.ts';
+import { parseCount } from '../core/input/numbers.ts';
+import { admits, capRhoAfter } from '../core/ledger/budget.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
+import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
+import type { EngineOverrides } from '../core/release/release.ts';
 import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
@@ -31,6 +35,8 @@ export interface ParsedSettings extends RunSettings {
   /** A schema read off the data: discovered privately (default) or released over as read. */
   readonly domain: DomainChoice;
   readonly allowNonPrivateDomain: boolean;
+  /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
+  readonly unit?: UnitSpec;
 }
 
 export const INSECURE_SEED_NOTE =
@@ -53,6 +59,8 @@ export function settingsText(input: RunSettingsInput): RunSettingsText {
     relaxation: input.relaxation,
     importance: input.importance,
     seed: input.insecureSeed,
+    certify: input.certify,
+    certifyShare: input.certifyShare,
   };
 }
 
@@ -70,10 +78,25 @@ export function parseSettings(input: RunSettingsInput): {
     field: p.field === 'seed' ? 'insecureSeed' : p.field,
     message: p.message,
   }));
-  if (!settings) return { problems: fieldProblems };
+  // k: rows kept per person (the person level); blank or "private": chosen privately.
+  let rowsPerPerson: number | 'private' = 'private';
+  if (!blank(input.rowsPerPerson) && input.rowsPerPerson.trim() !== 'private') {
+    try {
+      rowsPerPerson = parseCount('rows per person', input.rowsPerPerson);
+    } catch (err) {
+      fieldProblems.push({ field: 'rowsPerPerson', message: (err as Error).message });
+    }
+  }
+  if (!settings || fieldProblems.length > 0) return { problems: fieldProblems };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
-  return { parsed: { ...settings, domain, allowNonPrivateDomain }, problems: fieldProblems };
+  const unit = blank(input.unitColumn)
+    ? undefined
+    : { column: input.unitColumn.trim(), bound: rowsPerPerson };
+  return {
+    parsed: { ...settings, domain, allowNonPrivateDomain, ...(unit ? { unit } : {}) },
+    problems: fieldProblems,
+  };
 }
 
 export interface PlanInputs {
@@ -88,6 +111,8 @@ export interface PlanInputs {
   readonly budget: BudgetView;
   /** Set when another run is in progress. */
   readonly busy: boolean;
+  /** Line 1 was taken for the header by a guess: no run until the curator says (the header rule). */
+  readonly headerGuessed?: boolean;
 }
 
 const EMPTY_PLAN = {
@@ -104,6 +129,7 @@ const EMPTY_PLAN = {
   kind: null,
   numQueries: null,
   remainingAfterEpsilon: null,
+  certify: null,
 } as const;
 
 /** Whether the schema's domain was read off the private data (inferred, confirmed or edited). */
@@ -161,15 +187,62 @@ function columnsAtRelease(
   };
 }
 
+/**
+ * The plan at the person level: the identifier column is no column of the release (its cost is
+ * not shown, a workload on it is refused as the release refuses it).
+ */
+function personLevel(p: PlanInputs, unit: UnitSpec): PlanInputs {
+  const at = p.schema.columns.findIndex((c) => c.name === unit.column);
+  if (at < 0) {
+    return {
+      ...p,
+      workload: { problem: `No column named "${unit.column}": choose the column that identifies a person.` },
+    };
+  }
+  const schema = { ...p.schema, columns: p.schema.columns.filter((_, i) => i !== at) };
+  let workload: PlanInputs['workload'] = p.workload;
+  if (!('problem' in workload)) {
+    try {
+      workload = workloadWithoutUnit(workload, at, unit.column);
+    } catch (err) {
+      workload = { problem: (err as Error).message };
+    }
+  }
+  return { ...p, schema, workload };
+}
+
 function fmt3(x: number): string {
   return Number(x.toPrecision(3)).toString();
 }
 
-export function planView(p: PlanInputs): RunPlanView {
-  const { parsed, problems } = parseSettings(p.settings);
+/**
+ * The pass's cost and α as the release will have them: of the run's ρ, or — with private
+ * discovery, where the engine runs on what discovery leaves — of the synthesis's ρ, with α from
+ * the schema as read (m is known only after discovery).
+ */
+function certifyView(
+  plan: ReturnType<typeof publicPlan>,
+  overrides: EngineOverrides,
+  discovery: RunPlanView['discovery'],
+  n: number,
+): RunPlanView['certify'] {
+  if (!plan.certify) return null;
+  if (!discovery || !overrides.certify) return { ...plan.certify, approximate: false };
+  const c = certifyPlan(overrides.certify, discovery.rhoSynthesis, n, plan.numQueries);
+  return { ...plan.certify, rho: c.rho, epsilon: c.scales.epsilon, alpha: c.alpha, approximate: true };
+}
+/** Why Run waits while line 1's role is a guess (the services refuse a run for the same reason). */
+export const HEADER_GUESSED_REASON =
+  'Line 1 was taken for the column names by a guess: a release publishes the column names, so say on the ' +
+  'Data step whether line 1 names the columns ("Does line 1 name the columns?").';
+
+export function planView(inputs: PlanInputs): RunPlanView {
+  const { parsed, problems } = parseSettings(inputs.settings);
+  const p = parsed?.unit ? personLevel(inputs, parsed.unit) : inputs;
   const base = {
     n: p.n,
-    defaultDelta: defaultDelta(Math.max(2, p.n)),
+    // At the person level 1/n² would publish the row count: a public constant (release/person.ts).
+    defaultDelta: parsed?.unit ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, p.n)),
     budget: p.budget,
     seedMode: parsed?.noise.mode ?? (blank(p.settings.insecureSeed) ? 'secure' : 'insecure-seed'),
   } as const;
@@ -201,6 +274,7 @@ export function planView(p: PlanInputs): RunPlanView {
   );
   if (!parsed || delta === null)
     return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings', { columns });
+  if (p.headerGuessed) return refuse(HEADER_GUESSED_REASON, 'header', { columns });
   // Refused as the release refuses it (core/discovery/not-dp.ts), before any reservation.
   if (mode === 'not-dp' && !parsed.allowNonPrivateDomain) {
     const refusal = notDpRefusal(p.fileName, notDpColumns(p.schema), NOT_DP_OVERRIDE);
@@ -235,8 +309,10 @@ export function planView(p: PlanInputs): RunPlanView {
   } catch {
     defaults = undefined;
   }
-  // The reservation is ρ(ε, δ) also with discovery (which uses ρ(ε, δ/2) of it).
-  const runRho = plan.rho;
+  // With discovery the reservation is the ρ(ε, 0.9δ) the run uses, plus partition selection's δ/10
+  // charged outside ρ (ledger/budget.ts), as the release reserves it.
+  const runRho = discovery ? discovery.rhoDiscovery + discovery.rhoSynthesis : plan.rho;
+  const runApproxDelta = discovery ? discovery.deltaDiscovery : 0;
   const planned = {
     delta,
     deltaWarning: dw,
@@ -250,14 +326,25 @@ export function planView(p: PlanInputs): RunPlanView {
     oversample: options.oversample,
     kind: plan.kind,
     numQueries: plan.numQueries,
+    certify: certifyView(plan, parsed.overrides, discovery, p.n),
     discovery,
     columns,
   };
   const b = p.budget;
-  const remainingAfterEpsilon =
-    b.capRho !== null && b.capDelta !== null && b.remainingRho !== null
-      ? epsilonFromRho(Math.max(0, b.remainingRho - runRho), b.capDelta)
+  const cap =
+    b.capRho !== null && b.capEpsilon !== null && b.capDelta !== null
+      ? { rho: b.capRho, epsilon: b.capEpsilon, delta: b.capDelta }
       : null;
+  // What the cap leaves after this run, as ε at what is left of its δ (ledger/budget.ts).
+  const deltaAfter = cap ? cap.delta - b.spentApproxDelta - runApproxDelta : 0;
+  const remainingAfterEpsilon = cap
+    ? deltaAfter > 0
+      ? epsilonFromRho(
+          Math.max(0, capRhoAfter(cap, b.spentApproxDelta + runApproxDelta) - b.spentRho - runRho),
+          deltaAfter,
+        )
+      : 0
+    : null;
   const result = { ...base, ...planned, problems, warnings, remainingAfterEpsilon };
   const answer = (affordable: boolean, reason: string | null, blocker: RunPlanView['blocker']) => ({
     ...result,
@@ -271,7 +358,14 @@ export function planView(p: PlanInputs): RunPlanView {
       'No privacy budget cap is set for this dataset: set one before the first run.',
       'no-cap',
     );
-  if (!admits(b.capRho, b.spentRho, runRho)) {
+  if (
+    cap &&
+    !admits(
+      cap,
+      { rho: b.spentRho, approxDelta: b.spentApproxDelta },
+      { rho: runRho, approxDelta: runApproxDelta },
+    )
+  ) {
     const reason =
       `Over budget: this run needs ε = ${fmt3(parsed.epsilon)} (ρ = ${fmt3(runRho)}), but only ` +
       `ε = ${fmt3(b.remainingEpsilon ?? 0)} (ρ = ${fmt3(b.remainingRho ?? 0)}) of the cap remains. ` +

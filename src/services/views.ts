@@ -33,6 +33,7 @@ export const UNREGISTERED_BUDGET: BudgetView = {
   capDelta: null,
   capRho: null,
   spentRho: 0,
+  spentApproxDelta: 0,
   spentEpsilon: null,
   remainingEpsilon: null,
   remainingRho: null,
@@ -47,6 +48,7 @@ export function budgetFromTotals(t: BudgetTotals): BudgetView {
     capDelta: t.delta,
     capRho: t.capRho,
     spentRho: t.spentRho,
+    spentApproxDelta: t.spentApproxDelta,
     spentEpsilon: t.spentEpsilon,
     remainingEpsilon: t.remainingEpsilon,
     remainingRho: t.remainingRho,
@@ -54,14 +56,31 @@ export function budgetFromTotals(t: BudgetTotals): BudgetView {
   };
 }
 
-/** The ledger's budget record for a fingerprint (unregistered when the ledger does not know it). */
+/**
+ * The budget a file spends: its dataset's (its own, or the named dataset it was released against);
+ * unregistered when the ledger does not know the file.
+ */
 export async function budgetView(ledger: AsyncLedger, fingerprint: string): Promise<BudgetView> {
-  return (await ledger.dataset(fingerprint))
-    ? budgetFromTotals(await ledger.totals(fingerprint))
-    : UNREGISTERED_BUDGET;
+  const dataset = await ledger.datasetFor(fingerprint);
+  return dataset ? budgetFromTotals(await ledger.totals(dataset.fingerprint)) : UNREGISTERED_BUDGET;
 }
 
 /** Releases in reservation order, each with the cumulative spend after it. */
+/** The unit a ledger event states: params.unit (the person level) or, absent, one row. */
+function unitOf(params: ReleaseRecord['params']): string {
+  const unit = (params as { unit?: { column?: unknown } }).unit;
+  return typeof unit?.column === 'string' ? `person (column ${unit.column})` : 'one row';
+}
+
+/** The plan in words from the ledger's parameters: the mode and, in table mode, the plan. */
+function planOf(params: Readonly<Record<string, unknown>>): string {
+  const plan = params.plan as { strategy?: unknown } | undefined;
+  // The release's tablePlan statement ({ strategy, shares, … }), or "set by discovery".
+  const table = params.tablePlan as { strategy?: unknown } | string | undefined;
+  const strategy = (typeof table === 'object' ? table?.strategy : table) ?? params.strategy ?? plan?.strategy;
+  return [params.mode ?? params.kind, strategy].filter((x) => typeof x === 'string').join(' · ');
+}
+
 export function releaseViews(releases: readonly ReleaseRecord[], capDelta: number | null): ReleaseView[] {
   let cumulativeRho = 0;
   return releases.map((r) => {
@@ -86,6 +105,8 @@ export function releaseViews(releases: readonly ReleaseRecord[], capDelta: numbe
       abortReason: r.abortReason ?? null,
       cumulativeRho,
       cumulativeEpsilon: capDelta === null ? null : epsilonFromRho(cumulativeRho, capDelta),
+      unit: unitOf(r.params),
+      plan: planOf(r.params),
     };
   });
 }

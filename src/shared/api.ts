@@ -11,6 +11,7 @@
 
 import type { ErrorRow, WorkloadErrorTable } from '../core/engine/error-tables.ts';
 import type { ProgressEvent } from '../core/engine/progress.ts';
+import type { ReportData } from '../core/release/report/types.ts';
 import type { RunStatus } from './constants.ts';
 
 export type AppMode = 'electron' | 'web';
@@ -45,9 +46,13 @@ export interface NumericColumnView {
 
 export type ColumnView = CategoricalColumnView | NumericColumnView;
 
-/** What a curator may send as a schema (the same JSON shape the views use). */
+/**
+ * What a curator may send as a schema (the same JSON shape the views use). `declare: true` says
+ * the curator typed or pasted this column's whole domain afresh (the editor's "Declare…", which
+ * starts empty); without it an edit of a column read off the data keeps it read off the data.
+ */
 export interface SchemaInput {
-  readonly columns: readonly ColumnView[];
+  readonly columns: readonly (ColumnView & { readonly declare?: boolean })[];
 }
 
 export interface SchemaView {
@@ -81,6 +86,8 @@ export interface BudgetView {
   readonly capDelta: number | null;
   readonly capRho: number | null;
   readonly spentRho: number;
+  /** The cap's δ spent by partition selection, outside ρ (the ledger's admission rule). */
+  readonly spentApproxDelta: number;
   readonly spentEpsilon: number | null;
   readonly remainingEpsilon: number | null;
   readonly remainingRho: number | null;
@@ -97,10 +104,14 @@ export interface DatasetView {
   readonly bytes: number;
   readonly header: readonly string[];
   readonly hasHeader: boolean;
+  /** The first row was taken for the header by a guess: the Data step asks (setHeader) before any run. */
+  readonly headerGuessed: boolean;
   readonly delimiter: string;
   readonly rowsRead: number;
   readonly rowsAccepted: number;
   readonly rejected: readonly RejectedRowsView[];
+  /** Rows of the wrong width: kept as records with every value missing (the release's n counts them). */
+  readonly keptAsMissing: readonly RejectedRowsView[];
   readonly blankLines: number;
   readonly ignoredColumns: readonly string[];
   /** The first rows as read (the curator's own screen; never logged or sent anywhere else). */
@@ -193,6 +204,31 @@ export interface RunSettingsInput {
   readonly domain?: DomainChoice;
   /** The curator's explicit override ("Release over a non-private domain"). */
   readonly allowNonPrivateDomain?: boolean;
+  /** The relative-error pass (PREM) at this margin ζ (0 < ζ < 1); empty: no pass. */
+  readonly certify?: string;
+  /** Its share of the run's ε/ρ (0 < s < 1); empty: the default 0.1. */
+  readonly certifyShare?: string;
+  /**
+   * One person can appear in several rows: the column that identifies the person (never
+   * released). Blank or absent: one row is the unit of privacy.
+   */
+  readonly unitColumn?: string;
+  /** With unitColumn: at most k rows per person, or 'private' (the default: k chosen privately). */
+  readonly rowsPerPerson?: string;
+}
+
+/**
+ * How often a column's values repeat (the Data step's hint for the unit question). Read off the
+ * private file for the curator's screen only: never released, never in the ledger.
+ */
+export interface UnitHint {
+  readonly column: string;
+  readonly rows: number;
+  readonly distinct: number;
+  /** Rows of the value that repeats most. */
+  readonly maxRows: number;
+  /** Whether the column looks like a person identifier whose values repeat. */
+  readonly looksLikeIdentifier: boolean;
 }
 
 export type DomainChoice = 'discover' | 'as-read';
@@ -246,7 +282,7 @@ export interface RunPlanView {
   /** Why the run cannot start (shown next to the disabled Run button); null when it can. */
   readonly reason: string | null;
   /** What needs fixing for the reason: lets the screen offer the fix right there. */
-  readonly blocker: 'settings' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  readonly blocker: 'settings' | 'header' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
   /** Each column's domain at release and its cost (the Schema step shows it). */
   readonly columns: readonly ColumnReleaseView[];
   readonly warnings: readonly string[];
@@ -255,6 +291,24 @@ export interface RunPlanView {
    * How the run's budget splits when its schema was read off the data (its columns are then
    * discovered privately after the reservation); null when every column is declared.
    */
+  /**
+   * The relative-error pass, when asked: its cost (ρ, its pure-DP ε, its share of the run's ρ,
+   * taken out of the synthesis) and the certificate's terms, all fixed before Run.
+   */
+  readonly certify: {
+    readonly zeta: number;
+    readonly share: number;
+    readonly beta: number;
+    readonly maxViolations: number;
+    readonly rho: number;
+    readonly epsilon: number;
+    readonly alpha: number;
+    /**
+     * With private discovery: the pass's share is of what discovery leaves, and m (so α) is
+     * known only after discovery; α here is from the schema as read (an estimate).
+     */
+    readonly approximate: boolean;
+  } | null;
   readonly discovery: {
     readonly share: number;
     readonly columns: number;
@@ -286,6 +340,7 @@ export interface RunView {
   readonly status: RunStatus;
   readonly startedAt: string;
   readonly endedAt: string | null;
+  /** The ε and δ the curator chose (discovery's and synthesis's shares are parts of its ρ). */
   readonly epsilon: number;
   readonly delta: number;
   readonly rho: number;
@@ -307,6 +362,11 @@ export interface RunView {
   readonly error: ApiErrorPayload | null;
   readonly warnings: readonly string[];
   readonly exported: ExportView | null;
+  /**
+   * The unit of privacy: "one row", or once the run has bounded the data "person, identified by
+   * column X, at most k rows each (k chosen privately)" (before that: "person, identified by column X").
+   */
+  readonly unit: string;
 }
 
 export interface ResultsView {
@@ -326,6 +386,26 @@ export interface ResultsView {
   readonly backend: string;
   readonly seedMode: 'secure' | 'insecure-seed';
   readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];
+  /**
+   * The public accuracy certificate of the relative-error pass (a DP output: it is in the
+   * manifest too), and the curator-only shares within its (ζ, α) before and after the pass.
+   */
+  readonly certificate: {
+    readonly zeta: number;
+    readonly alpha: number;
+    readonly beta: number;
+    readonly queries: number;
+    readonly clean: boolean;
+    readonly certifiedShare: number;
+    readonly rho: number;
+    readonly epsilon: number;
+    readonly share: number;
+    readonly scans: number;
+    readonly violationsFixed: number;
+    readonly statement: string;
+    readonly before: number | null;
+    readonly after: number | null;
+  } | null;
   readonly thresholds: readonly (ThresholdInput & { readonly error: number })[];
   readonly futureError: number | null;
   readonly roundedFutureError: number | null;
@@ -371,6 +451,26 @@ export interface ExportView {
   /** Web mode: URLs the browser fetches the files from. */
   readonly downloadUrl: string | null;
   readonly manifestUrl: string | null;
+  /** The two HTML reports written beside the CSV (null when they could not be written). */
+  readonly reports?: {
+    readonly publicPath: string;
+    readonly privatePath: string;
+    readonly publicUrl: string | null;
+    readonly privateUrl: string | null;
+  } | null;
+}
+
+/**
+ * A release's private report as kept with it (result store): the figures the Results step's
+ * verdict shows and the private HTML report itself, drawn from the same data.
+ */
+export interface ReleaseReportView {
+  readonly runId: string;
+  readonly releaseId: string;
+  readonly datasetName: string;
+  /** null: a release stored before reports were kept. */
+  readonly data: ReportData | null;
+  readonly privateHtml: string | null;
 }
 
 export interface DiscardOutcome {
@@ -407,6 +507,10 @@ export interface ReleaseView {
   /** Cumulative spend after this release, as ε at the cap's δ (null without a cap). */
   readonly cumulativeEpsilon: number | null;
   readonly cumulativeRho: number;
+  /** The unit of privacy: "one row", or "person (column X)" as the ledger event states it. */
+  readonly unit: string;
+  /** The plan in words, e.g. "table · mixed". */
+  readonly plan: string;
 }
 
 export interface LedgerDatasetView {
@@ -461,7 +565,11 @@ export interface ApiMethods {
   /** Electron: a native open dialog; null when the curator cancels. Web mode: an input error. */
   pickFile: [{ readonly purpose: 'data' }, { readonly path: string; readonly name: string } | null];
   openDataset: [OpenDatasetArg, DatasetView];
+  /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
+  setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];
+  /** How often each column's values repeat (curator only; the unit question's hint). */
+  unitHints: [DatasetRef, readonly UnitHint[]];
   setSchema: [DatasetRef & { readonly schema: SchemaInput }, DatasetView];
   importSchema: [DatasetRef & { readonly text: string; readonly fileName?: string }, DatasetView];
   exportSchema: [DatasetRef, TextFile];
@@ -511,7 +619,10 @@ export interface ApiMethods {
     readonly ThresholdInput[],
   ];
   runPlan: [DatasetRef & { readonly settings: RunSettingsInput }, RunPlanView];
-  setCap: [DatasetRef & { readonly epsilon: string; readonly delta?: string }, BudgetView];
+  setCap: [
+    DatasetRef & { readonly epsilon: string; readonly delta?: string; readonly unitColumn?: string },
+    BudgetView,
+  ];
   startRun: [DatasetRef & { readonly settings: RunSettingsInput }, RunView];
   runState: [Empty, RunView | null];
   cancelRun: [Empty, RunView | null];
@@ -520,11 +631,16 @@ export interface ApiMethods {
   exportRun: [RunRef & { readonly fileName?: string }, ExportOutcome];
   /** Finished releases not exported yet (kept in the result store, also across restarts), newest first. */
   pendingReleases: [Empty, readonly RunView[]];
+  releaseReport: [RunRef, ReleaseReportView];
+  /** Every release kept in the result store (exported or not), newest first. */
+  keptReleases: [Empty, readonly RunView[]];
   /** Drops a finished, unexported release's output for good; its spend stays counted. */
   discardRun: [RunRef & { readonly confirm: 'discard' }, DiscardOutcome];
   ledgerOverview: [Empty, LedgerOverview];
   ledgerVerify: [Empty, LedgerVerifyView];
   ledgerExport: [{ readonly format: 'csv' | 'json' }, TextFile];
+  /** One dataset's releases over time: CSV, or a printable HTML page. */
+  ledgerTimeline: [{ readonly fingerprint: string; readonly format: 'csv' | 'html' }, TextFile];
 }
 
 export type ApiMethod = keyof ApiMethods;

@@ -90,28 +90,34 @@ describe.skipIf(!chromiumAvailable())(
       await shot(page, 'bad-3-one-line');
     });
 
-    it('a file whose every row is ragged', async () => {
-      await refused(
-        'all-ragged.csv',
-        'all-ragged.csv: none of the 2 data rows could be loaded; most were rejected for: ' +
-          'row has 2 fields, expected 3 (2 rows, first at line 2).',
+    /** The Data step's table of rows kept as all-missing (one rule with `synth`). */
+    async function keptTable() {
+      const rows = await page.getByTestId('data-kept-missing').locator('tbody tr').all();
+      return Promise.all(
+        rows.map(async (r) => (await r.locator('td').allTextContents()).map((t) => t.trim())),
       );
+    }
+
+    it('a file whose every row is ragged: every row kept, every value missing (as synth keeps them)', async () => {
+      await openFile(page, file('all-ragged.csv'));
+      expect(await banner(page)).toBeNull();
+      expect(await stat(page, 'data-rows-read')).toBe('2');
+      expect(await stat(page, 'data-rows-rejected')).toBe('0');
+      expect(await keptTable()).toEqual([
+        ['row has 2 fields, expected 3 (kept, every value missing)', '2', '2'],
+      ]);
     });
 
-    it('ragged rows: rejected and counted by reason, the rest loads', async () => {
+    it('ragged rows: kept as records with every value missing and counted by reason, as synth does', async () => {
       const before = counts();
       await openFile(page, file('ragged.csv'));
       expect(await banner(page)).toBeNull();
       expect(await stat(page, 'data-rows-read')).toBe('6');
-      expect(await stat(page, 'data-rows-accepted')).toBe('4');
-      expect(await stat(page, 'data-rows-rejected')).toBe('2');
-      const rows = await page.getByTestId('data-rejected').locator('tbody tr').all();
-      const table = await Promise.all(
-        rows.map(async (r) => (await r.locator('td').allTextContents()).map((t) => t.trim())),
-      );
-      expect(table).toEqual([
-        ['row has 2 fields, expected 3', '1', '3'],
-        ['row has 4 fields, expected 3', '1', '4'],
+      expect(await stat(page, 'data-rows-accepted')).toBe('6');
+      expect(await stat(page, 'data-rows-rejected')).toBe('0');
+      expect(await keptTable()).toEqual([
+        ['row has 2 fields, expected 3 (kept, every value missing)', '1', '3'],
+        ['row has 4 fields, expected 3 (kept, every value missing)', '1', '4'],
       ]);
       expect(counts()).toEqual(before);
       await shot(page, 'bad-4-ragged');

@@ -153,7 +153,13 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
     expect(await page.getByTestId('export-failure').count()).toBe(0);
     expect(ledgerCounts(host.ledgerPath).byStatus).toEqual({ committed: [releaseId] });
     expect(filesUnder(exportsDir).sort()).toEqual(
-      [join(runId, 'people-synthetic.csv'), join(runId, 'people-synthetic.manifest.json')].sort(),
+      [
+        join(runId, 'people-synthetic.csv'),
+        join(runId, 'people-synthetic.manifest.json'),
+        // The release reports, written beside the CSV once the release is committed.
+        join(runId, 'people-synthetic.report.html'),
+        join(runId, 'people-synthetic.REPORT.private.html'),
+      ].sort(),
     );
     await shot(page, 'export-3-retry');
   });

@@ -37,7 +37,7 @@ async function host(dir: string): Promise<RunningHost> {
 
 async function session(h: RunningHost): Promise<string> {
   const path = await uploadFile(h, 'people.csv', peopleCsv());
-  const opened = await callApi(h, 'openDataset', { path, name: 'people.csv' });
+  const opened = await callApi(h, 'openDataset', { path, name: 'people.csv', header: 'yes' });
   if (!opened.ok) throw new Error(opened.error.message);
   const datasetId = opened.result.id;
   await callApi(h, 'setWorkload', {

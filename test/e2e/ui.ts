@@ -73,6 +73,11 @@ export async function openFile(page: Page, file: string, opts: { domain?: string
     180_000,
     200,
   );
+  // A header found by a guess is asked about; these files have one.
+  if ((await page.getByTestId('data-header-ask').count()) > 0) {
+    await page.getByTestId('data-header-yes').click();
+    await page.getByTestId('data-header-ask').waitFor({ state: 'detached', timeout: 30_000 });
+  }
 }
 
 /** The text of an element if it is on the page now (no auto-waiting), else null. */

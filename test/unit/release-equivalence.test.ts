@@ -72,7 +72,7 @@ describe('the CLI and the app release through one pipeline', { timeout: CLI_TIME
       dispatch(services, m, arg) as Promise<ApiResult<M>>;
     const upload = path.join(workDir, 'uploads', '0', 'people.csv');
     writeFileSync(upload, dataCsv());
-    const opened = await call('openDataset', { path: upload });
+    const opened = await call('openDataset', { path: upload, header: 'yes' });
     // One schema text and one workload text for both: the app imports them, the CLI reads them.
     // Declared on purpose (a schema read off the data would be refused, or discovered privately).
     const schemaText = (await call('exportSchema', { datasetId: opened.id })).text.replace(

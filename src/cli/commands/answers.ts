@@ -9,9 +9,10 @@
  */
 import { endianness } from 'node:os';
 import { type Command, Option } from 'commander';
-import { writeFileAtomic } from '../../core/data/atomic-write.ts';
+import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { loadCsv } from '../../core/data/load.ts';
 import { domainSizes, type EncodedDataset, type Schema } from '../../core/data/schema.ts';
+import { isKeptAsMissing } from '../../core/data/table.ts';
 import { assertTableFits, exactThresholdAnswers } from '../../core/workload/exact.ts';
 import { thresholdSizes, totalQueryCount } from '../../core/workload/queries.ts';
 import type { Workload } from '../../core/workload/types.ts';
@@ -68,8 +69,12 @@ function formatOf(opts: AnswersOptions): AnswersFormat {
 }
 
 async function loadData(opts: AnswersOptions): Promise<EncodedDataset> {
-  const loaded = await loadCsv(opts.data, { schema: await schemaFromOptions(opts) });
-  const rejected = loaded.summary.rejected.reduce((s, r) => s + r.count, 0);
+  // The release's rule for rows of the wrong width (kept, every value missing), so that the exact
+  // answers are over the same n records as a release of this file.
+  const loaded = await loadCsv(opts.data, { schema: await schemaFromOptions(opts), raggedAsMissing: true });
+  const rejected = loaded.summary.rejected
+    .filter((r) => !isKeptAsMissing(r.reason))
+    .reduce((s, r) => s + r.count, 0);
   if (rejected > 0) {
     process.stderr.write(
       `rap-studio: ${rejected} of ${loaded.summary.rowsRead} rows of ${opts.data} were rejected (see rap-studio schema); ` +
@@ -88,7 +93,10 @@ export async function answersCommand(opts: AnswersOptions): Promise<void> {
     assertTableFits(thresholdSizes(t, sizes), `${opts.workload}: thresholds[${i}]`);
   });
   const format = formatOf(opts);
-  await writeFileAtomic(opts.out, format === 'bin' ? binChunks(data, w) : jsonChunks(data, w, data.schema));
+  // Exact statistics of the private data: readable by the owner alone.
+  await writeFileAtomic(opts.out, format === 'bin' ? binChunks(data, w) : jsonChunks(data, w, data.schema), {
+    mode: PRIVATE_FILE_MODE,
+  });
   process.stderr.write(
     `rap-studio: wrote ${totalQueryCount(w, sizes)} answers (${format}) to ${opts.out}\n` +
       `rap-studio: warning: ${opts.out} holds EXACT, non-private statistics of the private data; ` +

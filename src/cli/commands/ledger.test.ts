@@ -125,7 +125,9 @@ describe('rap-studio ledger', () => {
     const target = path.join(path.dirname(ledger), 'ledger.json');
     expect(await cli('export', '--format', 'json', '--out', target, '--ledger', ledger)).toBe('');
     expect(JSON.parse(readFileSync(target, 'utf8')).events).toHaveLength(2);
-    expect(await cli('export', '--format', 'csv', '--ledger', ledger)).toMatch(/^id,dataset_fingerprint,/);
+    expect(await cli('export', '--format', 'csv', '--ledger', ledger)).toMatch(
+      /^id,dataset_keyed_fingerprint,/,
+    );
     await expect(cli('export', '--format', 'xml', '--ledger', ledger)).rejects.toThrow(/Allowed choices/);
   });
 

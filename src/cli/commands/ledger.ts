@@ -10,8 +10,9 @@ import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
 import { describeDataset, fmt } from '../../core/ledger/budget.ts';
-import { LedgerAnchorError } from '../../core/ledger/errors.ts';
-import { Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
+import { asLedgerError, LedgerAnchorError } from '../../core/ledger/errors.ts';
+import { keyPathFor } from '../../core/ledger/key.ts';
+import { BUSY_TIMEOUT_MS, Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import {
   type BudgetTotals,
@@ -41,7 +42,9 @@ export function register(program: Command): void {
     .description('datasets with their budget, and every release')
     .option('--json', 'machine-readable output')
     .addOption(ledgerOption())
-    .action((opts: LedgerOpts & { json?: boolean }) => withLedger(opts, (l) => list(l, opts.json === true)));
+    .action((opts: LedgerOpts & { json?: boolean }) =>
+      withLedger(opts, (l) => list(l, opts.json === true), READ_ONLY),
+    );
 
   ledger
     .command('show')
@@ -50,7 +53,7 @@ export function register(program: Command): void {
     .option('--json', 'machine-readable output')
     .addOption(ledgerOption())
     .action((id: string, opts: LedgerOpts & { json?: boolean }) =>
-      withLedger(opts, (l) => show(l, id, opts.json === true)),
+      withLedger(opts, (l) => show(l, id, opts.json === true), READ_ONLY),
     );
 
   ledger
@@ -59,14 +62,31 @@ export function register(program: Command): void {
     .requiredOption('--dataset <file>', 'the dataset file (identified by its SHA-256)')
     .requiredOption('--epsilon <E>', 'the cap ε')
     .requiredOption('--delta <D>', 'the cap δ')
-    .option('--name <name>', 'display name when the dataset is new (default: the file name)')
+    .option(
+      '--name <name>',
+      "the dataset: a known dataset's name (the file then spends its budget) or a new name (default: the file name)",
+    )
+    .option(
+      '--unit-column <column>',
+      'the budget is per person, identified by this column (one person, several rows); default per row. Fixed with the cap: releases at another unit are refused',
+    )
     .addOption(ledgerOption())
-    .action(async (opts: LedgerOpts & { dataset: string; epsilon: string; delta: string; name?: string }) => {
-      const epsilon = parseFinite('--epsilon', opts.epsilon);
-      const delta = parseFinite('--delta', opts.delta);
-      const fingerprint = await fingerprintFile(opts.dataset);
-      withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
-    });
+    .action(
+      async (
+        opts: LedgerOpts & {
+          dataset: string;
+          epsilon: string;
+          delta: string;
+          name?: string;
+          unitColumn?: string;
+        },
+      ) => {
+        const epsilon = parseFinite('--epsilon', opts.epsilon);
+        const delta = parseFinite('--delta', opts.delta);
+        const fingerprint = await fingerprintFile(opts.dataset);
+        withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
+      },
+    );
 
   ledger
     .command('verify')
@@ -87,13 +107,20 @@ export function register(program: Command): void {
     .option('--out <file>', 'write to FILE instead of standard output')
     .addOption(ledgerOption())
     .action((opts: LedgerOpts & { format: 'csv' | 'json'; out?: string }) =>
-      withLedger(opts, (l) => {
-        const text = l.export(opts.format);
-        if (opts.out) writeFileSync(opts.out, text);
-        else process.stdout.write(text);
-      }),
+      withLedger(
+        opts,
+        (l) => {
+          const text = l.export(opts.format);
+          if (opts.out) writeFileSync(opts.out, text);
+          else process.stdout.write(text);
+        },
+        READ_ONLY,
+      ),
     );
 }
+
+/** The commands that only read: a missing or empty file is refused, never created (a mistyped path). */
+const READ_ONLY: OpenOptions = { create: false };
 
 function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T, openOpts: OpenOptions = {}): T {
   const l = Ledger.open(opts.ledger ?? defaultLedgerPath(), {
@@ -102,6 +129,9 @@ function withLedger<T>(opts: LedgerOpts, fn: (l: Ledger) => T, openOpts: OpenOpt
   });
   try {
     return fn(l);
+  } catch (err) {
+    // A damaged page read by the command (not at open) gets the typed message too.
+    throw asLedgerError(err, l.file, BUSY_TIMEOUT_MS);
   } finally {
     l.close();
   }
@@ -158,8 +188,15 @@ function releaseLine(r: ReleaseRecord, dataset: string): string {
     `ε=${fmt(r.epsilon)} δ=${fmt(r.delta)} ρ=${fmt(r.rho)}`,
     `T=${p.rounds} K=${p.perRound} n'=${p.rows}`,
     SCHEMA_ORIGIN_WORDS[r.schema.origin],
+    ...(unitColumn(p) ? [`unit: person (column ${unitColumn(p)})`] : []),
     ...(r.seedMode === 'insecure-seed' ? ['insecure-seed: NOT a release'] : []),
   ].join('  ');
+}
+
+/** The identifier column of a person-level release (its params.unit), or undefined (per row). */
+function unitColumn(params: ReleaseRecord['params']): string | undefined {
+  const column = (params as { unit?: { column?: unknown } }).unit?.column;
+  return typeof column === 'string' ? column : undefined;
 }
 
 function findRelease(l: Ledger, id: string): ReleaseRecord {
@@ -204,20 +241,31 @@ function show(l: Ledger, id: string, json: boolean): void {
 
 function setCap(
   l: Ledger,
-  o: { dataset: string; fingerprint: string; epsilon: number; delta: number; name?: string },
+  o: {
+    dataset: string;
+    fingerprint: string;
+    epsilon: number;
+    delta: number;
+    name?: string;
+    unitColumn?: string;
+  },
 ): void {
   // rows = 0: not known until the first run parses the file and registers it (ensureDataset).
+  // --name names the dataset: a new file named after a known dataset caps that dataset.
   const name = o.name ?? path.basename(o.dataset);
-  l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0 });
-  const d = l.setCap(o.fingerprint, o.epsilon, o.delta);
+  const known = l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0, chosen: o.name !== undefined });
+  const d = l.setCap(known.fingerprint, o.epsilon, o.delta, o.unitColumn);
   out(`Cap set for ${datasetLine(d)}`);
+  out(
+    `  unit: ${o.unitColumn === undefined ? 'one row' : `one person, identified by column ${o.unitColumn}`}`,
+  );
   out(`  ${budgetLine(l.totals(d.fingerprint))}`);
 }
 
 /** Opens without refusing on the anchor, so a rolled-back or rewritten file is reported as a failure. */
 function verifyCommand(opts: LedgerOpts): void {
   try {
-    withLedger(opts, verify, { anchorCheck: 'report' });
+    withLedger(opts, verify, { ...READ_ONLY, anchorCheck: 'report' });
   } catch (err) {
     // Only a missing ledger is refused even in report mode (nothing is created in its place).
     if (err instanceof LedgerAnchorError)
@@ -236,5 +284,10 @@ function verify(l: Ledger): void {
   }
   out(`Ledger ${l.file} verified: ${result.rows} events, hash chain intact, every record matches it.`);
   out(`Head hash: ${result.headHash}`);
+  // What release manifests carry: the same, keyed with the ledger's secret key (core/ledger/key.ts).
+  const pub = l.identity();
+  out(
+    `As in manifests (keyed with ${keyPathFor(l.file)}): id ${pub.ledgerId ?? '-'}, head ${pub.headHash ?? '-'}`,
+  );
   if (result.anchor) out(`Anchor: ${result.anchor.status} — ${result.anchor.message}`);
 }

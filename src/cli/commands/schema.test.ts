@@ -76,6 +76,10 @@ describe('rap-studio schema infer', () => {
     const ragged = dir.file('ragged.csv', 'a,b\nx,1\ny\nz,2\n');
     const { err } = await run('schema', 'infer', ragged);
     expect(err).toContain('rejected rows:\n  1 rows: row has 1 fields, expected 2 (first at line 3)\n');
+    // The release's one rule for such rows, stated where the curator sees them rejected.
+    expect(err).toContain(
+      'a release (rap-studio synth, the app) keeps a row with the wrong number of fields as a record with every value missing',
+    );
   });
 
   it('fails with an InputError for bad input', async () => {

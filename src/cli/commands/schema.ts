@@ -4,7 +4,7 @@
  * (which, when inferred, is itself derived from the data — hence the warning).
  */
 import type { Command } from 'commander';
-import { writeFileAtomic } from '../../core/data/atomic-write.ts';
+import { PRIVATE_FILE_MODE, writeFileAtomic } from '../../core/data/atomic-write.ts';
 import type { HeaderMode } from '../../core/data/header.ts';
 import { INFER_DEFAULTS, inferSchema } from '../../core/data/infer.ts';
 import { layoutOf } from '../../core/data/onehot.ts';
@@ -25,10 +25,10 @@ interface InferFlags {
   numericCategoryLimit: number;
 }
 
-/** Writes `text` to `out` atomically, or to stdout when no file is given. */
-async function emit(text: string, out: string | undefined): Promise<void> {
+/** Writes `text` to `out` atomically (with `mode` when new), or to stdout when no file is given. */
+async function emit(text: string, out: string | undefined, mode?: number): Promise<void> {
   if (out === undefined) process.stdout.write(text);
-  else await writeFileAtomic(out, text);
+  else await writeFileAtomic(out, text, { mode });
 }
 
 function rejectedLines(rejected: readonly RejectedRows[]): string {
@@ -45,7 +45,8 @@ async function inferCommand(data: string, flags: InferFlags): Promise<void> {
     numericBins: flags.bins,
     numericCategoryLimit: flags.numericCategoryLimit,
   });
-  await emit(schemaToJson(schema), flags.out);
+  // Read off the private data: readable by the owner alone.
+  await emit(schemaToJson(schema), flags.out, PRIVATE_FILE_MODE);
   const accepted = table.rowsRead - rejections.total;
   process.stderr.write(
     `warning: this schema was inferred from the private data in ${data}: its categories and value ranges ` +
@@ -55,7 +56,12 @@ async function inferCommand(data: string, flags: InferFlags): Promise<void> {
       `rows used (${table.hasHeader ? 'header row read' : 'no header row'}, delimiter ${JSON.stringify(table.delimiter)})` +
       (flags.out ? `; written to ${flags.out}` : '') +
       '\n' +
-      (rejections.total > 0 ? `rejected rows:\n${rejectedLines(rejections.list())}` : ''),
+      (rejections.total > 0 ? `rejected rows:\n${rejectedLines(rejections.list())}` : '') +
+      (rejections.list().some((r) => r.reason.startsWith('row has '))
+        ? 'note: a release (rap-studio synth, the app) keeps a row with the wrong number of fields as a record ' +
+          "with every value missing, so n is the file's record count; declare a missing category for the columns, " +
+          'or fix the rows.\n'
+        : ''),
   );
 }
 
@@ -85,7 +91,7 @@ export function register(program: Command): void {
     .argument('<data>', 'CSV file (delimiter , ; or tab)')
     .option('-o, --out <file>', 'write the schema JSON to this file (atomically) instead of stdout')
     .option('--header', 'the first row names the columns (default: guess)')
-    .option('--no-header', 'the file has no header row: columns are col1…colN unless --columns')
+    .option('--no-header', 'the file has no header row: columns are column_1…column_N unless --columns')
     .option('--columns <names>', 'comma-separated column names', commaList)
     .option('--missing <markers>', "comma-separated missing-value markers (default '?,,NA')", commaList)
     .option(

@@ -17,20 +17,31 @@ import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
 import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
+import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
-import { BACKENDS, IMPORTANCE, RELAXATIONS, SELECTIONS } from '../../core/input/choices.ts';
-import { parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
+import {
+  BACKENDS,
+  HEADER_CHOICES,
+  HEADER_VALUE,
+  IMPORTANCE,
+  RELAXATIONS,
+  SELECTIONS,
+} from '../../core/input/choices.ts';
+import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
   prepare,
   type ReleasePaths,
   type ReleaseSpec,
+  releaseColumnNames,
   releaseStraightThrough,
 } from '../../core/release/release.ts';
+import { reportPathsFor, writeReportsBeside } from '../../core/release/report/index.ts';
 import {
   dataSource,
   parseRunSettings,
@@ -75,6 +86,13 @@ export interface SynthFlags {
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
   force?: boolean;
+  certify?: string;
+  certifyShare?: string;
+  certifyBeta?: string;
+  certifyViolations?: string;
+  header?: string;
+  unitColumn?: string;
+  rowsPerPerson?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -109,6 +127,10 @@ export const SETTING_FLAGS: Readonly<Record<SettingName, string>> = {
   relaxation: '--relaxation',
   importance: '--importance',
   seed: '--seed',
+  certify: '--certify',
+  certifyShare: '--certify-share',
+  certifyBeta: '--certify-beta',
+  certifyViolations: '--certify-violations',
 };
 
 /** The flags as the spec module's text settings (the app's fields give the same). */
@@ -129,6 +151,10 @@ export function settingsText(flags: SynthFlags): RunSettingsText {
     relaxation: flags.relaxation,
     importance: flags.importance,
     seed: flags.seed,
+    certify: flags.certify,
+    certifyShare: flags.certifyShare,
+    certifyBeta: flags.certifyBeta,
+    certifyViolations: flags.certifyViolations,
   };
 }
 
@@ -164,20 +190,26 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
             flags.budgetDelta === undefined ? undefined : parseDelta('--budget-delta', flags.budgetDelta),
         };
   const source = await sourceFromFlags(flags);
+  const unit = await unitFromFlags(flags, source);
   // Workload features are column names: resolved against the declared schema, or, with
   // discovery, against the header (placeholder domains until discovery, after the reservation).
-  const names = await workloadSchema(source);
-  const workload = await readWorkloadFile(flags.workload, names);
+  // With a unit column, against the header with the unit column, which no threshold may name.
+  const names = unit ? unit.withUnit : await workloadSchema(source);
+  const readWorkload = async (file: string) => {
+    const w = await readWorkloadFile(file, names);
+    return unit ? workloadWithoutUnit(w, unit.index, unit.spec.column) : w;
+  };
+  const workload = await readWorkload(flags.workload);
   const spec = releaseSpec(settings, {
     source,
     datasetName: flags.name,
     workload,
-    history: flags.history === undefined ? undefined : await readWorkloadFile(flags.history, names),
-    columns: names.columns.length,
-    evalWorkload:
-      flags.evalWorkload === undefined ? undefined : await readWorkloadFile(flags.evalWorkload, names),
+    history: flags.history === undefined ? undefined : await readWorkload(flags.history),
+    columns: names.columns.length - (unit ? 1 : 0),
+    evalWorkload: flags.evalWorkload === undefined ? undefined : await readWorkload(flags.evalWorkload),
     budgetCap,
     allowNonPrivateDomain: flags.allowNonPrivateDomain === true,
+    ...(unit ? { unit: unit.spec } : {}),
   });
   return {
     ...spec,
@@ -185,6 +217,36 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
     reportPath: flags.report ?? `${flags.out.replace(/\.csv$/i, '')}.REPORT.private.json`,
     replace: flags.force === true,
   };
+}
+
+/** --unit-column COL [--rows-per-person k|private]: the person as the unit (default k: private). */
+async function unitFromFlags(flags: SynthFlags, source: DataSource) {
+  if (flags.unitColumn === undefined) {
+    if (flags.rowsPerPerson !== undefined)
+      throw new InputError('--rows-per-person goes with --unit-column <column>');
+    return undefined;
+  }
+  const spec: UnitSpec = { column: flags.unitColumn, bound: parseRowsPerPerson(flags.rowsPerPerson) };
+  const { header } = await readTableHeader(
+    source.path,
+    source.header === undefined ? {} : { header: source.header },
+  );
+  checkUnitColumn(source.path, spec, header, source.schema);
+  // The release's columns are the header's in order, the unit column left out (release/person.ts).
+  return {
+    spec,
+    index: header.indexOf(spec.column),
+    withUnit: provisionalSchema(header, source.schema.columns),
+  };
+}
+
+function parseRowsPerPerson(text: string | undefined): number | 'private' {
+  if (text === undefined || text === 'private') return 'private';
+  const k = Number(text);
+  if (!(Number.isSafeInteger(k) && k >= 1)) {
+    throw new InputError(`--rows-per-person must be an integer >= 1 or "private", got "${text}"`);
+  }
+  return k;
 }
 
 /**
@@ -195,6 +257,14 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
+  const header =
+    flags.header === undefined
+      ? {}
+      : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
+  return { ...(await sourceWithoutHeader(flags)), ...header };
+}
+
+async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
   const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
   if (flags.domain !== undefined || flags.schema !== undefined) {
     const schema = await schemaFromOptions(flags);
@@ -225,11 +295,7 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
 
 async function workloadSchema(source: DataSource): Promise<Schema> {
   if (!source.discover) return source.schema;
-  const { header } = await readTableHeader(
-    source.path,
-    source.header === undefined ? {} : { header: source.header },
-  );
-  return provisionalSchema(header, source.schema.columns);
+  return provisionalSchema(await releaseColumnNames(source.path, source.header), source.schema.columns);
 }
 
 function parseShare(text: string): number {
@@ -325,18 +391,49 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   process.on('SIGTERM', onSignal);
   const bar = progressBar(spec.overrides?.maxSteps ?? DEFAULT_TUNING.maxSteps);
   try {
-    const { release, report } = await releaseStraightThrough(ledger, spec, spec, {
-      signal: cancel.signal,
-      onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
-      onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
-      onProgress: (e) => bar.update(e),
-    });
+    // The HTML reports are drawn after the commit; their paths are checked before reserving too.
+    const html = reportPathsFor(path.resolve(spec.outPath));
+    const later = [
+      { what: 'public HTML report', path: html.publicHtml },
+      { what: 'private HTML report', path: html.privateHtml },
+    ] as const;
+    const { release, report, finished, manifestPath } = await releaseStraightThrough(
+      ledger,
+      spec,
+      { ...spec, later },
+      {
+        signal: cancel.signal,
+        onWarning: (w) => process.stderr.write(`warning: ${w.message}\n`),
+        onReserved: (r) => process.stderr.write(`reserved release ${r.id} (ledger ${ledger.file})\n`),
+        onProgress: (e) => bar.update(e),
+      },
+    );
     bar.complete();
     bar.stop();
+    const shown = (p: string) => path.relative('.', p) || p;
     process.stdout.write(
-      `released ${release.id}: ${report.output.rows} synthetic rows → ${path.relative('.', report.output.path) || report.output.path} ` +
+      `released ${release.id}: ${report.output.rows} synthetic rows → ${shown(report.output.path)} ` +
         `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
     );
+    // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
+    if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
+    // Committed: a report that cannot be written now can be drawn again with `rap-studio report`.
+    try {
+      const html = await writeReportsBeside(finished, {
+        csvPath: report.output.path,
+        manifestPath,
+        reportJsonPath: path.resolve(spec.reportPath),
+        replace: spec.replace === true,
+      });
+      process.stdout.write(
+        `reports: ${shown(html.publicHtml)} (public, publish it with the CSV); ${shown(html.privateHtml)} (private, yours only)\n`,
+      );
+    } catch (err) {
+      process.stderr.write(
+        `warning: the HTML reports were not written (${(err as Error).message}); release ${release.id} is committed: ` +
+          `draw them with \`rap-studio report ${release.id}\`\n`,
+      );
+    }
   } finally {
     bar.stop();
     process.off('SIGINT', onSignal);
@@ -352,6 +449,10 @@ export function register(program: Command): void {
       'release differentially private synthetic data (RAP); reserves the budget in the ledger first',
     )
     .requiredOption('--data <file>', 'the private CSV')
+    .option(
+      '--header <yes|no>',
+      'whether the first row names the columns; needed when it looks like a header and no --schema/--domain names them (a release never publishes guessed names; without a header the columns are column_1…column_N)',
+    )
     .option(
       '--schema <file>',
       'declared schema file (rap-studio-schema JSON); without it, every column is discovered privately',
@@ -416,6 +517,16 @@ export function register(program: Command): void {
       'the historical workload for --importance history; default the --workload itself',
     )
     .option('--threads <n>', 'CPU kernel threads; default every core (the result does not depend on it)')
+    .option(
+      '--certify <ζ>',
+      'relative-error pass after RAP (PREM) at margin ζ (0 < ζ < 1), with a public accuracy certificate in the manifest',
+    )
+    .option(
+      '--certify-share <s>',
+      `share of the engine's budget the pass spends (taken out of the synthesis; the ledger charges the same total); default ${DEFAULT_CERTIFY_SHARE}`,
+    )
+    .option('--certify-beta <β>', "the certificate's failure probability β; default 0.05")
+    .option('--certify-violations <c>', 'how many violations the pass may find and feed back (c); default 3')
     .requiredOption('--out <file>', 'synthetic CSV to write')
     .option(
       '--report <file>',
@@ -426,12 +537,25 @@ export function register(program: Command): void {
       "replace existing output files (never the input, never a committed release's CSV); default: refuse, before anything is reserved",
     )
     .option('--ledger <path>', `privacy budget ledger; default ${defaultLedgerPath()}`)
-    .option('--name <name>', 'dataset name for the ledger; default the data file name')
+    .option(
+      '--name <name>',
+      "the dataset whose budget this release spends: a known dataset's name or alias (a new or re-saved " +
+        'file then spends that budget), or a new name for a new dataset; default the data file name, and a ' +
+        'new file that looks like a known dataset (same columns, similar record count) is refused until you choose',
+    )
     .option('--seed <integer>', 'reproducible randomness (needs --insecure-seed)')
     .option('--insecure-seed', 'allow --seed: tests and benchmarks only, NOT private-grade randomness')
     .option('--budget-epsilon <ε>', "set the dataset's budget cap if it has none yet (needs --confirm-cap)")
     .option('--confirm-cap', 'confirm that --budget-epsilon sets the budget cap on purpose')
     .option('--budget-delta <δ>', "δ of the cap; default this run's δ")
+    .option(
+      '--unit-column <column>',
+      'the column that identifies the person when one person can have several rows: privacy protects a person (all their rows), the column is never released',
+    )
+    .option(
+      '--rows-per-person <k|private>',
+      'with --unit-column: at most k rows per person enter the release (a secure random sample of a person with more); "private" (the default) chooses k from a noisy histogram at 5% of the budget',
+    )
     .option(
       '--dry-run',
       'print the plan and, per discovered column, which categories will merge into "(other)" at this ε; reserves nothing',

@@ -7,10 +7,11 @@ import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
 import { domainSizes, type Schema } from '../../core/data/schema.ts';
 import { readSchemaFile } from '../../core/data/schema-file.ts';
-import { readTableHeader } from '../../core/data/table.ts';
 import { InputError } from '../../core/errors.ts';
+import { HEADER_CHOICES, HEADER_VALUE } from '../../core/input/choices.ts';
 import { readTextFile } from '../../core/input/files.ts';
-import { integerAtLeast } from '../../core/input/numbers.ts';
+import { integerAtLeast, parseChoice } from '../../core/input/numbers.ts';
+import { releaseColumnNames } from '../../core/release/release.ts';
 import { DEFAULT_WORKLOAD_WEIGHT, defaultWorkloadFor } from '../../core/workload/default.ts';
 import { futureWorkload } from '../../core/workload/future.ts';
 import { type FeatureDistribution, randomWorkload } from '../../core/workload/random.ts';
@@ -56,6 +57,7 @@ interface RandomOptions {
   schema?: string;
   domain?: string;
   data?: string;
+  header?: string;
   k: number;
   r: number;
   size: number;
@@ -80,7 +82,12 @@ async function randomFromHeader(opts: RandomOptions & { data: string }): Promise
   if (opts.drift !== undefined || opts.from !== undefined) {
     throw new InputError('--drift and --from need --schema or --domain');
   }
-  const { header } = await readTableHeader(opts.data);
+  // The names a release would publish: a guessed header row is refused there, so here too.
+  const said =
+    opts.header === undefined
+      ? undefined
+      : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
+  const header = await releaseColumnNames(opts.data, said);
   const w = randomWorkload({
     numFeatures: header.length,
     k: opts.k,
@@ -132,8 +139,18 @@ async function randomCommand(opts: RandomOptions): Promise<void> {
 }
 
 /** Every 2-way marginal (plus 3-way with the target): from the column names only. */
-async function defaultCommand(opts: { data: string; target?: string; out: string }): Promise<void> {
-  const { header } = await readTableHeader(opts.data);
+async function defaultCommand(opts: {
+  data: string;
+  header?: string;
+  target?: string;
+  out: string;
+}): Promise<void> {
+  // The names a release would publish: a guessed header row is refused there, so here too.
+  const said =
+    opts.header === undefined
+      ? undefined
+      : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
+  const header = await releaseColumnNames(opts.data, said);
   const w = defaultWorkloadFor(header, opts.target, opts.data);
   await writeFileAtomic(opts.out, workloadToJson(w, header));
   const pairs = w.thresholds.filter((t) => t.features.length === 2).length;
@@ -169,6 +186,10 @@ export function register(program: Command): void {
     .option('--schema <file>', 'schema file (rap-studio-schema JSON)')
     .option('--domain <file>', 'benchmark domain file {"column": size, …}')
     .option('--data <csv>', 'the data file: draw from its column names only (no domain needed)')
+    .option(
+      '--header <yes|no>',
+      'with --data: whether its first row names the columns (asked when it looks like a header)',
+    )
     .requiredOption('--k <k>', 'features per threshold', parseIntegerOption(1))
     .requiredOption(
       '--r <r>',
@@ -213,9 +234,13 @@ export function register(program: Command): void {
       'the workload for no analysis in mind: every 2-way marginal, plus every 3-way marginal with --target; weight 1 each',
     )
     .requiredOption('--data <csv>', 'the data file: only its column names are read')
+    .option(
+      '--header <yes|no>',
+      'whether its first row names the columns (asked when it looks like a header)',
+    )
     .option('--target <column>', 'a target column: also every 3-way marginal of two other columns with it')
     .requiredOption('--out <file>', 'workload file to write')
-    .action((opts: { data: string; target?: string; out: string }) => defaultCommand(opts));
+    .action((opts: { data: string; header?: string; target?: string; out: string }) => defaultCommand(opts));
   workload
     .command('stats')
     .description('validate a workload file and print its size and SHA-256')

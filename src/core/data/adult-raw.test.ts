@@ -79,7 +79,7 @@ describe.skipIf(!adult)('adult-raw/adult.data (needs ../shared/datasets/adult-ra
     expect(mismatches.slice(0, 5)).toEqual([]);
   });
 
-  it('loads the same codes without its header row, named by `columns` or col1…col15', async () => {
+  it('loads the same codes without its header row, named by `columns` or column_1…column_15', async () => {
     const lines = readFileSync(adult!, 'utf8').split('\n');
     const bare = dir.file('adult-noheader.data', lines.slice(1).join('\n'));
     const withHeader = loaded;
@@ -91,7 +91,7 @@ describe.skipIf(!adult)('adult-raw/adult.data (needs ../shared/datasets/adult-ra
       a.every((col, j) => Buffer.from(col as Uint8Array).equals(Buffer.from(b[j] as Uint8Array)));
     expect(same(named.dataset.codes, withHeader.dataset.codes)).toBe(true);
     const guessed = await loadCsv(bare, { schema: { ...withHeader.dataset.schema, origin: 'declared' } });
-    expect(guessed.header[0]).toBe('col1');
+    expect(guessed.header[0]).toBe('column_1');
     expect(same(guessed.dataset.codes, withHeader.dataset.codes)).toBe(true);
   });
 });

@@ -9,6 +9,14 @@ import { basename, dirname, join } from 'node:path';
 type Chunk = string | Uint8Array;
 
 /**
+ * The mode of a file that holds private values or exact statistics of them (the private report,
+ * exact answers, an inferred schema, the ledger and its key): the owner alone may read it.
+ */
+export const PRIVATE_FILE_MODE = 0o600;
+/** The mode of a folder created for such files. */
+export const PRIVATE_DIR_MODE = 0o700;
+
+/**
  * Writes every byte of `chunk`. A write may be short (a full disk can accept part of a buffer
  * before it fails); looping until all bytes are written, or the write throws, means a short
  * file is never renamed into place.

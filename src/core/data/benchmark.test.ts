@@ -8,6 +8,17 @@ const dir = tempDir();
 afterAll(() => dir.remove());
 
 describe('parseDomainJson', () => {
+  it('refuses a domain of 4·10⁹ before building any category list, naming the 100,000 limit', () => {
+    const text = JSON.stringify({ age: 4_000_000_000, sex: 2 });
+    expect(() => parseDomainJson(text, 'd.json')).toThrow(
+      /"age": must be at most 100,000 \(RAP Studio's limit/,
+    );
+    expect(() => parseDomainJson(JSON.stringify({ a: 100_001, b: 2 }), 'd.json')).toThrow(/at most 100,000/);
+    expect(parseDomainJson(JSON.stringify({ a: 100_000, b: 2 }), 'd.json').columns[0]).toMatchObject({
+      categories: { length: 100_000 },
+    });
+  });
+
   it('makes categorical columns 0..size-1 in the file order, declared', () => {
     const schema = parseDomainJson('{"b": 2, "a": 3}', 'd.json');
     expect(schema.origin).toBe('declared');

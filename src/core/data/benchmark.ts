@@ -9,10 +9,19 @@ import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import { loadCsv } from './load.ts';
-import { SCHEMA_VERSION, type Schema } from './schema.ts';
+import { MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema } from './schema.ts';
 
 const domainJson = z
-  .record(z.string().min(1), z.int('must be an integer').positive('must be a positive integer'))
+  .record(
+    z.string().min(1),
+    z
+      .int('must be an integer')
+      .positive('must be a positive integer')
+      .max(
+        MAX_DOMAIN_SIZE,
+        `must be at most ${MAX_DOMAIN_SIZE.toLocaleString('en-US')} (RAP Studio's limit on the categories of one column)`,
+      ),
+  )
   .refine((d) => Object.keys(d).length >= 2, 'needs at least two columns');
 
 /** Parses a domain file's text into a declared schema. */

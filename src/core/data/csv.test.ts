@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import Papa from 'papaparse';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { InputError } from '../errors.ts';
 import {
   type CsvProgress,
@@ -243,6 +244,30 @@ describe('readCsvRecords', () => {
 });
 
 describe('writeCsv', () => {
+  it('holds at most 200,000 cells of a wide table at once (10,000 rows of 2,000 columns were 1.6 GB)', async () => {
+    const spy = vi.spyOn(Papa, 'unparse');
+    try {
+      const width = 2000;
+      const rows = Array.from({ length: 1000 }, (_, i) =>
+        Array.from({ length: width }, (_, j) => String((i + j) % 7)),
+      );
+      const path = `${dir.path}/wide.csv`;
+      await writeCsv(
+        path,
+        Array.from({ length: width }, (_, j) => `c${j}`),
+        rows,
+      );
+      const batches = spy.mock.calls.map((c) => (c[0] as unknown[]).length);
+      expect(batches.slice(1).every((b) => b * width <= 200_000)).toBe(true);
+      expect(batches.slice(1).reduce((a, b) => a + b, 0)).toBe(1000);
+      const back = await records(path);
+      expect(back).toHaveLength(1001);
+      expect(back[1000].fields).toEqual(rows[999]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('writes RFC 4180: CRLF, quotes only where needed, doubled inner quotes', async () => {
     const path = `${dir.path}/out.csv`;
     await writeCsv(

@@ -62,6 +62,6 @@ describe('checkColumnNames', () => {
     );
   });
   it('default names', () => {
-    expect(defaultColumnNames(3)).toEqual(['col1', 'col2', 'col3']);
+    expect(defaultColumnNames(3)).toEqual(['column_1', 'column_2', 'column_3']);
   });
 });

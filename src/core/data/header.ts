@@ -59,7 +59,10 @@ export function checkColumnNames(names: readonly string[], where: (column: numbe
   });
 }
 
-/** Names for a table without a header: col1 … colN. */
+/**
+ * Names for a table without a header: column_1 … column_N. Public: they depend on the width only,
+ * never on a value of the file.
+ */
 export function defaultColumnNames(width: number): string[] {
-  return Array.from({ length: width }, (_, c) => `col${c + 1}`);
+  return Array.from({ length: width }, (_, c) => `column_${c + 1}`);
 }

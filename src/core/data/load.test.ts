@@ -201,10 +201,10 @@ describe('loadCsv: bad input, each with the exact error', () => {
 });
 
 describe('loadCsv: headers', () => {
-  it('detects a file without a header and names the columns col1…colN', async () => {
+  it('detects a file without a header and names the columns column_1…column_N', async () => {
     const path = dir.file('noheader.csv', '39, State-gov, 77516\n50, Private, 83311\n');
     const { header, summary, dataset } = await loadCsv(path);
-    expect(header).toEqual(['col1', 'col2', 'col3']);
+    expect(header).toEqual(['column_1', 'column_2', 'column_3']);
     expect(summary.hasHeader).toBe(false);
     expect(dataset.n).toBe(2);
   });
@@ -212,7 +212,7 @@ describe('loadCsv: headers', () => {
   it('a first line of another width (adult.test\'s "|1x3 Cross validator") is a rejected row, not a header', async () => {
     const path = dir.file('junk.csv', '|1x3 Cross validator\n25, Private, <=50K.\n38, ?, >50K.\n');
     const { header, summary } = await loadCsv(path);
-    expect(header).toEqual(['col1', 'col2', 'col3']);
+    expect(header).toEqual(['column_1', 'column_2', 'column_3']);
     expect(summary.rowsAccepted).toBe(2);
     expect(summary.rejected).toEqual([{ reason: 'row has 1 fields, expected 3', count: 1, firstLine: 1 }]);
   });

@@ -63,7 +63,7 @@ export interface LoadResult {
   readonly summary: LoadSummary;
   /** SHA-256 hex of the file bytes. */
   readonly fingerprint: string;
-  /** The table's column names (header, `columns` option, or col1…colN). */
+  /** The table's column names (header, `columns` option, or column_1…column_N). */
   readonly header: readonly string[];
 }
 

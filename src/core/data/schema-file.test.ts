@@ -121,6 +121,31 @@ describe('schema JSON', () => {
     else expect(got).toMatch(message);
   });
 
+  it('refuses bins of 4·10⁹ (and lists past the limit) before building edges, naming the 100,000 limit', () => {
+    const text = (column: object) =>
+      JSON.stringify({
+        version: 1,
+        origin: 'declared',
+        columns: [column, { name: 'b', kind: 'categorical', categories: ['x'] }],
+      });
+    expect(() =>
+      parseSchemaJson(
+        text({ name: 'age', kind: 'numeric', lower: 0, upper: 1, bins: 4_000_000_000 }),
+        's.json',
+      ),
+    ).toThrow(/columns\[0\] \("age"\)\.bins: must be at most 100,000/);
+    expect(() =>
+      parseSchemaJson(
+        text({
+          name: 'c',
+          kind: 'categorical',
+          categories: Array.from({ length: 100_001 }, (_, i) => `v${i}`),
+        }),
+        's.json',
+      ),
+    ).toThrow(/categories: must be at most 100,000/);
+  });
+
   it('lists several problems at once', () => {
     const got = parseError(withColumns(col({ categories: 'a' }), col({ missing: 'yes' })));
     expect(got).toMatch(

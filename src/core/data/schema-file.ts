@@ -18,12 +18,14 @@
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
-import { type Column, SCHEMA_VERSION, type Schema } from './schema.ts';
+import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema } from './schema.ts';
 import { equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
 
 export const SCHEMA_FORMAT = 'rap-studio-schema';
 
 const name = z.string().min(1, 'must be a non-empty string');
+/** Checked by zod before any edge or category list is built from it. */
+const domainLimit = `must be at most ${MAX_DOMAIN_SIZE.toLocaleString('en-US')} (RAP Studio's limit on the categories/bins of one column)`;
 
 const provenanceJson = z.discriminatedUnion('source', [
   z.strictObject({ source: z.literal('declared') }),
@@ -36,7 +38,7 @@ const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.num
 const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
-  categories: z.array(z.string()),
+  categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit),
   missing: z.boolean().default(false),
   provenance: provenanceJson.optional(),
   fallbackCode: z.int().min(0).optional(),
@@ -45,10 +47,14 @@ const categoricalJson = z.strictObject({
 const numericJson = z.strictObject({
   name,
   kind: z.literal('numeric'),
-  edges: z.array(z.number()).min(2, 'needs at least two edges').optional(),
+  edges: z
+    .array(z.number())
+    .min(2, 'needs at least two edges')
+    .max(MAX_DOMAIN_SIZE + 1, domainLimit)
+    .optional(),
   lower: z.number().optional(),
   upper: z.number().optional(),
-  bins: z.int().positive().optional(),
+  bins: z.int().positive().max(MAX_DOMAIN_SIZE, domainLimit).optional(),
   integer: z.boolean().default(false),
   missing: z.boolean().default(false),
   pieces: z.array(pieceJson).optional(),

@@ -7,6 +7,13 @@
  * it must say so until the curator confirms or edits it.
  */
 
+/**
+ * Categories or bins of one column at most (including "missing"): the engine's and the schema
+ * editor's cap, checked where a domain is parsed, before anything of that size is built (a domain
+ * file saying 4·10⁹ once took the process down with V8 out of memory).
+ */
+export const MAX_DOMAIN_SIZE = 100_000;
+
 export const SCHEMA_VERSION = 1 as const;
 
 /**

@@ -32,7 +32,7 @@ export interface TableOptions extends CsvReadOptions {
 }
 
 export interface TableShape {
-  /** Column names: the header's, the `columns` option's, or col1…colN. */
+  /** Column names: the header's, the `columns` option's, or column_1…column_N. */
   readonly header: readonly string[];
   readonly hasHeader: boolean;
   /** Line of the header row, or of the first data row when there is none. */
@@ -48,6 +48,17 @@ export interface TableResult extends CsvReadResult, TableShape {
 export interface TableSink {
   start(shape: TableShape): void;
   row(values: readonly string[], line: number): void;
+}
+
+/**
+ * The one rule for a row of the wrong width in a release (CLI and app alike): kept as a record
+ * with every value missing, so n stays the file's record count. Its reason ends with this text.
+ */
+export const KEPT_AS_MISSING = '(kept, every value missing)';
+
+/** Whether a load summary's reason is a row kept as all-missing (not a rejected row). */
+export function isKeptAsMissing(reason: string): boolean {
+  return reason.endsWith(KEPT_AS_MISSING);
 }
 
 /** Records buffered to decide about the header and the width before any row goes out. */
@@ -73,7 +84,7 @@ export async function readTable(
     rowsRead++;
     if (fields.length === width) sink.row(fields, line);
     else if (opts.raggedAsMissing) {
-      rejections.add(`row has ${fields.length} fields, expected ${width} (kept, every value missing)`, line);
+      rejections.add(`row has ${fields.length} fields, expected ${width} ${KEPT_AS_MISSING}`, line);
       sink.row(new Array<string>(width).fill(missingText), line);
     } else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
   };
@@ -170,7 +181,7 @@ class HeaderRead extends Error {
 }
 
 /**
- * The table's column names only (the header, the `columns` option, or col1…colN): public facts
+ * The table's column names only (the header, the `columns` option, or column_1…column_N): public facts
  * a workload can be drawn from before any domain is known. Reads at most the first 100 records
  * (to decide whether the first row is a header) and no further.
  */

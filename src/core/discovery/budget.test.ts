@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { epsilonFromRho, rhoFromEpsilon } from '../privacy/accounting.ts';
-import { splitBudget } from './budget.ts';
+import { PARTITION_DELTA_SHARE, splitBudget } from './budget.ts';
 
 describe('splitBudget', () => {
-  it('spends exactly (ε, δ): ρ_disc + ρ_synth = ρ(ε, δ/2), δ_disc + δ/2 = δ (property)', () => {
+  it('spends exactly (ε, δ): ρ_disc + ρ_synth = ρ(ε, 0.9δ), δ_disc + 0.9δ = δ (property)', () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0.01, max: 10, noNaN: true }),
@@ -15,12 +15,13 @@ describe('splitBudget', () => {
           const b = splitBudget(epsilon, delta, share, true);
           expect(b.rhoDiscovery + b.rhoSynthesis).toBeCloseTo(b.rho, 15);
           expect(b.rhoDiscovery / b.rho).toBeCloseTo(share, 12);
-          expect(b.deltaDiscovery + b.engineDelta).toBeCloseTo(delta, 20);
+          expect((b.deltaDiscovery + b.engineDelta) / delta).toBeCloseTo(1, 14);
           const engineRho = rhoFromEpsilon(b.engineEpsilon, b.engineDelta);
           expect(engineRho).toBeLessThanOrEqual(b.rhoSynthesis);
           expect(engineRho / b.rhoSynthesis).toBeCloseTo(1, 9);
           // The whole run's claim converts back to ε at the conversion's δ.
-          expect(epsilonFromRho(b.rho, delta / 2) / epsilon).toBeCloseTo(1, 9);
+          expect(b.deltaDiscovery / (delta * PARTITION_DELTA_SHARE)).toBeCloseTo(1, 12);
+          expect(epsilonFromRho(b.rho, delta - b.deltaDiscovery) / epsilon).toBeCloseTo(1, 9);
         },
       ),
     );

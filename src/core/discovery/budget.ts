@@ -1,11 +1,22 @@
 /**
  * A release's (ε, δ) split between private domain discovery and synthesis, from public inputs
- * only. With discovery, δ is halved: δ/2 for partition selection (the approximate-zCDP part) and
- * δ/2 for the conversion ρ → (ε, δ); so ρ = ρ(ε, δ/2), discovery gets share·ρ and the engine the
- * rest, which it is given as the ε that converts back to exactly that ρ at δ/2. Without
- * discovery (every column declared) nothing changes: ρ = ρ(ε, δ), all of it for the engine.
+ * only. With discovery, δ is split: PARTITION_DELTA_SHARE·δ for partition selection (the
+ * approximate-zCDP part) and the rest for the conversion ρ → (ε, δ); so ρ = ρ(ε, δ_conv),
+ * discovery gets share·ρ and the engine the rest, which it is given as the ε that converts back
+ * to exactly that ρ at δ_conv. Without discovery (every column declared) nothing changes:
+ * ρ = ρ(ε, δ), all of it for the engine.
  */
 import { epsilonFromRho, rhoFromEpsilon } from '../privacy/accounting.ts';
+
+/**
+ * Partition selection's share of a discovery release's δ: 1/10 (it was 1/2 before the ledger
+ * charged it, issue 26). The ledger admits releases while the partition-selection δ's add up to
+ * less than the cap's δ, so with the defaults (a run's δ = the cap's δ = 1/n²) a share of 1/2
+ * paid for ONE discovery release per dataset; 1/10 pays for nine, each converting its ρ at 0.9·δ
+ * (more ρ than at δ/2). The threshold's cost: Q⁻¹ of a 5× smaller probability, about +0.15σ at
+ * δ = 1e-9 (a category needs a slightly larger count to be released).
+ */
+export const PARTITION_DELTA_SHARE = 0.1;
 
 export interface ReleaseBudget {
   readonly epsilon: number;
@@ -41,13 +52,14 @@ export function splitBudget(
     };
   }
   if (!(share > 0 && share < 1)) throw new RangeError(`the discovery share must be in (0, 1), got ${share}`);
-  const half = delta / 2;
-  const rho = rhoFromEpsilon(epsilon, half);
+  const deltaDiscovery = delta * PARTITION_DELTA_SHARE;
+  const conversion = delta - deltaDiscovery;
+  const rho = rhoFromEpsilon(epsilon, conversion);
   const rhoDiscovery = share * rho;
   const rhoSynthesis = rho - rhoDiscovery;
-  // The engine turns its ε back into ρ at δ/2; a hair below ρ_synth keeps that round trip from
+  // The engine turns its ε back into ρ at δ_conv; a hair below ρ_synth keeps that round trip from
   // ever exceeding what was reserved.
-  const engineEpsilon = epsilonFromRho(rhoSynthesis * (1 - 1e-12), half);
+  const engineEpsilon = epsilonFromRho(rhoSynthesis * (1 - 1e-12), conversion);
   if (!(engineEpsilon > 0)) {
     throw new RangeError(`the budget (ε = ${epsilon}, δ = ${delta}) is too small to split for discovery`);
   }
@@ -57,9 +69,9 @@ export function splitBudget(
     rho,
     rhoDiscovery,
     rhoSynthesis,
-    deltaDiscovery: delta - half,
+    deltaDiscovery,
     engineEpsilon,
-    engineDelta: half,
+    engineDelta: conversion,
   };
 }
 

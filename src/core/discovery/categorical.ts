@@ -2,7 +2,9 @@
  * Private discovery of a categorical column: Gaussian partition selection
  * (src/core/privacy/partition-selection.ts) over the column's distinct values, missing values
  * being one more key. Privacy map: δ-approximately ρ-zCDP with ρ = 1/σ² and
- * δ = 2·Q((τ − 1)/σ), the δ share given to the column.
+ * δ = k·Q((τ − 1)/σ − 2⁻¹²) (at most k count-1 keys per side: one under replace-one at the row
+ * level, k at the person level, where the counts are distinct persons per value, profile.ts), the
+ * δ share given to the column; ρ = k/σ² (partition-selection.ts).
  *
  * The released categories are the keys that pass, in code-point order. OTHER_CATEGORY takes
  * every value that did not pass (and missing values when the missing key did not pass), and is
@@ -76,6 +78,8 @@ export function discoverCategorical(
   noise: NoiseSource,
   file: string,
   n: number,
+  /** Keys one person reaches (k at the person level, whose counts are distinct persons; else 1). */
+  keysPerPerson = 1,
 ): CategoricalDiscovery {
   if (!counts.values) {
     throw new InputError(
@@ -84,15 +88,19 @@ export function discoverCategorical(
       { file, column: counts.name },
     );
   }
-  const selection = makePartitionSelection(rho, delta);
+  const selection = makePartitionSelection(rho, delta, keysPerPerson);
   const selected = selectPartitions(selection, counts.values, noise);
   const kept = selected.map((k) => k.key);
   const missing = kept.includes(MISSING_KEY);
   const categories = kept.filter((k) => k !== MISSING_KEY && k !== OTHER_CATEGORY);
   const estimate = otherCount(n, selected, selection);
-  // With no key kept, "(other)" holds everything (its estimate is n, exact).
+  // With no key kept, "(other)" holds everything (its estimate is n, exact). At the person level
+  // the counts are distinct persons per value, which do not add up to the rows: there is no
+  // estimate of "(other)"'s rows, so it is always released, as before issue 29.
   const released =
-    categories.length + (missing ? 1 : 0) === 0 || estimate.count > OTHER_SIGMAS * estimate.sigma;
+    keysPerPerson > 1 ||
+    categories.length + (missing ? 1 : 0) === 0 ||
+    estimate.count > OTHER_SIGMAS * estimate.sigma;
   const other = { ...estimate, released };
   if (released) {
     categories.push(OTHER_CATEGORY);

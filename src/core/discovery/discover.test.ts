@@ -122,7 +122,7 @@ describe('projectOntoSimplex', () => {
 describe('discoverCategorical', () => {
   /*
    * Through discovery's own bookkeeping: a column given δ_c releases a category held by one record
-   * with probability ≤ δ_c/2 (one of the two keys a replacement can create). δ_c = 0.04, N = 20,000
+   * with probability ≤ δ_c (the one key a replacement leaves on each side). δ_c = 0.02, N = 20,000
    * trials: under the bound releases ~ Binomial(N, ≤ 0.02), mean ≤ 400, sd ≤ 19.8; we fail above
    * mean + 4 sd (false alarm ≤ 3·10⁻⁵). A true rate 1.5× the bound (mean 600) fails with
    * probability > 0.999.
@@ -135,7 +135,7 @@ describe('discoverCategorical', () => {
     const N = 20_000;
     let released = 0;
     for (let t = 0; t < N; t++) {
-      const d = discoverCategorical(counts, 0.5, 0.04, noise, 'c.csv', 5001);
+      const d = discoverCategorical(counts, 0.5, 0.02, noise, 'c.csv', 5001);
       if (d.column.categories.includes('rare')) released++;
       expect(d.column.categories).toContain('common');
     }

@@ -48,6 +48,13 @@ export interface DiscoverOptions
   readonly declared?: readonly Column[];
   readonly bins?: number;
   readonly missingMarkers?: readonly string[];
+  /**
+   * The person level: the file holds at most `bound` rows per person, grouped by person, the
+   * person named by `column` (profiled for nobody: never discovered, never in the schema), and
+   * `rows` is the public noisy row count n̂ that replaces n. Every count's sensitivity is
+   * multiplied by k, and partition selection counts distinct persons (docs/privacy.md).
+   */
+  readonly unit?: { readonly column: string; readonly bound: number; readonly rows: number };
 }
 
 export interface ColumnDiscovery {
@@ -99,8 +106,9 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
           }
         }
         profile = new DiscoveryProfile(
-          header.filter((h) => !declared.has(h)),
+          header.filter((h) => !declared.has(h) && h !== opts.unit?.column),
           missingMarkers,
+          opts.unit?.column,
         );
         profile.start(file, header);
       },
@@ -118,12 +126,14 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   );
   const bins = opts.bins ?? DEFAULT_DISCOVERED_BINS;
   const found = new Map<string, { column: Column; detail: Record<string, number | string> }>();
-  const n = table.rowsRead;
+  // n is public at the row level; at the person level the noisy bounded row count n̂ stands for it.
+  const n = opts.unit ? opts.unit.rows : table.rowsRead;
+  const bound = opts.unit?.bound ?? 1;
   for (const counts of profile!.columns) {
-    const l1 = measureLevel1(counts, n, LEVEL1_SHARE * rhoColumn, opts.noise);
+    const l1 = measureLevel1(counts, n, LEVEL1_SHARE * rhoColumn, opts.noise, bound);
     const rest = (1 - LEVEL1_SHARE) * rhoColumn;
     if (looksNumeric(l1)) {
-      const d = discoverNumeric(counts, l1, rest, opts.noise, { bins });
+      const d = discoverNumeric(counts, l1, rest, opts.noise, { bins, bound });
       found.set(counts.name, {
         column: d.column,
         detail: {
@@ -137,7 +147,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
         },
       });
     } else {
-      const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n);
+      const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
       found.set(counts.name, {
         column: d.column,
         detail: {
@@ -154,6 +164,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   const columns: Column[] = [];
   const report: ColumnDiscovery[] = [];
   for (const name of header) {
+    if (name === opts.unit?.column) continue;
     const own = declared.get(name);
     if (own) {
       const provenance: ColumnProvenance = { source: 'declared' };

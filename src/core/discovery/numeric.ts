@@ -78,6 +78,12 @@ export const MAX_VALUES = 32;
 
 export const LEVEL1_SENSITIVITY = Math.sqrt(3);
 export const LEVEL2_SENSITIVITY = Math.SQRT2;
+/*
+ * At the person level (at most k rows per person, neighbours differ in one person's rows) every
+ * count above moves by k times as much: a person's k rows leave up to k buckets and k others enter,
+ * ℓ2 ≤ √(k² + k²) over the buckets (all in one bucket is the worst case) and ±k on the fractional
+ * count, so level 1 has ℓ2 sensitivity k√3 and level 2 k√2 (`bound` = k; 1 at the row level).
+ */
 
 /** The noisy level-1 output of a column (public). */
 export interface Level1 {
@@ -88,15 +94,22 @@ export interface Level1 {
   readonly texts: number;
   readonly fractional: number;
   /**
-   * Numbers, as n − noisy missing − noisy texts (n is public): noise √2·σ₁, where the sum of the
+   * Numbers, as n − noisy missing − noisy texts (n is public; at the person level the noisy bounded
+   * row count n̂): noise √2·σ₁, where the sum of the
    * 163 noisy octaves would carry √163·σ₁.
    */
   readonly numbers: number;
 }
 
 /** Level 1: ρ₁-zCDP, ℓ2 sensitivity √3 (see the file comment). */
-export function measureLevel1(counts: ColumnCounts, n: number, rho: number, noise: NoiseSource): Level1 {
-  const mech = makeGaussianCounts(rho, LEVEL1_SENSITIVITY);
+export function measureLevel1(
+  counts: ColumnCounts,
+  n: number,
+  rho: number,
+  noise: NoiseSource,
+  bound = 1,
+): Level1 {
+  const mech = makeGaussianCounts(rho, bound * LEVEL1_SENSITIVITY);
   const exact = new Float64Array(LEVEL1_BUCKETS + 3);
   exact.set(counts.octaves);
   exact[LEVEL1_BUCKETS] = counts.missing;
@@ -233,6 +246,8 @@ function largestPowerOfTwoAtMost(x: number): number {
 
 export interface NumericOptions {
   readonly bins: number;
+  /** Rows per person (k) at the person level; 1 (the default) at the row level. */
+  readonly bound?: number;
 }
 
 export interface NumericDiscovery {
@@ -261,7 +276,7 @@ export function discoverNumeric(
     for (let b = 0; b < LEVEL1_BUCKETS; b++) if (allowed(b) && l1.octaves[b] > l1.octaves[best]) best = b;
     occupied = [best];
   }
-  const level2 = makeGaussianCounts(rho2, LEVEL2_SENSITIVITY);
+  const level2 = makeGaussianCounts(rho2, (opts.bound ?? 1) * LEVEL2_SENSITIVITY);
   const edges = new Set([occupied[0], occupied[occupied.length - 1]]);
   const splits = occupied.map((b) => {
     if (b === ZERO_BUCKET) return 0;

@@ -24,8 +24,13 @@ export class ColumnCounts {
   readonly octaves = new Float64Array(LEVEL1_BUCKETS);
   /** Fine counts by bucket·FINE + fine index (non-zero octaves only). */
   readonly fine = new Map<number, number>();
-  /** Count of each distinct value (missing under MISSING_KEY); undefined once past the limit. */
+  /**
+   * Count of each distinct value (missing under MISSING_KEY); undefined once past the limit. At
+   * the person level (DiscoveryProfile's unit), the number of distinct PERSONS holding the value.
+   */
   values: Map<string, number> | undefined = new Map();
+  /** Values already counted for the current person (the person level only). */
+  private personValues: Set<string> | undefined;
 
   constructor(readonly name: string) {}
 
@@ -50,8 +55,17 @@ export class ColumnCounts {
     }
   }
 
+  /** A new person's rows start (rows come grouped by person): each value counts once per person. */
+  startPerson(): void {
+    this.personValues = new Set();
+  }
+
   private countValue(key: string): void {
     if (!this.values) return;
+    if (this.personValues) {
+      if (this.personValues.has(key)) return;
+      this.personValues.add(key);
+    }
     this.values.set(key, (this.values.get(key) ?? 0) + 1);
     if (this.values.size > MAX_DISTINCT_TEXTS) this.values = undefined;
   }
@@ -67,10 +81,19 @@ export class DiscoveryProfile {
   readonly columns: ColumnCounts[];
   private readonly missing: ReadonlySet<string>;
   private sources: number[] = [];
+  /** The unit column's index in the table (the person level), its current person, those seen. */
+  private unitSource = -1;
+  private person: string | undefined;
+  private readonly persons = new Set<string>();
 
+  /**
+   * @param unit the column naming the person (the person level): its rows must come grouped by
+   *   person (release/person.ts writes them so), and each distinct value counts once per person.
+   */
   constructor(
     readonly names: readonly string[],
     missingMarkers: readonly string[],
+    private readonly unit?: string,
   ) {
     this.columns = names.map((n) => new ColumnCounts(n));
     this.missing = new Set(missingMarkers);
@@ -89,9 +112,29 @@ export class DiscoveryProfile {
       }
       return c;
     });
+    if (this.unit !== undefined) {
+      this.unitSource = header.indexOf(this.unit);
+      if (this.unitSource < 0) {
+        throw new InputError(`${file}: the unit column "${this.unit}" is not in the table.`, {
+          file,
+          column: this.unit,
+        });
+      }
+    }
   }
 
   row(values: readonly string[]): void {
+    if (this.unitSource >= 0) {
+      const p = values[this.unitSource];
+      if (p !== this.person) {
+        // Distinct-person counts need each person's rows together; a person seen before is a bug.
+        if (this.persons.has(p))
+          throw new Error('internal: the person-level profile needs rows grouped by person');
+        this.persons.add(p);
+        this.person = p;
+        for (const c of this.columns) c.startPerson();
+      }
+    }
     for (let j = 0; j < this.columns.length; j++) {
       const v = values[this.sources[j]];
       this.columns[j].add(v, this.missing.has(v));

@@ -6,12 +6,17 @@
  */
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
+import { type RejectedRows, Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
-import { readTableHeader } from '../data/table.ts';
+import { isKeptAsMissing, readTable, readTableHeader } from '../data/table.ts';
+import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
+import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { type ReleaseBudget, splitBudget } from './budget.ts';
-import { type DiscoveredSchema, discoverSchema } from './discover.ts';
+import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget.ts';
+import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
+import { LEVEL1_SENSITIVITY } from './numeric.ts';
+import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
 export interface RawSourcePlan {
   readonly path: string;
@@ -32,6 +37,11 @@ export interface RawSourcePlan {
 
 export interface RawSourceOptions {
   readonly header?: boolean;
+  /**
+   * The person level: the column that identifies persons. It is no column of the release: never
+   * discovered, never in `header`, `undeclared` or the provisional schema.
+   */
+  readonly unitColumn?: string;
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -54,15 +64,16 @@ export async function planRawSource(
       );
     }
   }
-  const undeclared = header.filter((h) => !byName.has(h));
+  const columns = header.filter((h) => h !== opts.unitColumn);
+  const undeclared = columns.filter((h) => !byName.has(h));
   return {
     path,
-    header,
+    header: columns,
     declared,
     undeclared,
     share: budget.share,
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
-    provisional: provisionalSchema(header, declared),
+    provisional: provisionalSchema(columns, declared),
   };
 }
 
@@ -84,6 +95,61 @@ export async function checkRawSource(plan: RawSourcePlan, opts: RawSourceOptions
   return checkDeclaredFit(plan.path, plan.declared, opts.header === undefined ? {} : { header: opts.header });
 }
 
+/**
+ * A column discovery would have to treat as categorical needs its distinct values counted, and at
+ * most MAX_DISTINCT_TEXTS are (memory). A column past that limit would stop discovery after the
+ * reservation, so it is refused here, BEFORE reserving, for the curator only (the refusal
+ * publishes nothing): unless every value is a number or missing and there are enough numbers
+ * that level 1 calls it numeric but with negligible probability. Level 1 calls a column numeric
+ * when its noisy count of numbers exceeds 4σ₁ and its noisy count of texts; with no texts and at
+ * least NUMERIC_SURE_SIGMAS·σ₁ numbers, failing needs a Gaussian of scale ≤ √5·σ₁ to pass 36σ₁
+ * (z > 16: probability below 1e-57).
+ */
+export const NUMERIC_SURE_SIGMAS = 40;
+
+export async function checkDiscoverable(
+  plan: RawSourcePlan,
+  opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
+): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
+  const rejections = new Rejections();
+  const { rho } = discoveryPerColumn(plan.budget, plan.undeclared.length);
+  const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;
+  const profile = new DiscoveryProfile(plan.undeclared, DEFAULT_MISSING_MARKERS);
+  await readTable(
+    plan.path,
+    { start: (shape) => profile.start(plan.path, shape.header), row: (values) => profile.row(values) },
+    rejections,
+    {
+      raggedAsMissing: true,
+      ...(opts.header === undefined ? {} : { header: opts.header }),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    },
+  );
+  const limit = MAX_DISTINCT_TEXTS.toLocaleString('en-US');
+  for (const counts of profile.columns) {
+    if (counts.values) continue;
+    const where = `${plan.path}, column "${counts.name}"`;
+    const untouched = 'Nothing was reserved: the budget is untouched.';
+    if (counts.texts > 0) {
+      throw new InputError(
+        `${where}: more than ${limit} distinct values, not all numbers; discovery finds at most ${limit} ` +
+          `categories in a column. ${untouched} Drop the column (an identifier?), or declare its categories ` +
+          'in a schema file.',
+        { file: plan.path, column: counts.name },
+      );
+    }
+    if (counts.numbers < NUMERIC_SURE_SIGMAS * sigma1) {
+      throw new InputError(
+        `${where}: more than ${limit} distinct numbers, and at this ε too few of them for discovery to be sure ` +
+          `the column is numeric (it would then need its ${limit}+ values as categories). ${untouched} ` +
+          'Declare its bounds in a schema file, or release at a larger ε.',
+        { file: plan.path, column: counts.name },
+      );
+    }
+  }
+  return { keptAsMissing: rejections.list().filter((r) => isKeptAsMissing(r.reason)) };
+}
+
 export interface DiscoveredSource {
   readonly discovery: DiscoveredSchema;
   readonly loaded: LoadResult;
@@ -100,20 +166,34 @@ export async function discoverAndLoad(
   plan: RawSourcePlan,
   n: number,
   noise: NoiseSource,
-  opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
+  opts: RawSourceOptions & {
+    readonly signal?: AbortSignal;
+    /**
+     * The person level: discovery and encoding read the bounded file (release/person.ts: at most
+     * k records per person, grouped by person, with a header row) instead of plan.path, whose
+     * records are `n`; counts' sensitivities are ×k and n̂ stands for n (discover.ts).
+     */
+    readonly person?: { readonly file: string; readonly bound: number; readonly rows: number };
+  } = {},
 ): Promise<DiscoveredSource> {
-  const header = opts.header === undefined ? {} : { header: opts.header };
+  const header = opts.person ? { header: true } : opts.header === undefined ? {} : { header: opts.header };
+  const file = opts.person ? opts.person.file : plan.path;
+  const unit =
+    opts.person && opts.unitColumn !== undefined
+      ? { unit: { column: opts.unitColumn, bound: opts.person.bound, rows: opts.person.rows } }
+      : {};
   // With every column declared nothing is measured (no noise is drawn, ρ and δ spent are 0);
   // discoverSchema still wants a valid budget to split over zero columns.
-  const discovery = await discoverSchema(plan.path, {
+  const discovery = await discoverSchema(file, {
     rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
     declared: plan.declared,
+    ...unit,
     ...header,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
-  const loaded = await loadCsv(plan.path, {
+  const loaded = await loadCsv(file, {
     schema: discovery.schema,
     outOfDomain: (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other'),
     raggedAsMissing: true,
@@ -122,7 +202,7 @@ export async function discoverAndLoad(
   });
   if (loaded.dataset.n !== n || discovery.records !== n) {
     throw new Error(
-      `${plan.path}: the file has ${n} records, but ${loaded.dataset.n} were encoded (${discovery.records} profiled); ` +
+      `${file}: the file has ${n} records, but ${loaded.dataset.n} were encoded (${discovery.records} profiled); ` +
         'did it change during the run?',
     );
   }

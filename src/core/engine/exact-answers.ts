@@ -36,9 +36,14 @@ export class ExactAnswers {
   private bytes = 0;
   private millis = 0;
 
+  /**
+   * @param denominator what answers are counts of: n (the row level) or, at the person level, the
+   *   public noisy row count n̂ (RapOptions.unit), so no answer divides by a private total.
+   */
   constructor(
     private readonly data: EncodedDataset,
     private readonly maxBytes = EXACT_CACHE_BYTES,
+    private readonly denominator = data.n,
   ) {}
 
   /** Seconds spent counting and reading exact answers so far (engine timings). */
@@ -85,20 +90,22 @@ export class ExactAnswers {
     const n = this.data.n;
     const key = keyOf(t);
     const hit = this.cache.get(key);
-    if (hit) return { numerators: hit, denominator: n };
+    if (hit) return { numerators: hit, denominator: this.denominator };
     const answers = exactThresholdAnswers(this.data, t);
     const counts = countArray(n, answers.length);
-    if (this.bytes + counts.byteLength > this.maxBytes) return { numerators: answers, denominator: 1 };
+    if (this.bytes + counts.byteLength > this.maxBytes) {
+      return { numerators: answers, denominator: n === this.denominator ? 1 : this.denominator / n };
+    }
     // answers[y] is count / n correctly rounded, so rounding answers[y] · n recovers the count.
     for (let y = 0; y < counts.length; y++) counts[y] = Math.round(answers[y] * n);
     this.cache.set(key, counts);
     this.bytes += counts.byteLength;
-    return { numerators: counts, denominator: n };
+    return { numerators: counts, denominator: this.denominator };
   }
 
   private queryUntimed(t: Threshold, local: number): number {
     const hit = this.cache.get(keyOf(t));
-    if (hit) return hit[local] / this.data.n;
+    if (hit) return hit[local] / this.denominator;
     const dims = t.features.map((f) => this.data.schema.columns[f]).map((c) => domainSize(c));
     const target = localIndexToTarget(local, dims);
     const columns = t.features.map((f) => this.data.codes[f]);
@@ -108,7 +115,7 @@ export class ExactAnswers {
       for (let j = 0; j < columns.length; j++) if (columns[j][i] === target[j]) matches++;
       if (matches >= t.r) count++;
     }
-    return count / this.data.n;
+    return count / this.denominator;
   }
 }
 

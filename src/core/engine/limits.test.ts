@@ -63,9 +63,9 @@ describe('guards before reserving', () => {
   });
 
   it.each([
-    ['rows', { rows: 1e9 }, /synthetic rows n' is 1\.00·10\^9, more than RAP Studio can run/],
+    ['rows', { rows: 1e9 }, /synthetic rows n' is 1,000,000,000, more than RAP Studio can run/],
     ['oversample', { oversample: 5000 }, /oversampling factor is 5,000/],
-    ['rounds', { rounds: 1e6 }, /rounds T is 1\.00·10\^6/],
+    ['rounds', { rounds: 1e6 }, /rounds T is 1,000,000/],
     ['perRound', { perRound: 1e6 }, /number per round K/],
   ] as const)('refuses %s over its bound, saying nothing was reserved', (_k, over, msg) => {
     const m = refusal(() => assertRunFits(size(over), BIG_MACHINE));
@@ -81,7 +81,7 @@ describe('guards before reserving', () => {
         BIG_MACHINE,
       ),
     );
-    expect(m).toMatch(/largest workload table \(x × y\) is 4\.29·10\^9/);
+    expect(m).toMatch(/largest workload table \(x × y\) is 4,294,967,296/);
   });
 
   it('refuses too many columns, categories per column and total one-hot width', () => {
@@ -121,9 +121,16 @@ describe('guards before reserving', () => {
     );
   });
 
+  it("reads sensibly at the n' limit and names the oversampling default (50)", () => {
+    expect(refusal(() => assertRunFits(size({ rows: 10_000_001 }), BIG_MACHINE))).toMatch(
+      /n' is 10,000,001, more than RAP Studio can run \(at most 10,000,000\)/,
+    );
+    expect(refusal(() => assertRunFits(size({ oversample: 1001 }), BIG_MACHINE))).toMatch(/\(default 50\)/);
+  });
+
   it("publicPlan applies the guards (so the app's plan view and the release refuse alike)", () => {
     const options = defaultOptions({ epsilon: 1, delta: 1e-9, rows: 1e9 });
     const workload = { thresholds: [{ features: [0, 1], r: 2, weight: 1 }] };
-    expect(() => publicPlan(options, small, 10_000, workload, BIG_MACHINE)).toThrow(/n' is 1\.00·10\^9/);
+    expect(() => publicPlan(options, small, 10_000, workload, BIG_MACHINE)).toThrow(/n' is 1,000,000,000/);
   });
 });

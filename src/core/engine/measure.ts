@@ -9,15 +9,41 @@
  *   one replaced record moves two cells of each table by 1/n, so Δ₂ = √(2N) / n.
  *
  * σ = Δ₂ / √(2ρ) makes the whole measurement ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).
+ *
+ * At the person level (RapOptions.unit: at most k = `bound` rows per person, neighbours differ in
+ * one person's rows, answers are counts / n̂ with n̂ the public noisy row count): one person moves a
+ * counting query's count by at most k (its k rows leave and k others enter: the count's change is
+ * in [−k, k]) and each table by ℓ2 at most k√2 (k rows leave one cell, k enter another; k under
+ * add/remove), so every Δ₂ above is multiplied by k with n = n̂: Δ₂ = k√m/n̂ and k√(2N)/n̂.
  */
 import { gaussianMechanism, gaussianSigma } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
+import type { PersonUnit } from './types.ts';
 
 export type Measured = { readonly queries: number } | { readonly tables: number };
 
-/** The σ that measures `what` at ρ-zCDP over n records (gaussianSigma takes (n·Δ₂)²). */
-export function measurementSigma(rho: number, what: Measured, n: number): number {
-  return gaussianSigma(rho, 'queries' in what ? what.queries : 2 * what.tables, n);
+/**
+ * The σ that measures `what` at ρ-zCDP over n records (gaussianSigma takes (n·Δ₂)²), each unit
+ * (record, or person with at most `bound` rows) moving a count by at most `bound`.
+ */
+export function measurementSigma(rho: number, what: Measured, n: number, bound = 1): number {
+  return bound * gaussianSigma(rho, 'queries' in what ? what.queries : 2 * what.tables, n);
+}
+
+/** What the run's noise scales read: answers are counts / n, one unit moves a count by ≤ bound. */
+export interface NoiseScale {
+  readonly n: number;
+  readonly bound: number;
+}
+
+/** The row level (n records, bound 1) or the person level (n̂, k): see the file comment. */
+export function noiseScale(data: { readonly n: number }, unit?: PersonUnit): NoiseScale {
+  return unit ? { n: unit.normaliser, bound: unit.bound } : { n: data.n, bound: 1 };
+}
+
+/** The record count the engine's public plan rules read: n, or n̂/k at the person level. */
+export function planRows(data: { readonly n: number }, unit?: PersonUnit): number {
+  return unit ? Math.max(1, Math.floor(unit.normaliser / unit.bound)) : data.n;
 }
 
 /**

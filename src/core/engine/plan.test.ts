@@ -41,6 +41,7 @@ const noNoise: NoiseSource = {
   uniform: untouchable,
   normal: untouchable,
   gumbel: untouchable,
+  exponential: untouchable,
   fillNormal: untouchable,
 };
 const sizes = Object.values(ADULT);

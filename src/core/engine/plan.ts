@@ -8,13 +8,20 @@ import { rhoFromEpsilon } from '../privacy/accounting.ts';
 import { normalizeWeights } from '../privacy/mechanisms.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
+import { type CertifyPlan, certifyPlan } from './certify.ts';
 import { defaultRoundsAndK, defaultTablePlan, defaultTableStrategy } from './defaults.ts';
+import { planRows } from './measure.ts';
 import { ITERATIVE_MAX_CANDIDATES } from './query-mode/select-queries.ts';
 import { directTables } from './table-mode/direct.ts';
 import type { RapInput, RapOptions, TableStrategy } from './types.ts';
 
 interface PlanBase {
+  /** The synthesis's ρ: the run's ρ(ε, δ), less the relative-error pass's share when certifying. */
   readonly rho: number;
+  /** The run's whole ρ(ε, δ), what the ledger reserves: rho + certify.rho. */
+  readonly totalRho: number;
+  /** The relative-error pass (options.certify): its ρ, monitor scales and certificate's α. */
+  readonly certify?: CertifyPlan;
   readonly layout: OneHotLayout;
   /** Workload queries m, and where each threshold's queries start in the global order. */
   readonly numQueries: number;
@@ -99,9 +106,11 @@ export function planRun(input: RapInput): RunPlan {
   const { data, workload, options: o } = input;
   checkOptions(o);
   if (!(data.n >= 1)) throw new InputError('the dataset has no rows', { field: 'data' });
-  let rho: number;
+  // The public rules read n at the row level; n̂/k at the person level (measure.ts).
+  const rowsForRules = planRows(data, o.unit);
+  let totalRho: number;
   try {
-    rho = rhoFromEpsilon(o.epsilon, o.delta);
+    totalRho = rhoFromEpsilon(o.epsilon, o.delta);
   } catch (err) {
     throw new InputError((err as Error).message, { field: 'epsilon/delta' });
   }
@@ -115,7 +124,18 @@ export function planRun(input: RapInput): RunPlan {
     throw new InputError(`the workload has more than 2^53 queries`, { field: 'workload' });
   const N = workload.thresholds.length;
   const weights = normalizeWeights(workload.thresholds.map((t) => t.weight));
-  const base = { rho, layout, numQueries: m, offsets, weights };
+  // The relative-error pass's share comes out of ρ: the synthesis spends the rest (Σρ = ρ(ε, δ)).
+  // Its monitor's sensitivity is 1/n with n public: not stated at the person level (refused).
+  if (o.certify && o.unit) {
+    bad(
+      'certify',
+      o.certify.zeta,
+      'the accuracy certificate is not available at the person level yet: leave it out',
+    );
+  }
+  const certify = o.certify ? certifyPlan(o.certify, totalRho, data.n, m) : undefined;
+  const rho = certify ? totalRho - certify.rho : totalRho;
+  const base = { rho, totalRho, layout, numQueries: m, offsets, weights, ...(certify ? { certify } : {}) };
   if (o.relaxation === 'softmax' && o.backend === 'webgpu') {
     bad(
       'relaxation',
@@ -141,7 +161,7 @@ export function planRun(input: RapInput): RunPlan {
     // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
     // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/budget.ts): the run
     // ends when the budget is spent.
-    const rule = defaultTablePlan({ rho, n: data.n, thresholds: N });
+    const rule = defaultTablePlan({ rho, n: rowsForRules, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
     const marginals = workload.thresholds.every((t) => t.r === t.features.length);
     const multiway = workload.thresholds.some((t) => t.features.length > 1);
@@ -152,7 +172,7 @@ export function planRun(input: RapInput): RunPlan {
       o.tablePlan ??
       (asksForRounds
         ? 'adaptive'
-        : defaultTableStrategy({ rho, n: data.n, cells, marginals, multiway, equalWeights }));
+        : defaultTableStrategy({ rho, n: rowsForRules, cells, marginals, multiway, equalWeights }));
     if (strategy === 'mixed' && !multiway) {
       bad(
         'tablePlan',
@@ -171,7 +191,7 @@ export function planRun(input: RapInput): RunPlan {
   const rule = defaultRoundsAndK({
     epsilon: o.epsilon,
     delta: o.delta,
-    n: data.n,
+    n: rowsForRules,
     thresholds: N,
     queries: m,
   });

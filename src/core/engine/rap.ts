@@ -9,17 +9,18 @@
  * scores and the measured values, never anything else that leaves this function except the
  * curator-only error report.
  */
-import { domainSizes, type EncodedDataset } from '../data/schema.ts';
+import { type CodeArray, domainSizes, type EncodedDataset } from '../data/schema.ts';
 import { gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { exactThresholdAnswers } from '../workload/exact.ts';
 import { totalQueryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { type GmTablesBaseline, gmTablesBaseline } from './baselines/gm-tables.ts';
+import { type PassOutcome, relativeErrorPass } from './certify.ts';
 import { ExactAnswers } from './exact-answers.ts';
 import { loadKernels } from './kernels/backend.ts';
 import type { KernelSession, TableTarget } from './kernels/session.ts';
-import { measure, measurementSigma } from './measure.ts';
+import { measure, measurementSigma, noiseScale, planRows } from './measure.ts';
 import {
   evaluateWorkload,
   PROFILE_ZETAS,
@@ -52,10 +53,16 @@ export async function runRap(input: RapInput): Promise<RapResult> {
     ...(input.options.threads !== undefined ? { threads: input.options.threads } : {}),
     ...(input.options.relaxation !== undefined ? { relaxation: input.options.relaxation } : {}),
   });
-  const exact = new ExactAnswers(input.data);
+  // At the person level answers are counts / n̂ (the public noisy row count), measure.ts.
+  const exact = new ExactAnswers(input.data, undefined, input.options.unit?.normaliser);
   const plan: StartedPlan =
     publicPlan.kind === 'table'
-      ? startTablePlan(publicPlan, { ...input, rows: input.options.rows }, exact, input.noise)
+      ? startTablePlan(
+          publicPlan,
+          { ...input, rows: input.options.rows, ...(input.options.unit ? { unit: input.options.unit } : {}) },
+          exact,
+          input.noise,
+        )
       : publicPlan;
   const shape: RelaxedShape = { rows: input.options.rows, layout: plan.layout };
   // Table mode starts from its one-way measurement; query mode from uniform noise.
@@ -81,6 +88,8 @@ class RapRun {
   private readonly selection = new PhaseTimer();
   private readonly projection = new PhaseTimer();
   private steps = 0;
+  /** The last projection's targets: the relative-error pass projects on them plus its fixes. */
+  private lastProblem: Parameters<typeof project>[1] = { groups: [], tables: [] };
 
   constructor(
     private readonly input: RapInput,
@@ -106,10 +115,11 @@ class RapRun {
     const { rho, rounds: T, perRound: K, layout, weights, offsets } = plan;
     const { exact, session, control } = this;
     const ctx: ScoringContext = { workload: this.input.workload, weights, offsets, exact, session, control };
-    const n = this.input.data.n;
+    const { n, bound } = noiseScale(this.input.data, this.input.options.unit);
     const budget = roundBudget(rho, T);
-    const scale = gumbelScale(budget.select, K, n, 1);
-    const sigma = measurementSigma(budget.measure, { queries: K }, n);
+    // A score w·|exact − synthetic| moves by at most bound/n (w ≤ 1): gumbelScale's maxWeight.
+    const scale = gumbelScale(budget.select, K, n, bound);
+    const sigma = measurementSigma(budget.measure, { queries: K }, n, bound);
     const selected = new SelectedQueries(this.input.workload, layout, weights);
     for (let round = 1; round <= T; round++) {
       this.selection.start();
@@ -129,7 +139,8 @@ class RapRun {
   /** Query mode with T = 1, K = m: every query measured at the full ρ, one projection. */
   private async fitNonAdaptive(plan: QueryPlan): Promise<void> {
     const { rho, numQueries: m } = plan;
-    const sigma = measurementSigma(rho, { queries: m }, this.input.data.n);
+    const { n, bound } = noiseScale(this.input.data, this.input.options.unit);
+    const sigma = measurementSigma(rho, { queries: m }, n, bound);
     this.selection.start();
     const tables: TableTarget[] = [];
     for (const [ti, t] of this.input.workload.thresholds.entries()) {
@@ -198,6 +209,7 @@ class RapRun {
     stepsFactor = 1,
   ): Promise<void> {
     const T = table?.rounds ?? plannedRounds(this.plan);
+    this.lastProblem = problem;
     this.projection.start();
     const event = (step: number, loss: number, maxSelectedError: number) => {
       const done = (round - 1 + Math.min(1, step / this.input.options.maxSteps)) / T;
@@ -225,6 +237,36 @@ class RapRun {
     this.control.progress(event(outcome.steps, outcome.loss, outcome.maxError), true);
   }
 
+  /** The relative-error pass (certify.ts) on the rounded data, projecting D' again on its fixes. */
+  private async certifyPass(shape: RelaxedShape, first: CodeArray[]): Promise<PassOutcome> {
+    const plan = this.plan;
+    const certify = plan.certify;
+    if (!certify) throw new Error('internal: no relative-error pass planned');
+    const { oversample } = this.input.options;
+    let round = plannedRounds(plan);
+    return relativeErrorPass(
+      {
+        plan: certify,
+        data: this.input.data,
+        workload: this.input.workload,
+        layout: plan.layout,
+        offsets: plan.offsets,
+        exact: this.exact,
+        noise: this.noise,
+        control: this.control,
+        round: () => roundRelaxed(this.session.read(), shape, oversample, this.noise),
+        syntheticRows: shape.rows * oversample,
+        reproject: async (extra) => {
+          // Fixes accumulate: a later projection keeps the earlier fixes among its targets.
+          const last = this.lastProblem;
+          await this.projectRound(++round, { groups: [...last.groups, ...extra], tables: last.tables }, 0);
+        },
+        profile: PROFILE_ZETAS.map((zeta) => ({ zeta, alpha: 1 / shape.rows })),
+      },
+      first,
+    );
+  }
+
   /**
    * Rounding, metrics and the report. Each threshold's relaxed answers come from the session's
    * tables (the bucketed product-table kernel), the rounded data's from one counting pass over
@@ -244,16 +286,21 @@ class RapRun {
     };
     const { data, workload, options: o } = this.input;
     const evalWorkloads = evaluationWorkloads(this.input);
+    let codes = roundRelaxed(this.session.read(), shape, o.oversample, this.noise);
+    const pass = this.plan.certify ? await this.certifyPass(shape, codes) : undefined;
+    if (pass) codes = pass.codes;
     const relaxed = this.session.read();
-    const codes = roundRelaxed(relaxed, shape, o.oversample, this.noise);
     const synthetic: EncodedDataset = { schema: data.schema, n: shape.rows * o.oversample, codes };
     const shared = sharedThresholds(workload, { thresholds: evalWorkloads.flatMap((w) => w.thresholds) });
     const sources = [
       reusingAnswers(shared, (t) => this.session.thresholdAnswers(t)),
       reusingAnswers(shared, (t) => exactThresholdAnswers(synthetic, t)),
     ];
+    // The curator's error metrics compare with the bounded data's own fractions (private
+    // diagnostics), not with the counts over n̂ that the measurements saw.
+    const truth = this.input.options.unit ? new ExactAnswers(data) : this.exact;
     const evaluate = (w: Workload) =>
-      evaluateWorkload(w, (t) => this.exact.of(t), sources, 1 / shape.rows, this.control);
+      evaluateWorkload(w, (t) => truth.of(t), sources, 1 / shape.rows, this.control);
     const present = await evaluate(workload);
     const [relaxedErrors, rounded] = present.bySource;
     const futures: WorkloadEvaluation[] = [];
@@ -263,9 +310,11 @@ class RapRun {
     const sizes = domainSizes(data.schema);
     // The GM baseline on the workload's tables (issue 19), computed once and reused by the
     // present error table's GM column.
-    const gm = gmTablesBaseline({ rho, n: data.n, sizes, workload }, GM_SIMULATION);
+    // At the person level the GM baseline's noise is k times larger over n̂: n̂/k rows' worth.
+    const gmRows = planRows(data, this.input.options.unit);
+    const gm = gmTablesBaseline({ rho, n: gmRows, sizes, workload }, GM_SIMULATION);
     const table = (w: Workload, e: WorkloadEvaluation, whole?: GmTablesBaseline) =>
-      errorTable(e, gmBaseline(w, sizes, rho, data.n, whole), Number(totalQueryCount(w, sizes)));
+      errorTable(e, gmBaseline(w, sizes, rho, gmRows, whole), Number(totalQueryCount(w, sizes)));
     const errorTables = {
       present: table(workload, present, gm),
       future: futures.map((e, i) => table(evalWorkloads[i], e)),
@@ -280,7 +329,7 @@ class RapRun {
       gmError: gm.expectedMaxError.mean,
       gmBaseline: gm,
       numQueries: m,
-      rho,
+      rho: this.plan.totalRho,
       epsilon: o.epsilon,
       delta: o.delta,
       rounds: plannedRounds(this.plan),
@@ -298,6 +347,7 @@ class RapRun {
         share: rounded.withinShare[z],
       })),
       perThresholdError: rounded.perThreshold,
+      ...(pass ? certifyReport(pass, shape.rows) : {}),
       ...(future ? { futureError: future.bySource[0].max, roundedFutureError: future.bySource[1].max } : {}),
       errorTables,
       relaxation: o.relaxation ?? 'sparsemax',
@@ -313,6 +363,20 @@ class RapRun {
     };
     return { report, synthetic: { n: synthetic.n, codes } };
   }
+}
+
+/** The report's certificate and the curator-only shares before and after the pass. */
+function certifyReport(pass: PassOutcome, rows: number): Partial<RapReport> {
+  const k = PROFILE_ZETAS.length;
+  return {
+    certificate: pass.certificate,
+    relativeErrorBefore: PROFILE_ZETAS.map((zeta, z) => ({
+      zeta,
+      alpha: 1 / rows,
+      share: pass.sharesBefore[z],
+    })),
+    relativeErrorAtCertificate: { before: pass.sharesBefore[k], after: pass.sharesAfter[k] },
+  };
 }
 
 /** The evaluation workloads of a run: `evalWorkload` first, then `evalWorkloads`. */

@@ -52,6 +52,60 @@ export interface RapOptions {
   readonly relaxation?: Relaxation;
   /** CPU kernel threads; default every core (os.availableParallelism). Results do not depend on it. */
   readonly threads?: number;
+  /**
+   * The relative-error pass and its public accuracy certificate (PREM): ζ, the share of ρ it
+   * spends, the certificate's β and the monitor's c (violations it may report). See certify.ts.
+   */
+  readonly certify?: CertifyOptions;
+  /**
+   * The person as the unit of privacy (src/core/privacy/contribution.ts): the data holds at most
+   * `bound` rows per person, and every answer is normalised by the public `normaliser` (the noisy
+   * bounded row count n̂) instead of the private row count. Absent: one row is the unit, n public.
+   */
+  readonly unit?: PersonUnit;
+}
+
+export interface CertifyOptions {
+  /** Relative margin ζ, 0 < ζ < 1. */
+  readonly zeta: number;
+  /** Share of the run's ρ the pass spends (taken out of the synthesis's ρ), 0 < share < 1. */
+  readonly share: number;
+  /** The certificate's failure probability β; default 0.05. */
+  readonly beta?: number;
+  /** c: the most violations the monitor reports (then it halts); default 3. */
+  readonly maxViolations?: number;
+}
+
+/**
+ * The public accuracy certificate of a release (PREM's relative error), computed from the range
+ * monitor's answers and public parameters only: it may be published.
+ */
+export interface AccuracyCertificate {
+  readonly zeta: number;
+  /** Additive slack α, as a fraction of the records (α·n records). */
+  readonly alpha: number;
+  readonly beta: number;
+  /** m: the workload's queries. */
+  readonly queries: number;
+  /** The final scan passed every query: the whole workload is certified. */
+  readonly clean: boolean;
+  /** Share of the m queries the final scan passed (1 when clean). */
+  readonly certifiedShare: number;
+  /** The pass's cost: ρ (zCDP), and the pure-DP ε = √(2ρ) of the monitor. */
+  readonly rho: number;
+  readonly epsilon: number;
+  readonly share: number;
+  /** c, the scans made, and the violations fed back to the projection. */
+  readonly maxViolations: number;
+  readonly scans: number;
+  readonly violationsFixed: number;
+  readonly statement: string;
+}
+
+/** Contributions bounded to `bound` rows per person; answers are counts / `normaliser` (public). */
+export interface PersonUnit {
+  readonly bound: number;
+  readonly normaliser: number;
 }
 
 /** In its own file (no imports) so the renderer's API types can use it without Node types. */
@@ -88,6 +142,15 @@ export interface RapReport {
   readonly seedMode: SeedMode;
   /** Share of queries within (1 ± ζ)·true ± α, for ζ ∈ {0.1, 0.25} (PREM's notion). */
   readonly relativeErrorProfile: readonly { zeta: number; alpha: number; share: number }[];
+  /**
+   * With the relative-error pass: the same profile on the data before the pass (curator-only),
+   * at the profile's ζs and at the certificate's (ζ, α).
+   */
+  readonly relativeErrorBefore?: readonly { zeta: number; alpha: number; share: number }[];
+  /** With the pass: the same shares on the released data at the certificate's (ζ, α). */
+  readonly relativeErrorAtCertificate?: { readonly before: number; readonly after: number };
+  /** The public accuracy certificate (the relative-error pass, options.certify). */
+  readonly certificate?: AccuracyCertificate;
   /** Max error per threshold (rounded data), for the results screen. */
   readonly perThresholdError: readonly number[];
   /** Max error on the (first) evaluation workload for the relaxed data. */

@@ -29,6 +29,16 @@ export const ENGINE_SELECTION: Readonly<Record<SelectionName, RapOptions['select
 /** How D' is kept on the simplex (sparsemax, the default, or GEM's softmax). */
 export const RELAXATIONS = ['sparsemax', 'softmax'] as const satisfies readonly Relaxation[];
 
+/**
+ * Whether the first row of a CSV names the columns, as the curator says it (`--header yes|no`,
+ * the app's Header row). A release never publishes names it guessed (docs/privacy.md).
+ */
+export const HEADER_CHOICES = ['yes', 'no'] as const;
+export const HEADER_VALUE: Readonly<Record<(typeof HEADER_CHOICES)[number], boolean>> = {
+  yes: true,
+  no: false,
+};
+
 /** Importance weights: the curator's own, or multiplied by the history score (workload/importance.ts). */
 export const IMPORTANCE = ['none', 'history'] as const;
 export type ImportanceName = (typeof IMPORTANCE)[number];

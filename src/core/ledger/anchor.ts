@@ -13,8 +13,12 @@
  * accepted (a process died between its commit and the anchor write) and the anchor catches up.
  *
  * Where: `$RAP_STUDIO_ANCHOR_DIR`, else `$XDG_CONFIG_HOME/rap-studio/ledger-anchors`, else
- * `~/.config/rap-studio/ledger-anchors`; one file per ledger path (SHA-256 of the absolute path),
- * so a test's or a second ledger has its own anchor.
+ * `~/.config/rap-studio/ledger-anchors`; one file per ledger path (SHA-256 of its REAL path,
+ * symbolic links resolved, so a folder reached through a link has the same anchor), so a test's
+ * or a second ledger has its own anchor; and one file per ledger identity (its id, the hash of
+ * event 1: `ledger-id-….json` beside the path anchors), written with it. The identity's anchor
+ * follows the ledger wherever it is opened: an older copy of it at another path (or a rolled-back
+ * one) is behind that anchor and refused, even where its own path has no anchor yet.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -23,6 +27,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   writeSync,
@@ -81,10 +86,30 @@ export function defaultAnchorDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(configHome, 'rap-studio', 'ledger-anchors');
 }
 
-/** The anchor file for the ledger at `ledgerFile`. */
+/**
+ * The ledger's real absolute path: symbolic links resolved (in the file itself, or in the
+ * nearest folder above it that exists when the file does not yet).
+ */
+export function realLedgerPath(ledgerFile: string): string {
+  const abs = path.resolve(ledgerFile);
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    const parent = path.dirname(abs);
+    if (parent === abs) return abs;
+    return path.join(realLedgerPath(parent), path.basename(abs));
+  }
+}
+
+/** The anchor file for the ledger at `ledgerFile` (keyed by its real path). */
 export function anchorPathFor(ledgerFile: string, dir = defaultAnchorDir()): string {
-  const key = createHash('sha256').update(path.resolve(ledgerFile)).digest('hex').slice(0, 32);
+  const key = createHash('sha256').update(realLedgerPath(ledgerFile)).digest('hex').slice(0, 32);
   return path.join(dir, `${key}.json`);
+}
+
+/** The anchor of the ledger with id `ledgerId`, beside the path anchor `anchorFile`. */
+export function identityAnchorPathFor(anchorFile: string, ledgerId: string): string {
+  return path.join(path.dirname(anchorFile), `ledger-id-${ledgerId.slice(0, 32)}.json`);
 }
 
 /** The anchor at `file`; null when there is none. Throws LedgerAnchorError for an unreadable one. */
@@ -164,7 +189,7 @@ export function anchorFor(ledgerFile: string, head: LedgerHead): Anchor | null {
   return {
     format: ANCHOR_FORMAT,
     version: 1,
-    ledger: path.resolve(ledgerFile),
+    ledger: realLedgerPath(ledgerFile),
     ledgerId: head.ledgerId,
     events: head.events,
     headHash: head.headHash,
@@ -221,6 +246,40 @@ export function checkAnchor(
       message: `The ledger holds the anchored ${anchor.events} event(s) and ${head.events - anchor.events} more; the anchor ${anchorFile} is brought up to date.`,
     };
   return { ...base, status: 'ok', message: `The ledger ends at its anchored head (${anchorFile}).` };
+}
+
+/**
+ * The ledger against both its anchors: the one of its path, then (when it has events) the one of
+ * its identity. A refusal by either is the answer; otherwise the path anchor's report (so that a
+ * ledger new at this path gets its path anchor written).
+ */
+export function checkAnchors(
+  ledgerFile: string,
+  anchorFile: string,
+  pathAnchor: Anchor | null,
+  head: LedgerHead | null,
+): AnchorReport {
+  const report = checkAnchor(ledgerFile, anchorFile, pathAnchor, head);
+  if (isRefused(report) || !head?.ledgerId) return report;
+  const idFile = identityAnchorPathFor(anchorFile, head.ledgerId);
+  const idAnchor = readAnchor(idFile, ledgerFile);
+  if (!idAnchor) return report;
+  const byId = checkAnchor(ledgerFile, idFile, idAnchor, head);
+  if (!isRefused(byId)) return report;
+  const where =
+    idAnchor.ledger === realLedgerPath(ledgerFile)
+      ? ''
+      : ` The newest copy of this ledger was last written at ${idAnchor.ledger}: use that one (--ledger or RAP_STUDIO_LEDGER).`;
+  return { ...byId, message: `${byId.message}${where}` };
+}
+
+/** Writes the anchors of the ledger's path and of its identity for `head` (nothing for an empty ledger). */
+export function writeAnchors(ledgerFile: string, anchorFile: string, head: LedgerHead): Anchor | null {
+  const anchor = anchorFor(ledgerFile, head);
+  if (!anchor) return null;
+  writeAnchor(anchorFile, anchor);
+  writeAnchor(identityAnchorPathFor(anchorFile, anchor.ledgerId), anchor);
+  return anchor;
 }
 
 export function isRefused(report: AnchorReport): boolean {

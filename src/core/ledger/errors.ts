@@ -32,6 +32,23 @@ export class LedgerAnchorError extends LedgerError {
   }
 }
 
+/**
+ * The ledger's state tables or events disagree with its hash chain (an edit outside RAP Studio),
+ * found when a reservation checks them: refused, as `ledger verify` would fail it.
+ */
+export class LedgerTamperedError extends LedgerError {
+  override readonly name = 'LedgerTamperedError';
+  constructor(file: string, what: string) {
+    super(
+      'corrupt',
+      file,
+      `The privacy budget ledger ${file} does not agree with its own event log (${what}): it was ` +
+        'edited outside RAP Studio, so its budget cannot be trusted. Nothing was reserved. Run ' +
+        '`rap-studio ledger verify` to see the first broken link, and restore the ledger from a backup.',
+    );
+  }
+}
+
 const NOTHING = 'Nothing was recorded and nothing was reserved.';
 
 /** SQLite's and the file system's error codes for each problem (better-sqlite3 reports extended codes). */

@@ -24,10 +24,22 @@ export interface CapReconvertedPayload {
 export type ReservedPayload = ReserveRequest & { id: string };
 
 export type LedgerEvent =
-  | { kind: 'dataset-registered'; payload: { fingerprint: string; name: string; rows: number } }
+  | {
+      kind: 'dataset-registered';
+      /** columns: the file's column names (ledger schema 4 on; absent when not known). */
+      payload: { fingerprint: string; name: string; rows: number; columns?: string[] };
+    }
+  /** A dataset's column names, learned after it was registered (once). */
+  | { kind: 'dataset-columns'; payload: { fingerprint: string; columns: string[] } }
+  /** Another file (`fingerprint`) released against the budget of `dataset`, by the curator's choice. */
+  | { kind: 'dataset-file'; payload: { fingerprint: string; dataset: string; name: string; rows: number } }
   | { kind: 'dataset-alias'; payload: { fingerprint: string; name: string } }
   | { kind: 'dataset-rows'; payload: { fingerprint: string; rows: number } }
-  | { kind: 'cap-set'; payload: { fingerprint: string; rho: number; epsilon: number; delta: number } }
+  | {
+      kind: 'cap-set';
+      /** unit: the column identifying persons when the budget is per person (absent: per row). */
+      payload: { fingerprint: string; rho: number; epsilon: number; delta: number; unit?: string };
+    }
   /** Migration (issue 19): a cap's (ε, δ) re-converted to ρ by the tight conversion. */
   | { kind: 'cap-reconverted'; payload: CapReconvertedPayload }
   | { kind: 'release-reserved'; payload: ReservedPayload }
@@ -58,6 +70,16 @@ const nullable =
   (check: Check): Check =>
   (v) =>
     v === null ? undefined : check(v);
+/** A member that events written before it was introduced do not carry. */
+const optional =
+  (check: Check): Check =>
+  (v) =>
+    v === undefined ? undefined : check(v);
+const names = is(
+  (v) => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'),
+  'a non-empty list of column names',
+);
+const subProbability = is((v) => typeof v === 'number' && v >= 0 && v < 1, 'a number in [0, 1)');
 
 /** An object with exactly these members (or at least these, when `open`). */
 function object(members: Record<string, Check>, open = false): Check {
@@ -74,10 +96,18 @@ function object(members: Record<string, Check>, open = false): Check {
 }
 
 const PAYLOADS: Record<EventKind, Check> = {
-  'dataset-registered': object({ fingerprint: hex64, name: text, rows: count(0) }),
+  'dataset-registered': object({ fingerprint: hex64, name: text, rows: count(0), columns: optional(names) }),
+  'dataset-columns': object({ fingerprint: hex64, columns: names }),
+  'dataset-file': object({ fingerprint: hex64, dataset: hex64, name: text, rows: count(0) }),
   'dataset-alias': object({ fingerprint: hex64, name: text }),
   'dataset-rows': object({ fingerprint: hex64, rows: count(1) }),
-  'cap-set': object({ fingerprint: hex64, rho: positive, epsilon: positive, delta: probability }),
+  'cap-set': object({
+    fingerprint: hex64,
+    rho: positive,
+    epsilon: positive,
+    delta: probability,
+    unit: (v) => (v === undefined ? undefined : text(v)),
+  }),
   'cap-reconverted': object({
     fingerprint: hex64,
     epsilon: positive,
@@ -92,6 +122,10 @@ const PAYLOADS: Record<EventKind, Check> = {
     epsilon: positive,
     delta: probability,
     rho: positive,
+    // Ledger schema 4 on; absent in earlier events (see approxDeltaOf, state.ts).
+    approxDelta: optional(subProbability),
+    // The file released, when it is not the dataset's own (a file of a named dataset).
+    fileFingerprint: optional(hex64),
     params: object({ rounds: number, perRound: number, rows: number, oversample: number }, true),
     workload: object({ hash: text, json: anyText }),
     schema: object({ hash: text, origin: oneOf(...SCHEMA_ORIGINS) }),

@@ -91,7 +91,8 @@ describe('migration to the tight conversion', () => {
     expect(cap?.epsilon).toBe(2);
     expect(cap?.delta).toBe(DELTA);
     expect(cap?.rho).toBe(rhoFromEpsilon(2, DELTA));
-    expect(cap?.setAt).toBe('2026-01-01T00:00:02.000Z'); // when the curator set it, not the migration
+    // When the curator set it (event 3, the cap in force), not the migration.
+    expect(cap?.setAt).toBe(JSON.parse(l.export('json')).events[2].ts); // the second cap-set
     expect(l.dataset(OTHER)?.cap).toBeNull();
 
     // What was spent was spent: the engine's ρ, with the ε recorded at the time.

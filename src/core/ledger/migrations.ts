@@ -125,8 +125,44 @@ INSERT INTO releases SELECT * FROM releases_v2;
 DROP TABLE releases_v2;
 `;
 
+/**
+ * Migration 4 (issue 26): a release's δ of its approximate-zCDP part (partition selection) is
+ * charged by the ledger, so each release row carries it: `approx_delta`, filled for the rows
+ * written before from `params.discovery.delta` (what a discovery release recorded as partition
+ * selection's δ; 0 for the others) — the rule the reducer applies to those events
+ * (state.ts, approxDeltaOf). The guard on spend columns is created again to cover it.
+ * Named datasets: a dataset's column names (`columns`, JSON, recorded once; NULL when not known)
+ * and `dataset_files`, the other files (fingerprints) the curator chose to release against a
+ * dataset's budget — a re-saved copy is never a fresh budget unless the curator says so.
+ */
+const V4 = `
+ALTER TABLE releases ADD COLUMN approx_delta REAL NOT NULL DEFAULT 0 CHECK (approx_delta >= 0 AND approx_delta < 1);
+UPDATE releases SET approx_delta = json_extract(params, '$.discovery.delta')
+  WHERE json_type(params, '$.discovery.delta') IN ('real', 'integer');
+ALTER TABLE datasets ADD COLUMN columns TEXT;
+CREATE TRIGGER datasets_columns_once BEFORE UPDATE OF columns ON datasets
+WHEN OLD.columns IS NOT NULL AND NEW.columns IS NOT OLD.columns
+BEGIN SELECT RAISE(ABORT, 'ledger: a dataset''s column names are recorded once'); END;
+CREATE TABLE dataset_files (
+  fingerprint TEXT PRIMARY KEY CHECK (length(fingerprint) = 64),
+  dataset_fingerprint TEXT NOT NULL REFERENCES datasets(fingerprint),
+  name TEXT NOT NULL,
+  rows INTEGER NOT NULL CHECK (rows >= 0),
+  added_at TEXT NOT NULL
+);
+${APPEND_ONLY('dataset_files', 'files of a dataset')}
+CREATE TRIGGER dataset_files_no_update BEFORE UPDATE ON dataset_files
+BEGIN SELECT RAISE(ABORT, 'ledger: a file''s dataset is immutable'); END;
+DROP TRIGGER releases_spend_immutable;
+CREATE TRIGGER releases_spend_immutable BEFORE UPDATE OF
+  id, dataset_fingerprint, reserve_event_id, created_at, mechanism, epsilon, delta, rho, approx_delta,
+  params, workload_hash, workload_json, schema_hash, schema_origin, seed_mode, backend, app_version,
+  prev_hash, row_hash ON releases
+BEGIN SELECT RAISE(ABORT, 'ledger: a spend is immutable; only its status may move from reserved'); END;
+`;
+
 /** Index i holds the SQL that takes user_version i to i + 1. Append only; never edit one. */
-export const MIGRATIONS: readonly string[] = [V1, V2, V3];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The triggers that keep spends immutable; verify() reports one that has gone missing. */
@@ -138,6 +174,9 @@ export const GUARD_TRIGGERS: readonly string[] = [
   'datasets_rows_once',
   'dataset_aliases_no_delete',
   'dataset_aliases_no_update',
+  'datasets_columns_once',
+  'dataset_files_no_delete',
+  'dataset_files_no_update',
   'releases_no_delete',
   'releases_spend_immutable',
   'releases_status_transition',

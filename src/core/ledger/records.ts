@@ -14,6 +14,7 @@ export function toDatasetRecord(row: DatasetRow, aliases: readonly AliasRow[]): 
     rows: row.rows,
     createdAt: row.created_at,
     cap,
+    columns: row.columns === null || row.columns === undefined ? null : (JSON.parse(row.columns) as string[]),
   };
 }
 
@@ -26,6 +27,7 @@ export function toReleaseRecord(row: ReleaseRow): ReleaseRecord {
     epsilon: row.epsilon,
     delta: row.delta,
     rho: row.rho,
+    approxDelta: row.approx_delta,
     params: JSON.parse(row.params) as ReleaseParams,
     workload: { hash: row.workload_hash, json: row.workload_json },
     schema: { hash: row.schema_hash, origin: row.schema_origin as SchemaOrigin },

@@ -5,7 +5,7 @@
  * app no longer matches the events that produced it.
  */
 import { canonicalJson } from './canonical.ts';
-import type { ChainedEvent } from './events.ts';
+import type { ChainedEvent, ReservedPayload } from './events.ts';
 
 export interface DatasetRow {
   fingerprint: string;
@@ -16,6 +16,17 @@ export interface DatasetRow {
   cap_epsilon: number | null;
   cap_delta: number | null;
   cap_set_at: string | null;
+  /** The column names as JSON (ledger schema 4); null when not known. */
+  columns: string | null;
+}
+
+/** Another file released against a dataset's budget (ledger schema 4). */
+export interface DatasetFileRow {
+  fingerprint: string;
+  dataset_fingerprint: string;
+  name: string;
+  rows: number;
+  added_at: string;
 }
 
 export interface AliasRow {
@@ -33,6 +44,8 @@ export interface ReleaseRow {
   epsilon: number;
   delta: number;
   rho: number;
+  /** ReleaseRecord.approxDelta (ledger schema 4). */
+  approx_delta: number;
   params: string;
   workload_hash: string;
   workload_json: string;
@@ -53,6 +66,7 @@ export interface ReleaseRow {
 export type RowChange =
   | { table: 'datasets'; row: DatasetRow }
   | { table: 'dataset_aliases'; row: AliasRow }
+  | { table: 'dataset_files'; row: DatasetFileRow }
   | { table: 'releases'; row: ReleaseRow };
 
 export type TableName = RowChange['table'];
@@ -61,12 +75,14 @@ export type TableName = RowChange['table'];
 export const TABLE_KEYS: Readonly<Record<TableName, readonly string[]>> = {
   datasets: ['fingerprint'],
   dataset_aliases: ['fingerprint', 'name'],
+  dataset_files: ['fingerprint'],
   releases: ['id'],
 };
 
 export interface StateReader {
   dataset(fingerprint: string): DatasetRow | undefined;
   alias(fingerprint: string, name: string): AliasRow | undefined;
+  file(fingerprint: string): DatasetFileRow | undefined;
   release(id: string): ReleaseRow | undefined;
 }
 
@@ -79,7 +95,8 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
   switch (event.kind) {
     case 'dataset-registered': {
       const p = event.payload;
-      if (state.dataset(p.fingerprint)) throw new ReplayError(`dataset ${p.fingerprint} registered twice`);
+      if (state.dataset(p.fingerprint) || state.file(p.fingerprint))
+        throw new ReplayError(`dataset ${p.fingerprint} registered twice`);
       return {
         table: 'datasets',
         row: {
@@ -91,6 +108,28 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
           cap_epsilon: null,
           cap_delta: null,
           cap_set_at: null,
+          columns: p.columns ? JSON.stringify(p.columns) : null,
+        },
+      };
+    }
+    case 'dataset-columns': {
+      const d = existingDataset(state, event.payload.fingerprint);
+      if (d.columns !== null) throw new ReplayError(`columns of ${d.fingerprint} recorded twice`);
+      return { table: 'datasets', row: { ...d, columns: JSON.stringify(event.payload.columns) } };
+    }
+    case 'dataset-file': {
+      const p = event.payload;
+      existingDataset(state, p.dataset);
+      if (state.dataset(p.fingerprint) || state.file(p.fingerprint))
+        throw new ReplayError(`file ${p.fingerprint} is already known to the ledger`);
+      return {
+        table: 'dataset_files',
+        row: {
+          fingerprint: p.fingerprint,
+          dataset_fingerprint: p.dataset,
+          name: p.name,
+          rows: p.rows,
+          added_at: ts,
         },
       };
     }
@@ -137,6 +176,7 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
           epsilon: p.epsilon,
           delta: p.delta,
           rho: p.rho,
+          approx_delta: approxDeltaOf(p),
           params: canonicalJson(p.params),
           workload_hash: p.workload.hash,
           workload_json: p.workload.json,
@@ -179,6 +219,17 @@ export function reduce(state: StateReader, ce: ChainedEvent): RowChange {
   }
 }
 
+/**
+ * A reservation's approximate-zCDP δ. Events before ledger schema 4 do not state it: a discovery
+ * release of that time ran partition selection with δ/2 of its δ, which it recorded as
+ * `params.discovery.delta` (migration 4 fills the column by the same rule).
+ */
+export function approxDeltaOf(p: ReservedPayload): number {
+  if (p.approxDelta !== undefined) return p.approxDelta;
+  const discovery = (p.params as { discovery?: { delta?: unknown } }).discovery;
+  return typeof discovery?.delta === 'number' ? discovery.delta : 0;
+}
+
 function existingDataset(state: StateReader, fingerprint: string): DatasetRow {
   const d = state.dataset(fingerprint);
   if (!d) throw new ReplayError(`dataset ${fingerprint} is not registered`);
@@ -196,6 +247,7 @@ function reservedRelease(state: StateReader, id: string): ReleaseRow {
 export class MemoryState implements StateReader {
   readonly datasets = new Map<string, DatasetRow>();
   readonly aliases = new Map<string, AliasRow>();
+  readonly files = new Map<string, DatasetFileRow>();
   readonly releases = new Map<string, ReleaseRow>();
 
   dataset(fingerprint: string): DatasetRow | undefined {
@@ -207,17 +259,22 @@ export class MemoryState implements StateReader {
   release(id: string): ReleaseRow | undefined {
     return this.releases.get(id);
   }
+  file(fingerprint: string): DatasetFileRow | undefined {
+    return this.files.get(fingerprint);
+  }
 
   apply(change: RowChange): void {
     const key = rowKey(change.table, change.row);
     if (change.table === 'datasets') this.datasets.set(key, change.row);
     else if (change.table === 'dataset_aliases') this.aliases.set(key, change.row);
+    else if (change.table === 'dataset_files') this.files.set(key, change.row);
     else this.releases.set(key, change.row);
   }
 
   rows(table: TableName): Map<string, object> {
     if (table === 'datasets') return this.datasets;
     if (table === 'dataset_aliases') return this.aliases;
+    if (table === 'dataset_files') return this.files;
     return this.releases;
   }
 }

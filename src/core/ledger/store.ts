@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import {
   type AliasRow,
+  type DatasetFileRow,
   type DatasetRow,
   type ReleaseRow,
   type RowChange,
@@ -28,6 +29,12 @@ export class SqlState implements StateReader {
       fingerprint,
       name,
     ) as AliasRow | undefined;
+  }
+
+  file(fingerprint: string): DatasetFileRow | undefined {
+    return this.stmt('SELECT * FROM dataset_files WHERE fingerprint = ?').get(fingerprint) as
+      | DatasetFileRow
+      | undefined;
   }
 
   release(id: string): ReleaseRow | undefined {

@@ -149,7 +149,7 @@ describe('verify', () => {
       file,
       `INSERT INTO releases SELECT 'forged', dataset_fingerprint, 99, created_at, mechanism, epsilon, delta, rho,
          params, workload_hash, workload_json, schema_hash, schema_origin, seed_mode, backend, app_version, prev_hash,
-         row_hash, status, status_changed_at, output_sha256, output_path, abort_reason FROM releases WHERE id = '${ids[0]}'`,
+         row_hash, status, status_changed_at, output_sha256, output_path, abort_reason, approx_delta FROM releases WHERE id = '${ids[0]}'`,
     );
     expect(verifyAt(file)).toMatchObject({
       ok: false,

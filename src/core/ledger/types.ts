@@ -41,6 +41,21 @@ export interface DatasetRecord {
   readonly rows: number;
   readonly createdAt: string;
   readonly cap: BudgetCap | null;
+  /** The file's column names; null when not known (registered before ledger schema 4, or by set-cap). */
+  readonly columns: readonly string[] | null;
+}
+
+/**
+ * What a release asks of the ledger about its file: the dataset whose budget it spends.
+ * `chosen`: the curator named the dataset (`--name`, the app's dataset picker); only then may a
+ * new file spend a known dataset's budget, or become a new dataset while it looks like a known one.
+ */
+export interface DatasetRequest {
+  readonly fingerprint: string;
+  readonly name: string;
+  readonly rows: number;
+  readonly columns?: readonly string[];
+  readonly chosen?: boolean;
 }
 
 export interface ReleaseParams {
@@ -59,6 +74,15 @@ export interface ReserveRequest {
   epsilon: number;
   delta: number;
   rho: number;
+  /**
+   * The δ of the release's approximate-zCDP part (partition selection in private discovery):
+   * the release is approxDelta-approximately ρ-zCDP (Bun & Steinke 2016, Def. 1.9), so
+   * ρ = rhoFromEpsilon(ε, δ − approxDelta). 0 (the default) for a plain ρ-zCDP release.
+   * The ledger charges it: the dataset's δ-spends add up outside ρ (budget.ts).
+   */
+  approxDelta?: number;
+  /** The released file's fingerprint when it is another file of the dataset (named datasets). */
+  fileFingerprint?: string;
   params: ReleaseParams;
   workload: { hash: string; json: string };
   schema: { hash: string; origin: SchemaOrigin };
@@ -75,6 +99,8 @@ interface ReleaseBase {
   readonly epsilon: number;
   readonly delta: number;
   readonly rho: number;
+  /** δ of the approximate-zCDP part (ReserveRequest.approxDelta); 0 for a plain ρ-zCDP release. */
+  readonly approxDelta: number;
   readonly params: ReleaseParams;
   readonly workload: { readonly hash: string; readonly json: string };
   readonly schema: { readonly hash: string; readonly origin: SchemaOrigin };
@@ -111,18 +137,27 @@ export interface AbortedRelease extends ReleaseBase {
 export type ReleaseRecord = ReservedRelease | CommittedRelease | AbortedRelease;
 
 /**
- * Per-dataset totals by zCDP composition: every release counts, whatever its status. The cap
- * fields (and everything stated as ε, which needs the cap's δ) are null while no cap is set.
+ * Per-dataset totals by composition of approximate zCDP (ρ's add, δ's add): every release
+ * counts, whatever its status. The cap fields (and everything stated as ε, which needs the
+ * cap's δ) are null while no cap is set. What the releases' δ-spends leave of the cap's δ
+ * converts ρ to ε: spentEpsilon = ε(Σρ, δ_cap − Σδ), so (spentEpsilon, δ_cap) is the whole
+ * dataset's guarantee so far (budget.ts, docs/privacy.md "The ledger's admission rule").
  */
 export interface BudgetTotals {
   readonly fingerprint: string;
   readonly releases: number;
+  /** ρ(ε_cap, δ_cap): the cap when no release spent δ. */
   readonly capRho: number | null;
   readonly capEpsilon: number | null;
   readonly delta: number | null;
   readonly spentRho: number;
+  /** Σ approxDelta over the releases: the part of the cap's δ spent outside ρ. */
+  readonly spentApproxDelta: number;
+  /** ε(Σρ, δ_cap − Σδ); Infinity when the δ-spends use up the cap's δ. */
   readonly spentEpsilon: number | null;
+  /** ρ(ε_cap, δ_cap − Σδ) − Σρ, at least 0: what a plain ρ-zCDP release may still spend. */
   readonly remainingRho: number | null;
+  /** remainingRho as ε at δ_cap − Σδ. */
   readonly remainingEpsilon: number | null;
   /** remainingRho / capRho, in [0, 1]. */
   readonly remainingShare: number | null;

@@ -67,14 +67,23 @@ function assertPositive(value: unknown, field: string, integer: boolean): void {
 /** Validates a reservation and returns the event payload it will be recorded as. */
 export function reservePayload(id: string, req: ReserveRequest): ReservedPayload {
   assertFingerprint(req.fingerprint);
+  if (req.fileFingerprint !== undefined) assertFingerprint(req.fileFingerprint);
   assertText(req.mechanism, 'mechanism');
   assertBudget(req.epsilon, req.delta);
   assertPositive(req.rho, 'rho', false);
-  // Compared in ρ, which is what the engine computes from (ε, δ) and what the gate adds up.
-  const implied = rhoFromEpsilon(req.epsilon, req.delta);
+  const approxDelta = req.approxDelta ?? 0;
+  if (!(typeof approxDelta === 'number' && approxDelta >= 0 && approxDelta < req.delta)) {
+    throw new InputError(
+      `approxDelta (the δ of partition selection) must be a number in [0, delta=${req.delta}), got ${String(approxDelta)}`,
+      { field: 'approxDelta' },
+    );
+  }
+  // Compared in ρ, which is what the engine computes from (ε, δ) and what the gate adds up: a
+  // δₐ-approximately ρ-zCDP release is (ε, δ)-DP with ρ = ρ(ε, δ − δₐ).
+  const implied = rhoFromEpsilon(req.epsilon, req.delta - approxDelta);
   if (Math.abs(implied - req.rho) > CONVERSION_TOLERANCE * implied) {
     throw new InputError(
-      `epsilon=${req.epsilon} at delta=${req.delta} buys rho=${implied}, not the rho=${req.rho} requested: ` +
+      `epsilon=${req.epsilon} at delta=${req.delta}${approxDelta > 0 ? ` less approxDelta=${approxDelta}` : ''} buys rho=${implied}, not the rho=${req.rho} requested: ` +
         'compute rho with rhoFromEpsilon (src/core/privacy/accounting.ts)',
       { field: 'rho' },
     );
@@ -106,6 +115,10 @@ export function reservePayload(id: string, req: ReserveRequest): ReservedPayload
     epsilon: req.epsilon,
     delta: req.delta,
     rho: req.rho,
+    approxDelta,
+    ...(req.fileFingerprint !== undefined && req.fileFingerprint !== req.fingerprint
+      ? { fileFingerprint: req.fileFingerprint }
+      : {}),
     params: p,
     workload: { hash: req.workload.hash, json: req.workload.json },
     schema: { hash: req.schema.hash, origin: req.schema.origin },

@@ -37,7 +37,7 @@ export function verifyLedger(db: Database.Database, state: SqlState): VerifyResu
     prev = row;
     count++;
   }
-  for (const table of ['datasets', 'dataset_aliases', 'releases'] as const) {
+  for (const table of ['datasets', 'dataset_aliases', 'dataset_files', 'releases'] as const) {
     const problem = compareTable(table, state, memory);
     if (problem) return problem;
   }
@@ -55,7 +55,11 @@ export function verifyLedger(db: Database.Database, state: SqlState): VerifyResu
   return { ok: true, rows: count, headHash: prev?.hash ?? GENESIS_HASH };
 }
 
-function checkLink(prev: EventRow | undefined, row: EventRow): string | undefined {
+/** What is wrong with `row` as the event after `prev` (id sequence, link, own hash); undefined when nothing. */
+export function checkLink(
+  prev: Pick<EventRow, 'id' | 'hash'> | undefined,
+  row: EventRow,
+): string | undefined {
   const expectedId = (prev?.id ?? 0) + 1;
   if (row.id !== expectedId) {
     return row.id > expectedId
@@ -80,9 +84,7 @@ function compareTable(table: TableName, state: SqlState, memory: MemoryState): B
     const want = expected.get(key);
     if (!want)
       return broken(table, display(key), 'row has no event that produced it: inserted outside RAP Studio');
-    const column = [...new Set([...Object.keys(want), ...Object.keys(actual)])].find(
-      (c) => want[c] !== actual[c],
-    );
+    const column = differingColumn(want, actual);
     if (column !== undefined) {
       return broken(
         table,
@@ -96,4 +98,11 @@ function compareTable(table: TableName, state: SqlState, memory: MemoryState): B
     if (!seen.has(key)) return broken(table, display(key), 'row is missing: deleted outside RAP Studio');
   }
   return undefined;
+}
+
+/** The first column in which two rows of a state table differ; undefined when they are equal. */
+export function differingColumn(want: object, actual: object): string | undefined {
+  const w = want as Record<string, unknown>;
+  const a = actual as Record<string, unknown>;
+  return [...new Set([...Object.keys(w), ...Object.keys(a)])].find((c) => w[c] !== a[c]);
 }

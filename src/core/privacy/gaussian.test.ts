@@ -119,6 +119,20 @@ describe('gaussianMechanism', () => {
 });
 
 describe('roundSumToGrid (exact rounding of the real sum x + w)', () => {
+  it('refuses a sum past the grid without quoting the unsnapped value + noise', () => {
+    const x = 123456789e10;
+    const w = 0.5;
+    let message = '';
+    try {
+      roundSumToGrid(x, w, 0.125);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/too large for noise grid/);
+    expect(message).not.toContain(String(x + w));
+    expect(message).not.toMatch(/1234|e\+18|1\.2/);
+  });
+
   it('equals big-integer rounding of the exact sum (property)', () => {
     fc.assert(
       fc.property(

@@ -82,9 +82,11 @@ export function roundSumToGrid(x: number, w: number, grid: number): number {
   const e = x - (s - back) + (w - back);
   const q = s / grid;
   if (!(Math.abs(q) < MAX_GRID_STEPS)) {
+    // No number from the sum in the message: value + noise is unsnapped, and the message may be
+    // logged or shown; only the grid (public, from σ) is quoted.
     throw new RangeError(
-      `|value + noise| = ${Math.abs(s)} is too large for noise grid ${grid}: the noise is below float ` +
-        'resolution of the value, so it cannot be added safely',
+      `a noisy value is too large for noise grid ${grid}: the noise is below float resolution of ` +
+        'the value, so it cannot be added safely',
     );
   }
   let k = Math.round(q);

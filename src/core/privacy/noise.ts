@@ -12,6 +12,7 @@
  *   are used (they are independent standard normals).
  * - gumbel(): −ln(E) with E = −ln(1 − V) = −log1p(−V) ~ Exp(1) and V fine, so the upper tail
  *   (the one that decides a noisy max) is resolved to about 745 and has no gaps.
+ * - exponential(): −ln(V) with V fine: Exp(1) with its upper tail resolved to about 745.
  */
 import { cryptoWords, type RandomWords, seededWords } from './random-words.ts';
 
@@ -26,6 +27,8 @@ export interface NoiseSource {
   normal(): number;
   /** Standard Gumbel(0, 1): CDF exp(−exp(−x)). */
   gumbel(): number;
+  /** Standard exponential Exp(1) (the Laplace of the sparse vector is a difference of two). */
+  exponential(): number;
   /** out[i] = sigma · N(0, 1) for every i. Not for releasing values: use gaussianMechanism. */
   fillNormal(out: Float64Array, sigma: number): void;
 }
@@ -86,6 +89,10 @@ class WordNoise implements NoiseSource {
 
   gumbel(): number {
     return -Math.log(-Math.log1p(-this.fineUniform()));
+  }
+
+  exponential(): number {
+    return -Math.log(this.fineUniform());
   }
 
   fillNormal(out: Float64Array, sigma: number): void {

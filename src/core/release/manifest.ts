@@ -4,16 +4,20 @@
  * ledger's release id, each column's provenance (declared / discovered privately / domain not
  * differentially private), the output's own hash. Nothing computed from the private file goes
  * in: no hash of the input (the ledger keeps that fingerprint for itself) and no error metric
- * (those go to the curator's private report).
+ * (those go to the curator's private report) — except the accuracy certificate, which is the
+ * output of a stated DP mechanism (the relative-error pass's range monitor) and is paid for.
  */
 import { basename } from 'node:path';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { statementOf, type TablePlanStatement } from '../engine/process/public-plan.ts';
-import type { TableStrategy } from '../engine/types.ts';
+import type { AccuracyCertificate, TableStrategy } from '../engine/types.ts';
 import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
-import type { WrittenCsv } from './output.ts';
+import type { Workload } from '../workload/types.ts';
+import { workloadToObject } from '../workload/workload.ts';
+import { FORMULA_ESCAPE_NOTE, type WrittenCsv } from './output.ts';
+import { describeUnit, type PersonOutcome } from './person.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
@@ -23,7 +27,7 @@ export interface ManifestInput {
   readonly options: { readonly mode: string };
   readonly spec: {
     readonly noise: { readonly mode: SeedMode };
-    readonly workload: { readonly thresholds: readonly unknown[] };
+    readonly workload: Workload;
   };
   readonly result: {
     readonly report: {
@@ -31,10 +35,13 @@ export interface ManifestInput {
       readonly rounds?: number;
       readonly perRound?: number;
       readonly tableMode?: { readonly strategy: TableStrategy; readonly roundBound: number };
+      readonly certificate?: AccuracyCertificate;
     };
   };
   readonly facts: { readonly rows: number };
   readonly loaded: { readonly dataset: { readonly schema: Schema } };
+  /** The person level (release/person.ts); absent or null when one row is the unit. */
+  readonly person?: PersonOutcome | null;
 }
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
@@ -57,10 +64,12 @@ export type RanPlan =
   | ({ readonly mode: 'table' } & TablePlanStatement)
   | { readonly mode: 'query'; readonly rounds: number; readonly perRound: number };
 
-export function planThatRan(f: Pick<ManifestInput, 'result' | 'options' | 'request'>): RanPlan {
+export function planThatRan(f: Pick<ManifestInput, 'result' | 'options' | 'request' | 'person'>): RanPlan {
   const { report } = f.result;
   if (f.options.mode === 'table' && report.tableMode) {
-    const perRound = Number(f.request.params.perRound);
+    // At the person level K was chosen by the engine from n̂/k (the ledger's is pre-reservation).
+    const perRound =
+      f.person && report.perRound !== undefined ? report.perRound : Number(f.request.params.perRound);
     return {
       mode: 'table',
       ...statementOf(report.tableMode.strategy, report.tableMode.roundBound, perRound),
@@ -80,6 +89,7 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     | { share: number; rho: number; delta: number; synthesisRho: number; usedRho: number; deltaTotal: number }
     | undefined;
   const insecure = f.spec.noise.mode === 'insecure-seed';
+  const certificate = f.result.report.certificate;
   return {
     format: MANIFEST_FORMAT,
     version: 2,
@@ -90,21 +100,39 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     privacy: {
       epsilon: request.epsilon,
       delta: request.delta,
-      /** Reserved in the ledger: ρ(ε, δ). With discovery the run used ρ(ε, δ/2) (usedRho). */
+      /** Reserved in the ledger: ρ(ε, δ); with discovery ρ(ε, 0.9δ), plus partition selection's δ/10. */
       rho: request.rho,
       ...(discovery ? { usedRho: discovery.usedRho } : {}),
       accounting: discovery
         ? 'approximate zCDP: ρ-zCDP outside an event of probability δ_discovery (partition selection), then (ε, δ − δ_discovery)-DP by the zCDP conversion'
         : 'zCDP, then (ε, δ)-DP by the zCDP conversion',
       discovery: discovery ? { rho: discovery.rho, delta: discovery.delta, share: discovery.share } : null,
-      synthesis: { rho: discovery ? discovery.synthesisRho : plan.rho },
+      // The relative-error pass's ρ comes out of what would otherwise be the synthesis's.
+      synthesis: { rho: (discovery ? discovery.synthesisRho : plan.rho) - (certificate?.rho ?? 0) },
+      ...(certificate
+        ? {
+            relativeErrorPass: {
+              rho: certificate.rho,
+              epsilon: certificate.epsilon,
+              share: certificate.share,
+              mechanism:
+                'RangeMonitor (sparse vector, pure ε-DP, ε²/2-zCDP) over the workload, taken out of the synthesis ρ',
+            },
+          }
+        : {}),
     },
-    parameters: { ...request.params, mode: options.mode },
+    // PREM's accuracy certificate: computed from the range monitor's answers only (a DP output).
+    ...(certificate ? { accuracyCertificate: certificate } : {}),
+    parameters: f.person
+      ? personParameters(request.params, options.mode)
+      : { ...request.params, mode: options.mode },
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     backend: f.result.report.backend,
-    // No hash of the input: the ledger keeps the fingerprint for itself.
-    dataset: { name: datasetName, rows: f.facts.rows },
+    // No hash of the input: the ledger keeps the fingerprint for itself. At the person level the
+    // file's row count is not public (it depends on persons' row counts): only n̂ is released.
+    dataset: { name: datasetName, rows: f.person ? null : f.facts.rows },
+    unit: f.person ? personUnit(f.person) : { kind: 'row', statement: 'one CSV row is the unit of privacy' },
     schema: {
       sha256: request.schema.hash,
       // The ledger's word for the whole release: declared, discovered, or inferred (some not DP).
@@ -112,7 +140,46 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       note: describeSchemaOrigin(f.loaded.dataset.schema),
       columns: request.params.columns,
     },
-    workload: { sha256: request.workload.hash, thresholds: f.spec.workload.thresholds.length },
+    workload: {
+      sha256: request.workload.hash,
+      thresholds: f.spec.workload.thresholds.length,
+      // The workload in words (public: the curator's own input, over the released column names).
+      items: workloadToObject(f.spec.workload, f.loaded.dataset.schema).thresholds.map((t) => ({
+        r: t.r,
+        features: t.features,
+        weight: t.weight ?? 1,
+      })),
+    },
+    csv: { formulaEscape: FORMULA_ESCAPE_NOTE },
+  };
+}
+
+/**
+ * At the person level the ledger's pre-reservation plan (T₀, K, the plan kind, read off the file's
+ * private row count to check memory) is not public: the engine chose them from n̂/k.
+ */
+function personParameters(params: ReserveRequest['params'], mode: string) {
+  const { rounds: _r, perRound: _k, kind: _p, ...rest } = params as Record<string, unknown>;
+  return { ...rest, mode, plan: 'chosen by the public rule from n̂/k after the reservation' };
+}
+
+function personUnit(p: PersonOutcome) {
+  return {
+    kind: 'person',
+    statement: describeUnit(p),
+    column: p.column,
+    identifierReleased: false,
+    rowsPerPerson: p.bound,
+    boundChosen: p.chosen
+      ? {
+          rule: 'smallest grid value at or above the noisy 90th percentile of rows per person',
+          grid: p.chosen.grid,
+          rho: p.chosen.rho,
+          sigma: p.chosen.sigma,
+          noisyPersonsPerBucket: p.chosen.noisyPersons,
+        }
+      : null,
+    noisyRowCount: { rows: p.rows.rows, rho: p.rows.rho, sigma: p.rows.sigma },
   };
 }
 

@@ -15,11 +15,12 @@ export const warnings = {
   deltaLarge: (text: string) => warning('delta-large', text),
   /** The schema came from the data (inferred, or confirmed from an inferred one). */
   schemaFromData: (origin: string) => warning('schema-from-data', `the schema was ${origin}`),
-  rowsRejected: (rejected: number, read: number, file: string) =>
+  /** Rows of the wrong width: kept as records with every value missing (n counts them). */
+  rowsKeptMissing: (rows: number, firstLine: number, file: string) =>
     warning(
-      'rows-rejected',
-      `${rejected} of ${read} rows of ${file} were rejected ` +
-        '(see `rap-studio schema check`); the release covers the accepted rows only',
+      'rows-kept-missing',
+      `${rows} row${rows === 1 ? '' : 's'} of ${file} ${rows === 1 ? 'has' : 'have'} the wrong number of fields ` +
+        `(first at line ${firstLine}): kept as records with every value missing, so n is the file's record count`,
     ),
   /** The curator overrode the refusal of a domain read off the data without DP. */
   domainNotDp: (columns: readonly string[]) =>

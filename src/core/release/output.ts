@@ -5,9 +5,43 @@
 import { writeCsv } from '../data/csv-write.ts';
 import { decodedRows } from '../data/decode.ts';
 import type { LoadResult } from '../data/load.ts';
+import type { Schema } from '../data/schema.ts';
+import { parseNumber } from '../data/values.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
 import type { RapResult } from '../engine/types.ts';
 import { secureNoise, seededNoise } from '../privacy/noise.ts';
+
+/**
+ * CSV injection (OWASP): a spreadsheet opens a cell starting with =, +, -, @, tab or carriage
+ * return as a formula. A released categorical value that starts so and is not a number is
+ * written with a leading apostrophe, which spreadsheets show as text. Post-processing of the
+ * released domain; numbers (-3, +4.5) and numeric columns are left as they are.
+ */
+export const FORMULA_ESCAPE_NOTE =
+  "categorical values starting with =, +, -, @, tab or carriage return (and not numbers) are written with a leading ' so that spreadsheets do not run them as formulas";
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function escapeFormula(value: string): string {
+  return FORMULA_START.test(value) && parseNumber(value) === undefined ? `'${value}` : value;
+}
+
+/** The schema a released CSV is read back with (evaluate, scoring): categories as written. */
+export function asWrittenSchema(schema: Schema): Schema {
+  return {
+    ...schema,
+    columns: schema.columns.map((c) =>
+      c.kind === 'categorical' ? { ...c, categories: c.categories.map(escapeFormula) } : c,
+    ),
+  };
+}
+
+function* escapedRows(
+  rows: Iterable<readonly string[]>,
+  categorical: readonly boolean[],
+): Generator<readonly string[]> {
+  for (const row of rows) yield row.map((v, j) => (categorical[j] ? escapeFormula(v) : v));
+}
 
 /**
  * The synthetic table in the input's column order (header equal to the input's header, less
@@ -48,6 +82,7 @@ export async function writeSyntheticCsv(
   // byte-for-byte reproducible and a secure run uses no predictable generator.
   const source = noise.mode === 'secure' ? secureNoise() : seededNoise(`${noise.seed}/decode`);
   const rows = decodedRows(table.schema, table.codes, result.synthetic.n, { random: () => source.uniform() });
-  await writeCsv(file, table.header, rows, opts);
+  const categorical = table.schema.columns.map((c) => c.kind === 'categorical');
+  await writeCsv(file, table.header, escapedRows(rows, categorical), opts);
   return { path: file, rows: result.synthetic.n, header: table.header };
 }

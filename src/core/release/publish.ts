@@ -126,7 +126,7 @@ function exists(voice: Voice, file: string, releaseId: string): InputError {
   );
 }
 
-function writtenAs(out: OutputFile): 'synthetic data' | 'release manifest' | 'private report' {
+function writtenAs(out: OutputFile): string {
   return out.what === 'synthetic CSV' ? 'synthetic data' : out.what;
 }
 

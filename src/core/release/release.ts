@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
+import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
-import { readTableHeader } from '../data/table.ts';
+import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
@@ -14,6 +15,7 @@ import {
   provenanceEntries,
 } from '../discovery/not-dp.ts';
 import {
+  checkDiscoverable,
   checkRawSource,
   discoverAndLoad,
   planRawSource,
@@ -50,8 +52,19 @@ import {
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
+import {
+  boundSource,
+  checkUnitColumn,
+  describeUnit,
+  PERSON_DEFAULT_DELTA,
+  type PersonOutcome,
+  type UnitBudget,
+  type UnitSpec,
+  unitBudget,
+  unitParams,
+} from './person.ts';
 import { publish } from './publish.ts';
-import { checkOutputs } from './targets.ts';
+import { checkOutputs, type OutputFile } from './targets.ts';
 
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
@@ -61,7 +74,12 @@ export interface DataSource {
    * none), and every other column of the table is discovered privately after the reservation.
    */
   readonly schema: Schema;
-  /** Whether the first row names the columns; default: guessed. */
+  /**
+   * Whether the first row names the columns, as the curator said. Left out, a declared schema
+   * decides (the first row is a header iff it holds every declared name: the names published are
+   * the schema's); with discovery and no answer, a first row that looks like a header is refused
+   * (guessedHeaderRefusal): a release never publishes names it guessed.
+   */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
   readonly discover?: { readonly share?: number };
@@ -81,6 +99,7 @@ export type EngineOverrides = Partial<
     | 'tolerance'
     | 'selection'
     | 'relaxation'
+    | 'certify'
   >
 >;
 
@@ -106,6 +125,12 @@ export interface ReleaseSpec {
    * event and the manifest say "domain not differentially private" for those columns.
    */
   readonly allowNonPrivateDomain?: boolean;
+  /**
+   * The person as the unit of privacy (person.ts): the column that identifies persons (never
+   * released, never in the workload) and k, the rows kept per person (given, or chosen privately).
+   * Absent: one row is the unit.
+   */
+  readonly unit?: UnitSpec;
 }
 
 export type Warn = (warning: ReleaseWarning) => void;
@@ -117,6 +142,8 @@ export interface Prepared {
   readonly stage: 'prepared';
   readonly spec: ReleaseSpec;
   readonly name: string;
+  /** The file's column names (the ledger tells a re-saved copy of a known dataset by them). */
+  readonly columnNames: readonly string[];
   readonly facts: FileFacts;
   readonly delta: number;
   readonly options: RapOptions;
@@ -124,6 +151,8 @@ export interface Prepared {
   readonly request: ReserveRequest;
   /** The raw-CSV plan when columns are discovered privately (after the reservation). */
   readonly raw: RawSourcePlan | null;
+  /** The person level: the unit and its share of the budget (null: one row is the unit). */
+  readonly unit: { readonly spec: UnitSpec; readonly budget: UnitBudget } | null;
 }
 
 type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
@@ -156,6 +185,8 @@ export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
   readonly result: RapResult;
   /** What discovery released (null when every column was declared). */
   readonly discovery: DiscoveredSchema | null;
+  /** The person level: k, how it was chosen, n̂ (public; null when one row is the unit). */
+  readonly person: PersonOutcome | null;
 };
 
 /** 5. Written and committed. */
@@ -177,40 +208,62 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   }
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
-  const names = discovering
-    ? (await readTableHeader(spec.source.path, header)).header
-    : schema.columns.map((c) => c.name);
+  const unitSpec = spec.unit ?? null;
+  const names =
+    discovering || unitSpec
+      ? await releaseColumnNames(spec.source.path, spec.source.header)
+      : schema.columns.map((c) => c.name);
+  if (unitSpec) {
+    checkUnitColumn(spec.source.path, unitSpec, names, schema);
+    const undeclared = names.filter(
+      (n) => n !== unitSpec.column && !schema.columns.some((c) => c.name === n),
+    );
+    if (!discovering && undeclared.length > 0) {
+      throw new InputError(
+        `${spec.source.path}: with a unit column, the schema must declare every other column of the table ` +
+          `(it does not declare ${undeclared.join(', ')}); declare them, or discover them privately ` +
+          '(--discover-undeclared)',
+        { file: spec.source.path, field: 'schema' },
+      );
+    }
+  }
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
-  const delta = spec.delta ?? defaultDelta(Math.max(2, facts.rows));
+  // 1/n² would publish the row count, which at the person level is private: a public constant there.
+  const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
   const dw = deltaWarning(delta, facts.rows);
   if (dw) warn(warnings.deltaLarge(dw));
-  const rawPlan = discovering
-    ? await planRawSource(
-        spec.source.path,
-        schema.columns,
-        { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-        header,
-      )
-    : null;
-  // Every column declared: nothing to discover, the declared schema is the whole schema.
-  const raw = rawPlan && rawPlan.undeclared.length > 0 ? rawPlan : null;
+  const rawPlan =
+    discovering || unitSpec
+      ? await planRawSource(
+          spec.source.path,
+          schema.columns,
+          { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
+          { ...header, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+        )
+      : null;
+  // Every column declared: nothing to discover, the declared schema is the whole schema (at the
+  // person level the raw path still runs: the data is bounded after the reservation).
+  const raw = rawPlan && (rawPlan.undeclared.length > 0 || unitSpec) ? rawPlan : null;
+  const discovers = raw !== null && raw.undeclared.length > 0;
   // With discovery the engine runs on what is left of ρ, given as the ε that converts back to it.
-  const engineBudget = raw ? raw.budget : null;
+  const engineBudget = discovers && raw ? raw.budget : null;
+  // The person level takes its shares (n̂, and k when private) from the synthesis' part.
+  const unit = unitSpec && raw ? { spec: unitSpec, budget: unitBudget(raw.budget, unitSpec) } : null;
   const requested = defaultOptions({
-    epsilon: engineBudget?.engineEpsilon ?? spec.epsilon,
-    delta: engineBudget?.engineDelta ?? delta,
+    epsilon: unit?.budget.engineEpsilon ?? engineBudget?.engineEpsilon ?? spec.epsilon,
+    delta: unit ? raw!.budget.engineDelta : (engineBudget?.engineDelta ?? delta),
     ...spec.overrides,
   });
   // Query mode's default T and K depend on the domain sizes, known only after discovery: with
   // discovery it needs both given (the engine still refuses T·K above the discovered query count).
   if (
-    raw &&
+    (discovers || unit) &&
     requested.mode !== 'table' &&
     (spec.overrides?.rounds === undefined || spec.overrides?.perRound === undefined)
   ) {
     throw new InputError(
-      'query mode with private discovery needs the rounds T and the queries per round K given (its default ' +
-        'rule depends on the domain sizes); give both, use table mode (the default), or declare every column',
+      'query mode with private discovery or a unit column needs the rounds T and the queries per round K given ' +
+        '(its default rule depends on the domain sizes and the row count); give both, or use table mode (the default)',
       { field: 'mode' },
     );
   }
@@ -224,7 +277,11 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   // after the reservation), so the engine picks it by the same public rule on the discovered
   // schema; T₀ and K are left to the engine too, whose table-mode rule reads ρ, n and the
   // threshold count only (defaultTablePlan), so they equal what the ledger records here.
-  const pinPlan = raw === null || requested.mode !== 'table';
+  //
+  // At the person level the row count is private: the engine's public rule picks T₀, K and the
+  // plan from n̂/k after the reservation (params.unit says so); the plan above only checks sizes
+  // and memory.
+  const pinPlan = (raw === null || requested.mode !== 'table') && !unit;
   const options: RapOptions = pinPlan
     ? {
         ...requested,
@@ -237,13 +294,14 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const columns = columnEntries(schema, raw);
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
-    mechanism: engineBudget ? `domain-discovery+rap-${options.mode}` : `rap-${options.mode}`,
-    // With discovery the run uses ρ(ε, δ/2) (δ/2 goes to partition selection, params.discovery)
-    // but reserves ρ(ε, δ), what (ε, δ) costs everywhere else in the ledger: a little more than
-    // it uses, never less, and a run at the cap's ε spends the whole cap.
+    mechanism: `${unit ? 'person-bounding+' : ''}${engineBudget ? 'domain-discovery+' : ''}rap-${options.mode}`,
+    // With discovery the run is δ_ps-approximately ρ(ε, δ − δ_ps)-zCDP (δ_ps = δ/10 goes to
+    // partition selection, params.discovery): the ledger charges both, ρ and approxDelta. At the
+    // person level without discovery the plan is made after bounding (n̂): ρ(ε, δ) is reserved.
     epsilon: spec.epsilon,
     delta,
-    rho: engineBudget ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
+    rho: engineBudget ? engineBudget.rho : unit ? rhoFromEpsilon(spec.epsilon, delta) : plan.rho,
+    approxDelta: engineBudget ? engineBudget.deltaDiscovery : 0,
     params: {
       rounds: plan.rounds,
       perRound: plan.perRound,
@@ -251,9 +309,17 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       oversample: options.oversample,
       kind: plan.kind,
       // Which plan ran (table mode) and how it shares the synthesis ρ: public, fixed here.
-      ...(plan.table ? { tablePlan: pinPlan ? plan.table : 'set by discovery' } : {}),
+      ...(plan.table
+        ? {
+            tablePlan: pinPlan
+              ? plan.table
+              : unit
+                ? 'set by the noisy row count (person level)'
+                : 'set by discovery',
+          }
+        : {}),
       // With discovery the domain sizes (so the query count) are known only after the reservation.
-      numQueries: raw ? 'set by discovery' : plan.numQueries,
+      numQueries: discovers ? 'set by discovery' : plan.numQueries,
       selection: options.selection,
       relaxation: options.relaxation ?? 'sparsemax',
       learningRate: options.learningRate,
@@ -273,7 +339,13 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
             },
           }
         : {}),
+      // The relative-error pass (PREM): its share of ρ, its cost and the certificate's α and β.
+      // With discovery, m (so α) is known only after the reservation: the certificate states it.
+      ...(plan.certify
+        ? { certify: raw ? { ...plan.certify, alpha: 'set by discovery' } : plan.certify }
+        : {}),
       columns,
+      ...(unit ? { unit: unitParams(unit.spec, unit.budget) } : {}),
     },
     workload: {
       hash: workloadHash(spec.workload, planSchema),
@@ -290,7 +362,45 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     backend: options.backend ?? 'auto',
     appVersion: APP_VERSION,
   };
-  return { stage: 'prepared', spec, name, facts, delta, options, plan, request, raw };
+  return {
+    stage: 'prepared',
+    spec,
+    name,
+    columnNames: [...names],
+    facts,
+    delta,
+    options,
+    plan,
+    request,
+    raw,
+    unit,
+  };
+}
+
+/**
+ * The column names a discovering release publishes. Only the curator can say that the first row
+ * is a header: a guess could take a private record for one (a headerless all-text file once
+ * published its first record as the released CSV's header). A guess of "no header" is safe (the
+ * names are column_1…column_N); a guess of "header" is refused until the curator says which.
+ */
+export async function releaseColumnNames(
+  file: string,
+  said: boolean | undefined,
+): Promise<readonly string[]> {
+  const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
+  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  return shape.header;
+}
+
+/** The curator must say whether the first row names the columns (nothing is reserved). */
+export function guessedHeaderRefusal(file: string, line: number): InputError {
+  return new InputError(
+    `${file}, line ${line}: this row looks like a header, but RAP Studio publishes column names only when ` +
+      'you say the row holds them (a record taken for a header would be published). Say which: ' +
+      '--header yes if it names the columns, --header no if it is a record (the columns are then ' +
+      "named column_1, column_2, …). In the app: the Data step's Header row. Nothing was reserved.",
+    { file, line, field: 'header' },
+  );
 }
 
 /**
@@ -299,7 +409,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
  */
 function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   const declared = provenanceEntries(schema);
-  if (!raw) return declared;
+  if (!raw || raw.undeclared.length === 0) return declared;
   const byName = new Map(declared.map((e) => [e.name, e]));
   const each = discoveryPerColumn(raw.budget, raw.undeclared.length);
   return raw.header.map(
@@ -323,12 +433,17 @@ function discoveryNoise(spec: ReleaseSpec): NoiseSource {
   return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/discovery`);
 }
 
+/** Contribution bounding's randomness and noise (k, n̂): the run's source, its own stream. */
+function personNoise(spec: ReleaseSpec): NoiseSource {
+  return spec.noise.mode === 'secure' ? secureNoise() : seededNoise(`${spec.noise.seed}/person`);
+}
+
 // ---- 2. validate -----------------------------------------------------------------------------
 
 /** Reads the private file for the curator only; the engine has not started. */
 export async function validate(
   prepared: Prepared,
-  _warn: Warn = () => {},
+  warn: Warn = () => {},
   signal?: AbortSignal,
 ): Promise<Validated> {
   const { source } = prepared.spec;
@@ -340,6 +455,9 @@ export async function validate(
     const check = await checkRawSource(prepared.raw, header);
     if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
+    // A column past discovery's distinct-value limit is refused now, not after the reservation.
+    const read = await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
+    warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return { ...prepared, stage: 'validated', loaded: null };
   }
   const loaded = await loadCsv(source.path, {
@@ -358,7 +476,19 @@ export async function validate(
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
+  warnKeptAsMissing(
+    loaded.summary.rejected.filter((r) => isKeptAsMissing(r.reason)),
+    source.path,
+    warn,
+  );
   return { ...prepared, stage: 'validated', loaded };
+}
+
+/** The one rule for rows of the wrong width, said aloud: kept, every value missing (n counts them). */
+function warnKeptAsMissing(kept: readonly RejectedRows[], file: string, warn: Warn): void {
+  if (kept.length === 0) return;
+  const rows = kept.reduce((s, r) => s + r.count, 0);
+  warn(warnings.rowsKeptMissing(rows, Math.min(...kept.map((r) => r.firstLine)), path.basename(file)));
 }
 
 // ---- 3. reserve ------------------------------------------------------------------------------
@@ -371,12 +501,25 @@ export async function reserve(
   signal?: AbortSignal,
 ): Promise<Reserved> {
   const { facts, spec, name } = validated;
-  const dataset = await ledger.ensureDataset({ fingerprint: facts.fingerprint, name, rows: facts.rows });
+  // The dataset whose budget this file spends: the curator's named dataset (spec.datasetName), or
+  // the file's own; a new file that looks like a known dataset is refused here, unless named.
+  const dataset = await ledger.ensureDataset({
+    fingerprint: facts.fingerprint,
+    name,
+    rows: facts.rows,
+    columns: validated.columnNames,
+    chosen: spec.datasetName !== undefined,
+  });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));
-  else if (cap) await ledger.setCap(facts.fingerprint, cap.epsilon, cap.delta ?? validated.delta);
+  else if (cap)
+    await ledger.setCap(dataset.fingerprint, cap.epsilon, cap.delta ?? validated.delta, spec.unit?.column);
   if (signal?.aborted) throw new CancelledError(CANCELLED_BEFORE_RESERVE);
-  return { ...validated, stage: 'reserved', release: await ledger.reserve(validated.request) };
+  const request =
+    dataset.fingerprint === facts.fingerprint
+      ? validated.request
+      : { ...validated.request, fingerprint: dataset.fingerprint, fileFingerprint: facts.fingerprint };
+  return { ...validated, stage: 'reserved', release: await ledger.reserve(request) };
 }
 
 // ---- 4. run ----------------------------------------------------------------------------------
@@ -398,9 +541,38 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     const { spec } = reserved;
     let loaded = reserved.loaded;
     let discovery: DiscoveredSchema | null = null;
-    if (reserved.raw) {
+    let person: PersonOutcome | null = null;
+    let options = reserved.options;
+    const header = spec.source.header === undefined ? {} : { header: spec.source.header };
+    if (reserved.raw && reserved.unit) {
+      // The person level: at most k records per person (a secure sample), n̂ measured; discovery
+      // and the encoder read the bounded records only; the identifier column goes no further.
+      const bounded = await boundSource(
+        spec.source.path,
+        reserved.unit.spec,
+        reserved.unit.budget,
+        personNoise(spec),
+        {
+          ...header,
+          ...(signal ? { signal } : {}),
+        },
+      );
+      try {
+        const found = await discoverAndLoad(reserved.raw, bounded.kept, discoveryNoise(spec), {
+          unitColumn: bounded.column,
+          person: { file: bounded.file, bound: bounded.bound, rows: bounded.rows.rows },
+          ...(signal ? { signal } : {}),
+        });
+        loaded = found.loaded;
+        discovery = reserved.raw.undeclared.length > 0 ? found.discovery : null;
+      } finally {
+        await bounded.dispose();
+      }
+      person = { column: bounded.column, bound: bounded.bound, chosen: bounded.chosen, rows: bounded.rows };
+      options = { ...options, unit: { bound: bounded.bound, normaliser: bounded.rows.rows } };
+    } else if (reserved.raw) {
       const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
-        ...(spec.source.header === undefined ? {} : { header: spec.source.header }),
+        ...header,
         ...(signal ? { signal } : {}),
       });
       loaded = found.loaded;
@@ -412,7 +584,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       {
         data: data.dataset,
         workload: spec.workload,
-        options: reserved.options,
+        options,
         noise: spec.noise,
         ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
         ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
@@ -424,7 +596,8 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) engine.cancel();
     try {
-      return { ...reserved, stage: 'finished', loaded: data, discovery, result: await engine.result };
+      const result = await engine.result;
+      return { ...reserved, stage: 'finished', options, loaded: data, discovery, person, result };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -452,6 +625,8 @@ export interface ReleaseHooks extends RunHooks {
 /** What REPORT.json holds: the engine's report plus the release's identity. */
 export type ReleaseReport = RapResult['report'] & {
   readonly format: 'rap-studio-report';
+  /** The engine's own ε, δ, ρ: synthesis's part of the chosen ε (all of it without discovery). */
+  readonly synthesis: { readonly epsilon: number; readonly delta: number; readonly rho: number };
   /** The plan that ran (as the manifest states it). */
   readonly plan: RanPlan;
   readonly releaseId: string;
@@ -460,12 +635,16 @@ export type ReleaseReport = RapResult['report'] & {
   readonly dataset: { readonly name: string; readonly rows: number; readonly engineRows: number };
   readonly output: { readonly path: string; readonly sha256: string; readonly rows: number };
   readonly schemaOrigin: string;
+  /** The unit of privacy in words ("one row", or the person level's statement). */
+  readonly unit: string;
   readonly nonPrivateDiagnostics: string;
 };
 
 export interface ReleaseOutcome {
   readonly release: ReleaseRecord;
   readonly report: ReleaseReport;
+  /** The finished run (for the HTML reports, src/core/release/report/). */
+  readonly finished: Finished;
   /** The schema the release was encoded and decoded with (declared, or discovered privately). */
   readonly schema: Schema;
   readonly csv: WrittenCsv;
@@ -479,6 +658,8 @@ export interface ReleasePaths {
   readonly reportPath: string;
   /** Replace existing files (never the input or a committed release's CSV): the CLI's --force. */
   readonly replace?: boolean;
+  /** Files the caller writes after the commit (the CLI's HTML reports), checked up front too. */
+  readonly later?: readonly OutputFile[];
 }
 
 /**
@@ -500,6 +681,7 @@ export async function releaseStraightThrough(
     csv: paths.outPath,
     report: paths.reportPath,
     replace: paths.replace === true,
+    ...(paths.later && { later: paths.later }),
     isCommittedOutput: (file) =>
       ledger
         .releases()
@@ -530,7 +712,7 @@ export async function releaseStraightThrough(
     outputs,
     pending,
   );
-  return { ...published, report: report!, schema: finished.loaded.dataset.schema };
+  return { ...published, report: report!, schema: finished.loaded.dataset.schema, finished };
 }
 
 function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport {
@@ -541,9 +723,15 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     dataset: { name: f.name, rows: f.facts.rows, engineRows: f.loaded.dataset.n },
     output: { path: csv.path, sha256: csv.sha256, rows: csv.rows },
     ...f.result.report,
+    // One ε: the one the curator chose (the engine's ε, with discovery, is synthesis's part of its ρ).
+    epsilon: f.request.epsilon,
+    delta: f.request.delta,
+    rho: f.request.rho,
+    synthesis: { epsilon: f.result.report.epsilon, delta: f.result.report.delta, rho: f.result.report.rho },
     plan: planThatRan(f),
     seedMode: f.spec.noise.mode,
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
+    unit: f.person ? describeUnit(f.person) : 'one row',
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,
   };
 }

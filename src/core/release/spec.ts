@@ -10,6 +10,7 @@
  */
 import type { Schema } from '../data/schema.ts';
 import { declaredColumns } from '../discovery/not-dp.ts';
+import { DEFAULT_CERTIFY_SHARE } from '../engine/certify.ts';
 import { DEFAULT_MODE } from '../engine/defaults.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
 import { InputError } from '../errors.ts';
@@ -53,6 +54,12 @@ export interface RunSettingsText {
   readonly importance?: string;
   /** The insecure seed, given knowingly (the CLI's --seed with --insecure-seed; the app's field). */
   readonly seed?: string;
+  /** The relative-error pass (PREM) at this margin ζ; blank: no pass. */
+  readonly certify?: string;
+  /** Its share of the engine's ρ (default DEFAULT_CERTIFY_SHARE), its β and its c. */
+  readonly certifyShare?: string;
+  readonly certifyBeta?: string;
+  readonly certifyViolations?: string;
 }
 
 export type SettingName = keyof RunSettingsText;
@@ -74,6 +81,10 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
   relaxation: 'relaxation',
   importance: 'importance',
   seed: 'the insecure seed',
+  certify: 'ζ (the relative margin)',
+  certifyShare: "the relative-error pass's share",
+  certifyBeta: "the certificate's β",
+  certifyViolations: "the pass's violations c",
 };
 
 /**
@@ -143,6 +154,18 @@ export function parseRunSettings(text: RunSettingsText): {
   const relaxation = field('relaxation', (l, v) => parseChoice(l, v, RELAXATIONS));
   const importance = field('importance', (l, v) => parseChoice(l, v, IMPORTANCE)) ?? 'none';
   const seed = field('seed', parseSeed);
+  // The relative-error pass: ζ turns it on; its share, β and c need it.
+  const zeta = field('certify', unitInterval);
+  const certifyShare = field('certifyShare', unitInterval);
+  const certifyBeta = field('certifyBeta', unitInterval);
+  const certifyViolations = field('certifyViolations', parseCount);
+  for (const name of ['certifyShare', 'certifyBeta', 'certifyViolations'] as const) {
+    if (blank(text.certify) && !blank(text[name]))
+      problems.push({
+        field: name,
+        message: `${SETTING_LABELS[name]} goes with ζ: give ζ too, or leave it out`,
+      });
+  }
   // Query mode's selection rule has no meaning in table mode: refused, never dropped.
   if (selection !== undefined && (mode ?? DEFAULT_MODE) !== 'query') {
     problems.push({
@@ -163,9 +186,24 @@ export function parseRunSettings(text: RunSettingsText): {
     ...(tolerance !== undefined && { tolerance }),
     ...(selection !== undefined && { selection }),
     ...(relaxation !== undefined && { relaxation }),
+    ...(zeta !== undefined && {
+      certify: {
+        zeta,
+        share: certifyShare ?? DEFAULT_CERTIFY_SHARE,
+        ...(certifyBeta !== undefined && { beta: certifyBeta }),
+        ...(certifyViolations !== undefined && { maxViolations: certifyViolations }),
+      },
+    }),
   };
   const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
   return { settings: { epsilon, delta, overrides, noise, importance }, problems };
+}
+
+function unitInterval(label: string, text: string): number {
+  const x = Number(text);
+  if (text.trim() === '' || !(x > 0 && x < 1))
+    throw new InputError(`${label} must be a number with 0 < x < 1, got "${text}"`);
+  return x;
 }
 
 function atMost(label: string, text: string, max: number, why: string): number {
@@ -225,6 +263,8 @@ export interface SpecInputs {
   readonly columns: number;
   readonly budgetCap?: ReleaseSpec['budgetCap'];
   readonly allowNonPrivateDomain?: boolean;
+  /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
+  readonly unit?: ReleaseSpec['unit'];
 }
 
 /** The release the settings and inputs describe. */
@@ -252,5 +292,6 @@ export function releaseSpec(settings: RunSettings, inputs: SpecInputs): ReleaseS
     noise: settings.noise,
     ...(inputs.budgetCap !== undefined && { budgetCap: inputs.budgetCap }),
     allowNonPrivateDomain: inputs.allowNonPrivateDomain === true,
+    ...(inputs.unit !== undefined && { unit: inputs.unit }),
   };
 }

@@ -16,7 +16,12 @@ import { manifestPathFor } from './manifest.ts';
 
 /** One output of a release and what it is (messages name it). */
 export interface OutputFile {
-  readonly what: 'synthetic CSV' | 'release manifest' | 'private report';
+  readonly what:
+    | 'synthetic CSV'
+    | 'release manifest'
+    | 'private report'
+    | 'public HTML report'
+    | 'private HTML report';
   /** Absolute. */
   readonly path: string;
 }
@@ -36,6 +41,8 @@ export interface OutputRequest {
   readonly csv: string;
   readonly report?: string;
   readonly replace?: boolean;
+  /** Files written after the commit (the CLI's HTML reports): checked by the same rules. */
+  readonly later?: readonly OutputFile[];
   /** Whether a file with this SHA-256 or at this path is a committed release's CSV (the ledger's). */
   readonly isCommittedOutput?: (file: { readonly path: string; readonly sha256: string }) => boolean;
 }
@@ -89,7 +96,8 @@ export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> 
   const manifest: OutputFile = { what: 'release manifest', path: manifestPathFor(csvPath) };
   const report: OutputFile | null =
     req.report === undefined ? null : { what: 'private report', path: path.resolve(req.report) };
-  const outputs = [csv, manifest, ...(report ? [report] : [])];
+  const later = (req.later ?? []).map((o) => ({ ...o, path: path.resolve(o.path) }));
+  const outputs = [csv, manifest, ...(report ? [report] : []), ...later];
   const input = path.resolve(req.input);
   const inputStats = await statOrNull(input);
   const inputReal = inputStats ? await realpath(input) : input;

@@ -62,7 +62,7 @@ describe('release faults (CLI)', { timeout: CLI_TIMEOUT }, () => {
     const r = await runCli(args, fx.dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /synthetic rows n' is 1\.00·10\^9, more than RAP Studio can run.*Nothing was reserved/,
+      /synthetic rows n' is 1,000,000,000, more than RAP Studio can run.*Nothing was reserved/,
     );
     expect(existsSync(ledger) ? releases(ledger) : []).toEqual([]);
   });
@@ -79,7 +79,7 @@ describe('release faults (CLI)', { timeout: CLI_TIMEOUT }, () => {
     const ledger = path.join(dir, 'ledger.sqlite');
     const r = await runCli(capped(ledger), dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/largest workload table \(x × y\) is 4\.29·10\^9/);
+    expect(r.stderr).toMatch(/largest workload table \(x × y\) is 4,294,967,296/);
     expect(existsSync(ledger) ? releases(ledger) : []).toEqual([]);
   });
 

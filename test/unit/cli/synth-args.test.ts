@@ -101,6 +101,18 @@ const USAGE_ERRORS: [string, string, string, string][] = [
     'w-zip.json: thresholds[0].features[1]: unknown feature "zip"; valid features include "a", "b", "c", "d"',
   ],
   [
+    '--certify 1',
+    '--certify',
+    '1',
+    '--certify: ζ (the relative margin) must be a number with 0 < x < 1, got "1"',
+  ],
+  [
+    '--certify-share without --certify',
+    '--certify-share',
+    '0.2',
+    "--certify-share: the relative-error pass's share goes with ζ: give ζ too, or leave it out",
+  ],
+  [
     '--seed without --insecure-seed',
     '--seed',
     '1',

@@ -63,6 +63,11 @@ const CASES: Case[] = [
     cli: { epsilon: '2', rounds: '3', perRound: '8', mode: 'table' },
     app: { epsilon: '2', rounds: '3', perRound: '8', mode: 'table' },
   },
+  {
+    name: 'the relative-error pass (certificate)',
+    cli: { epsilon: '1', certify: '0.25', certifyShare: '0.2' },
+    app: { epsilon: '1', certify: '0.25', certifyShare: '0.2' },
+  },
 ];
 
 async function cliSpec(flags: Partial<SynthFlags>): Promise<ReleaseSpec> {
@@ -127,6 +132,8 @@ describe('the CLI and the app build one ReleaseSpec', () => {
     ['a bad relaxation', { relaxation: 'relu' }, { epsilon: '1', relaxation: 'relu' as never }],
     ['selection in table mode', { selection: 'one-shot' }, { epsilon: '1', selection: 'one-shot' }],
     ['a bad seed', { seed: 'x', insecureSeed: true }, { epsilon: '1', insecureSeed: 'x' }],
+    ['ζ = 1', { certify: '1' }, { epsilon: '1', certify: '1' }],
+    ['a share without ζ', { certifyShare: '0.2' }, { epsilon: '1', certifyShare: '0.2' }],
   ];
 
   it.each(BAD)('%s: the same refusal', async (_name, flags, input) => {

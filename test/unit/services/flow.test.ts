@@ -25,7 +25,7 @@ async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) 
   const path = h.upload('shop.csv', sampleCsv());
   pickedPath = path;
   if (opts.mode === 'electron') await h.call('pickFile', { purpose: 'data' });
-  const ds = await h.call('openDataset', { path });
+  const ds = await h.call('openDataset', { path, header: 'yes' });
   await h.call('setWorkload', {
     datasetId: ds.id,
     role: 'main',

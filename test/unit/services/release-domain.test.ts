@@ -20,7 +20,7 @@ const NOT_DP = 'domain not differentially private';
 
 async function ready() {
   h = harness();
-  const ds = await h.call('openDataset', { path: h.upload('shop.csv', sampleCsv()) });
+  const ds = await h.call('openDataset', { path: h.upload('shop.csv', sampleCsv()), header: 'yes' });
   await h.call('setWorkload', {
     datasetId: ds.id,
     role: 'main',
@@ -128,10 +128,44 @@ describe('a release from a schema read off the data, in the app', () => {
 });
 
 describe('columns edited in the schema editor', () => {
-  const edit = (columns: readonly ColumnView[], name: string, change: Partial<ColumnView>) =>
-    columns.map((c) => (c.name === name ? ({ ...c, ...change } as ColumnView) : c));
+  const edit = (
+    columns: readonly ColumnView[],
+    name: string,
+    change: Partial<ColumnView> & { declare?: boolean },
+  ) =>
+    columns.map((c) => (c.name === name ? ({ ...c, ...change } as ColumnView & { declare?: boolean }) : c));
 
-  it('an edited column is declared (free, used exactly) and sent to the release as declared; the others are discovered', async () => {
+  it('an edited read-off column stays "read off the data": not declared, discovered or refused without the override', async () => {
+    const { h, ds } = await ready();
+    // One edge moved and one category removed: the other values are still the data's.
+    const age = ds.schema.columns[2];
+    if (age.kind !== 'numeric') throw new Error('age is numeric');
+    let view = await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: {
+        columns: edit(ds.schema.columns, 'age', { edges: [0, ...age.edges.slice(1)] }),
+      },
+    });
+    view = await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: { columns: edit(view.schema.columns, 'color', { categories: ['blue', 'green'] }) },
+    });
+    expect(view.schema.declaredColumns).toEqual([]);
+    const plan = await h.call('runPlan', { datasetId: ds.id, settings: BASE });
+    expect(plan.columns.map((c) => [c.name, c.domain])).toEqual([
+      ['color', 'discovered'],
+      ['size', 'discovered'],
+      ['age', 'discovered'],
+    ]);
+    const asRead = h.call('startRun', { datasetId: ds.id, settings: { ...BASE, domain: 'as-read' } });
+    await expect(asRead).rejects.toMatchObject({ name: 'InputError' });
+    expect(await asRead.catch((e: Error) => e.message)).toContain(
+      'the domain of columns "color", "size", "age" was read from the private data',
+    );
+    expect(ledgerReleases(h)).toEqual([]);
+  });
+
+  it('a column whose whole domain the curator supplied ("Declare…") is declared (free, used exactly) and sent to the release as declared; the others are discovered', async () => {
     const { h, ds } = await ready();
     const read = ds.schema.columns;
     expect(ds.schema.declaredColumns).toEqual([]);
@@ -143,7 +177,9 @@ describe('columns edited in the schema editor', () => {
     expect(view.schema.declaredColumns).toEqual([]);
     view = await h.call('setSchema', {
       datasetId: ds.id,
-      schema: { columns: edit(view.schema.columns, 'age', { edges: [0, 40, 80, 120], integer: true }) },
+      schema: {
+        columns: edit(view.schema.columns, 'age', { edges: [0, 40, 80, 120], integer: true, declare: true }),
+      },
     });
     expect(view.schema.declaredColumns).toEqual(['age']);
     expect(view.schema.confirmedFromInferred).toBe(true);
@@ -151,7 +187,10 @@ describe('columns edited in the schema editor', () => {
     view = await h.call('setSchema', {
       datasetId: ds.id,
       schema: {
-        columns: edit(view.schema.columns, 'color', { categories: ['blue', 'green', 'red', 'violet'] }),
+        columns: edit(view.schema.columns, 'color', {
+          categories: ['blue', 'green', 'red', 'violet'],
+          declare: true,
+        }),
       },
     });
     expect(view.schema.declaredColumns).toEqual(['color', 'age']);
@@ -191,7 +230,9 @@ describe('columns edited in the schema editor', () => {
     const { h, ds } = await ready();
     await h.call('setSchema', {
       datasetId: ds.id,
-      schema: { columns: edit(ds.schema.columns, 'age', { edges: [20, 40, 80], integer: true }) },
+      schema: {
+        columns: edit(ds.schema.columns, 'age', { edges: [20, 40, 80], integer: true, declare: true }),
+      },
     });
     const refused = h.call('startRun', { datasetId: ds.id, settings: BASE });
     await expect(refused).rejects.toMatchObject({ name: 'InputError' });

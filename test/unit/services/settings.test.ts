@@ -30,6 +30,7 @@ function budget(capEpsilon: number, capDelta: number, spentRho: number): BudgetV
     capDelta,
     capRho,
     spentRho,
+    spentApproxDelta: 0,
     spentEpsilon: epsilonFromRho(spentRho, capDelta),
     remainingRho,
     remainingEpsilon: epsilonFromRho(remainingRho, capDelta),
@@ -229,9 +230,9 @@ describe("planView: each column's domain at release (issue 17)", () => {
       })),
     );
     expect(p.discovery?.mergeBelow).toBe(mergeBelow);
-    // The columns' costs add up to discovery's ρ and δ: 20% of ρ(ε, δ/2), δ/2.
+    // The columns' costs add up to discovery's ρ and δ: 20% of ρ(ε, 0.9δ), δ/10.
     expect(3 * each.rho).toBeCloseTo(p.discovery?.rhoDiscovery ?? 0, 15);
-    expect(3 * each.delta).toBeCloseTo(1 / (2 * N * N), 20);
+    expect(3 * each.delta).toBeCloseTo(1 / (10 * N * N), 20);
     expect(p.discovery?.perColumn).toEqual(each);
     // Before a workload exists (the Schema step), the columns and costs are there already.
     const early = planView({
@@ -268,5 +269,84 @@ describe("planView: each column's domain at release (issue 17)", () => {
     expect(p.warnings.join(' ')).toContain('domain not differentially private for "a", "b", "c"');
     // The override alone changes nothing when the curator asked for discovery.
     expect(onInferred({ epsilon: '1', allowNonPrivateDomain: true }).columns[0].domain).toBe('discovered');
+  });
+});
+
+describe('the relative-error pass on the Privacy step', () => {
+  it('shows its cost and the α it will certify before Run; the total ρ is unchanged', () => {
+    const without = plan('1', budget(10, 1e-6, 0));
+    const p = plan('1', budget(10, 1e-6, 0), { certify: '0.25', certifyShare: '0.2' });
+    expect(p.reason).toBeNull();
+    expect(p.rho).toBe(without.rho);
+    expect(p.certify?.zeta).toBe(0.25);
+    expect(p.certify?.share).toBe(0.2);
+    expect(p.certify?.rho).toBeCloseTo(0.2 * (without.rho ?? 0), 15);
+    expect(p.certify?.epsilon).toBeCloseTo(Math.sqrt(2 * (p.certify?.rho ?? 0)), 15);
+    expect(p.certify?.alpha).toBeGreaterThan(0);
+    expect(p.certify?.approximate).toBe(false);
+    expect(without.certify).toBeNull();
+    // The default share is the CLI's.
+    expect(plan('1', budget(10, 1e-6, 0), { certify: '0.25' }).certify?.share).toBe(0.1);
+  });
+
+  it('names the field of a bad ζ or share, and a share without ζ', () => {
+    const bad = (extra: Record<string, string>) => parseSettings({ epsilon: '1', ...extra }).problems;
+    expect(bad({ certify: '1' })).toEqual([
+      { field: 'certify', message: 'ζ (the relative margin) must be a number with 0 < x < 1, got "1"' },
+    ]);
+    expect(bad({ certify: '0.2', certifyShare: '0' })).toEqual([
+      {
+        field: 'certifyShare',
+        message: `the relative-error pass's share must be a number with 0 < x < 1, got "0"`,
+      },
+    ]);
+    expect(bad({ certifyShare: '0.2' })[0]?.field).toBe('certifyShare');
+  });
+});
+
+describe('planView at the person level (issue 27)', () => {
+  it('leaves the identifier out of the columns, refuses a workload on it, and defaults δ to a public constant', async () => {
+    const { planView } = await import('../../../src/services/settings.ts');
+    const schema = {
+      version: 1 as const,
+      origin: 'inferred' as const,
+      columns: [
+        { name: 'pid', kind: 'categorical' as const, categories: ['a', 'b'], missing: false },
+        { name: 'ward', kind: 'categorical' as const, categories: ['A', 'B'], missing: false },
+        { name: 'dx', kind: 'categorical' as const, categories: ['x', 'y'], missing: false },
+      ],
+    };
+    const budget = {
+      registered: true,
+      releases: 0,
+      spentRho: 0,
+      spentApproxDelta: 0,
+      spentEpsilon: 0,
+      capRho: 1,
+      capEpsilon: 10,
+      capDelta: 1e-6,
+      remainingRho: 1,
+      remainingEpsilon: 10,
+      remainingShare: 1,
+    };
+    const inputs = {
+      settings: { epsilon: '1', unitColumn: 'pid' },
+      fileName: 'v.csv',
+      schema,
+      n: 1000,
+      workload: { thresholds: [{ features: [1, 2], r: 2, weight: 1 }] },
+      budget,
+      busy: false,
+    };
+    const ok = planView(inputs as Parameters<typeof planView>[0]);
+    expect(ok.columns.map((c) => c.name)).toEqual(['ward', 'dx']);
+    expect(ok.defaultDelta).toBe(1e-10);
+    expect(ok.delta).toBe(1e-10);
+    const onId = planView({
+      ...inputs,
+      workload: { thresholds: [{ features: [0, 1], r: 2, weight: 1 }] },
+    } as Parameters<typeof planView>[0]);
+    expect(onId.blocker).toBe('workload');
+    expect(onId.reason).toContain('the workload names the unit column "pid"');
   });
 });

@@ -8,6 +8,9 @@
  * adapter (its info names llvmpipe, lavapipe, SwiftShader, ...) is taken only when allowed.
  */
 
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 export type GpuStart =
   | { readonly ok: true; readonly note: string }
   | { readonly ok: false; readonly reason: string };
@@ -47,6 +50,32 @@ export function withTimeout<T>(what: string, p: Promise<T>, ms = STEP_TIMEOUT_MS
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
+const VULKAN_LOADER = 'libvulkan.so.1';
+
+/**
+ * Whether the dynamic linker can find the Vulkan loader: in LD_LIBRARY_PATH, in the linker's
+ * cache (/etc/ld.so.cache names every library it knows), or in the usual folders. Linux only;
+ * elsewhere Dawn is asked.
+ */
+export function vulkanLoaderPresent(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (process.platform !== 'linux') return true;
+  const dirs = (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean);
+  dirs.push(
+    '/usr/lib/x86_64-linux-gnu',
+    '/usr/lib/aarch64-linux-gnu',
+    '/usr/lib64',
+    '/usr/lib',
+    '/lib64',
+    '/lib',
+  );
+  if (dirs.some((d) => existsSync(join(d, VULKAN_LOADER)))) return true;
+  try {
+    return readFileSync('/etc/ld.so.cache').includes(VULKAN_LOADER);
+  } catch {
+    return false;
+  }
+}
+
 const ATTEMPTS: readonly { flags: string[]; options: GPURequestAdapterOptions; label: string }[] = [
   { flags: [], options: { powerPreference: 'high-performance' }, label: 'default backends' },
   {
@@ -81,6 +110,12 @@ export async function findAdapter(allowSoftware: boolean): Promise<
   // Unasked, OpenGL ES is not tried: on a machine without a Vulkan driver it offers only
   // llvmpipe (and starting Mesa costs time and prints Dawn's warnings at every run).
   for (const attempt of allowSoftware ? ATTEMPTS : ATTEMPTS.slice(0, 1)) {
+    // Without a Vulkan loader Dawn's default backends find nothing, and say so on stderr from
+    // native code (twice per run: the CLI's probe and the engine's): skip them, quietly.
+    if (attempt.flags.length === 0 && !vulkanLoaderPresent()) {
+      tried.push(`${attempt.label}: none (no Vulkan loader, ${VULKAN_LOADER})`);
+      continue;
+    }
     const gpu = dawn.create(attempt.flags);
     const adapter = await withTimeout('requesting a GPU adapter', gpu.requestAdapter(attempt.options));
     if (!adapter) {

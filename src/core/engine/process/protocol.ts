@@ -105,6 +105,15 @@ const options = z.object({
   backend: backend.optional(),
   relaxation: z.enum(['sparsemax', 'softmax']).optional(),
   threads: positiveInt.optional(),
+  certify: z
+    .object({
+      zeta: z.number().gt(0).lt(1),
+      share: z.number().gt(0).lt(1),
+      beta: z.number().gt(0).lt(1).optional(),
+      maxViolations: positiveInt.optional(),
+    })
+    .optional(),
+  unit: z.object({ bound: positiveInt, normaliser: positiveInt }).optional(),
 });
 
 const noise = z.discriminatedUnion('mode', [

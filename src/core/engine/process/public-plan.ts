@@ -33,8 +33,22 @@ export interface PublicPlan {
   readonly rounds: number;
   readonly perRound: number;
   readonly numQueries: number;
+  /** The relative-error pass: its cost and the certificate's terms, fixed before the run. */
+  readonly certify?: PublicCertifyPlan;
   /** Table mode's plan (null in query mode). */
   readonly table: TablePlanStatement | null;
+}
+
+export interface PublicCertifyPlan {
+  readonly zeta: number;
+  readonly share: number;
+  readonly beta: number;
+  readonly maxViolations: number;
+  readonly rho: number;
+  /** The monitor's pure-DP ε = √(2ρ). */
+  readonly epsilon: number;
+  /** The α the certificate will state (fraction of the records). */
+  readonly alpha: number;
 }
 
 /** What a table plan shares (table-mode/budget.ts and direct.ts hold the constants and why). */
@@ -74,6 +88,7 @@ const NO_NOISE: NoiseSource = {
   uniform: unreachable,
   normal: unreachable,
   gumbel: unreachable,
+  exponential: unreachable,
   fillNormal: unreachable,
 };
 
@@ -107,10 +122,24 @@ export function publicPlan(
   assertRunFits({ ...size, rounds: plannedRounds(plan), perRound: plan.perRound }, machine);
   return {
     kind: plan.kind,
-    rho: plan.rho,
+    // What the ledger reserves: the whole ρ(ε, δ), the relative-error pass's share included.
+    rho: plan.totalRho,
     rounds: plannedRounds(plan),
     perRound: plan.perRound,
     numQueries: plan.numQueries,
+    ...(plan.certify
+      ? {
+          certify: {
+            zeta: plan.certify.zeta,
+            share: plan.certify.share,
+            beta: plan.certify.beta,
+            maxViolations: plan.certify.maxViolations,
+            rho: plan.certify.rho,
+            epsilon: plan.certify.scales.epsilon,
+            alpha: plan.certify.alpha,
+          },
+        }
+      : {}),
     table: tablePlanStatement(plan),
   };
 }

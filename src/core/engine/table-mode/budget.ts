@@ -11,8 +11,11 @@
  *   left would not pay two more measurements, the next one spends all of it and is the last.
  * - The mixed plan spends a direct share between the two: every workload table (N) measured
  *   together, σ = √(2N / (2ρ_d)) / n; the measurements then share what is left.
- * Σ spent = ρ exactly, whatever the annealing decisions: they depend only on noisy outputs, so
- * adaptive zCDP composition with this fixed total applies.
+ * Σ spent = ρ exactly, whatever the annealing decisions. Plain composition would need every ρᵢ
+ * fixed in advance; here ρᵢ is chosen from earlier noisy outputs, so the guarantee is a zCDP
+ * privacy filter's: adaptively chosen ρᵢ halted before Σρᵢ exceeds ρ is ρ-zCDP (Feldman & Zrnic
+ * 2021, Thm. 3.1, the Rényi filter; Whitehouse, Ramdas, Rogers & Wu 2023 for zCDP directly).
+ * See docs/privacy.md, "Why that is ρ-zCDP".
  */
 import { gumbelScale } from '../../privacy/mechanisms.ts';
 import { measurementSigma } from '../measure.ts';
@@ -69,6 +72,8 @@ export class TableBudget {
     private readonly oneWayShare = ONE_WAY_SHARE,
     /** Share of ρ measuring every workload table up front (the mixed plan; 0: none). */
     readonly directShare = 0,
+    /** Rows one unit moves (1; k at the person level: measure.ts). */
+    readonly bound = 1,
   ) {
     if (!(rho > 0 && Number.isFinite(rho))) throw new RangeError(`rho must be > 0, got ${rho}`);
     if (!Number.isSafeInteger(measurementBound) || measurementBound < 1) {
@@ -89,7 +94,7 @@ export class TableBudget {
     const rho = this.rho * this.directShare;
     this.spent += rho;
     this.directSpent = true;
-    return { rho, sigma: measurementSigma(rho, { tables }, this.n) };
+    return { rho, sigma: measurementSigma(rho, { tables }, this.n, this.bound) };
   }
 
   /** Spends the one-way share: σ₀ for the d one-way marginals measured together. */
@@ -97,7 +102,7 @@ export class TableBudget {
     if (this.spent > 0) throw new Error('the one-way start comes first');
     const rho = this.rho * this.oneWayShare;
     this.spent += rho;
-    return { rho, sigma: measurementSigma(rho, { tables: features }, this.n) };
+    return { rho, sigma: measurementSigma(rho, { tables: features }, this.n, this.bound) };
   }
 
   get remaining(): number {
@@ -122,7 +127,7 @@ export class TableBudget {
     this.spent = final ? this.rho : this.spent + rhoM;
     this.finished = final;
     this.measurements++;
-    return scalesFor(this.measurements, rhoM, this.n, final);
+    return scalesFor(this.measurements, rhoM, this.n, final, this.bound);
   }
 
   /** σ halves (ρ_m × 4) from the next measurement on: the last round barely moved the model. */
@@ -131,16 +136,22 @@ export class TableBudget {
   }
 }
 
-export function scalesFor(measurement: number, rhoM: number, n: number, final: boolean): MeasurementScales {
+export function scalesFor(
+  measurement: number,
+  rhoM: number,
+  n: number,
+  final: boolean,
+  bound = 1,
+): MeasurementScales {
   const rhoMeasure = rhoM * MEASURE_SHARE;
   const rhoSelect = rhoM - rhoMeasure;
   return {
     measurement,
     rhoSelect,
     rhoMeasure,
-    // gumbelScale's maxWeight is the score's sensitivity in units of 1/n.
-    gumbel: gumbelScale(rhoSelect, 1, n, SCORE_SENSITIVITY_CELLS),
-    sigma: measurementSigma(rhoMeasure, { tables: 1 }, n),
+    // gumbelScale's maxWeight is the score's sensitivity in units of 1/n (× k per person).
+    gumbel: gumbelScale(rhoSelect, 1, n, bound * SCORE_SENSITIVITY_CELLS),
+    sigma: measurementSigma(rhoMeasure, { tables: 1 }, n, bound),
     final,
   };
 }

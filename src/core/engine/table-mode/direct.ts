@@ -18,7 +18,7 @@ import { tableSize } from '../../workload/queries.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import type { TableTarget } from '../kernels/session.ts';
-import { fitTarget, measure, measurementSigma } from '../measure.ts';
+import { fitTarget, measure, measurementSigma, type NoiseScale } from '../measure.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { TableBudget } from './budget.ts';
 import { measureOneWays } from './one-way-start.ts';
@@ -84,16 +84,17 @@ export function measureDirect(
   exact: ExactAnswers,
   rho: number,
   noise: NoiseSource,
+  scale: NoiseScale = { n: data.n, bound: 1 },
 ): DirectStart {
   const start = measureOneWays(
     data,
     exact,
     shape.rows,
-    new TableBudget(rho, data.n, 1, DIRECT_ONE_WAY_SHARE),
+    new TableBudget(rho, scale.n, 1, DIRECT_ONE_WAY_SHARE, 0, scale.bound),
     noise,
   );
   const rest = rho - start.rho;
-  const sigma = measurementSigma(rest, { tables: tables.length }, data.n);
+  const sigma = measurementSigma(rest, { tables: tables.length }, scale.n, scale.bound);
   const sizes = shape.layout.sizes;
   let cells = 0;
   const direct = tables.map((t) => {

@@ -17,12 +17,13 @@ import type { Threshold, Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import { cellGroups, groupTable } from '../kernels/grouped-tables.ts';
 import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/session.ts';
-import { measure } from '../measure.ts';
+import { measure, noiseScale } from '../measure.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
 import type {
   AdaptiveTableTrace,
   MixedTableTrace,
+  PersonUnit,
   TableMeasurementRecord,
   TableModeFallback,
 } from '../types.ts';
@@ -74,25 +75,31 @@ export type StartedTablePlan = AdaptiveTablePlan | DirectTablePlan;
 /** Spends the plan's first share: every direct table, or the adaptive plan's one-way start. */
 export function startTablePlan(
   plan: TablePlan,
-  input: { data: EncodedDataset; workload: Workload; rows: number },
+  input: { data: EncodedDataset; workload: Workload; rows: number; unit?: PersonUnit },
   exact: ExactAnswers,
   noise: NoiseSource,
 ): StartedTablePlan {
   const { data, workload, rows } = input;
+  const scale = noiseScale(data, input.unit);
   if (plan.strategy === 'direct') {
     const tables = directTables(workload, plan.weights, plan.layout.sizes);
     const shape = { rows, layout: plan.layout };
-    return { ...plan, strategy: 'direct', start: measureDirect(shape, tables, data, exact, plan.rho, noise) };
+    return {
+      ...plan,
+      strategy: 'direct',
+      start: measureDirect(shape, tables, data, exact, plan.rho, noise, scale),
+    };
   }
   // T₀ bounds the rounds; each makes K measurements, so T₀·K bounds the measurements.
   // The mixed plan first measures every workload table with MIXED_DIRECT_SHARE of ρ.
   const directShare = plan.strategy === 'mixed' ? MIXED_DIRECT_SHARE : 0;
   const budget = new TableBudget(
     plan.rho,
-    data.n,
+    scale.n,
     plan.roundBound * plan.perRound,
     ONE_WAY_SHARE,
     directShare,
+    scale.bound,
   );
   const start = measureOneWays(data, exact, rows, budget, noise);
   return { ...plan, strategy: plan.strategy, budget, start };

@@ -122,6 +122,19 @@ export const useDataStore = defineStore('data', () => {
     if (f) saveText(f.fileName, f.text);
   }
 
+  /** The curator's answer to "does line 1 name the columns?" (asked when it was guessed). */
+  async function setHeader(answer: 'yes' | 'no'): Promise<void> {
+    const ds = dataset.value;
+    if (!ds) return;
+    const view = await withLoading(answer === 'yes' ? 'Keeping the header…' : 'Reading the file again…', () =>
+      call('setHeader', { datasetId: ds.id, header: answer }),
+    );
+    if (view) {
+      histograms.value = {};
+      adopt(view);
+    }
+  }
+
   async function confirmSchema(): Promise<void> {
     const ds = dataset.value;
     if (!ds) return;
@@ -151,6 +164,7 @@ export const useDataStore = defineStore('data', () => {
     importSchema,
     exportSchema,
     confirmSchema,
+    setHeader,
     refreshBudget,
   };
 });

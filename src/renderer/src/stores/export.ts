@@ -91,8 +91,17 @@ export const useExportStore = defineStore('export', () => {
     if (view.manifestUrl) follow(view.manifestUrl, view.manifestPath.split(/[\\/]/).pop() ?? 'manifest.json');
   }
 
+  function downloadReport(view: ExportView, which: 'public' | 'private'): void {
+    const r = view.reports;
+    if (!r) return;
+    const url = which === 'public' ? r.publicUrl : r.privateUrl;
+    const file = which === 'public' ? r.publicPath : r.privatePath;
+    if (url) follow(url, file.split(/[\\/]/).pop() ?? `${which}.html`);
+  }
+
   return {
     fileName,
+    downloadReport,
     exporting,
     last,
     failure,

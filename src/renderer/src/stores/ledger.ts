@@ -32,5 +32,19 @@ export const useLedgerStore = defineStore('ledger', () => {
     if (f) saveText(f.fileName, f.text, format === 'csv' ? 'text/csv' : 'application/json');
   }
 
-  return { overview, verified, loading, load, verify, exportAs };
+  /** A dataset's printable timeline, shown in the step (and printed from there). */
+  const printable = shallowRef<{
+    readonly fingerprint: string;
+    readonly fileName: string;
+    readonly html: string;
+  } | null>(null);
+
+  async function timeline(fingerprint: string, format: 'csv' | 'html'): Promise<void> {
+    const f = await app.guard(() => call('ledgerTimeline', { fingerprint, format }));
+    if (!f) return;
+    if (format === 'csv') saveText(f.fileName, f.text, 'text/csv');
+    else printable.value = { fingerprint, fileName: f.fileName, html: f.text };
+  }
+
+  return { overview, verified, loading, printable, load, verify, exportAs, timeline };
 });

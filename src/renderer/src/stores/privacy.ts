@@ -23,6 +23,13 @@ export interface SettingsForm {
   domain: DomainChoice;
   /** The curator's explicit override for `domain: 'as-read'` (the Schema step's checkbox). */
   allowNonPrivateDomain: boolean;
+  /** The relative-error pass: ζ (empty: no pass) and its share of ε (empty: 0.1). */
+  certify: string;
+  certifyShare: string;
+  /** The Data step's "Can one person appear in more than one row?": the identifier column, or ''. */
+  unitColumn: string;
+  /** Rows kept per person: a number, or 'private' (chosen privately). */
+  rowsPerPerson: string;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -54,6 +61,10 @@ export const usePrivacyStore = defineStore('privacy', () => {
     insecureSeed: '',
     domain: 'discover',
     allowNonPrivateDomain: false,
+    certify: '',
+    certifyShare: '',
+    unitColumn: '',
+    rowsPerPerson: 'private',
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
@@ -65,6 +76,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
       if (id !== undefined && previous !== undefined && id !== previous) {
         form.domain = 'discover';
         form.allowNonPrivateDomain = false;
+        form.unitColumn = '';
+        form.rowsPerPerson = 'private';
       }
     },
   );
@@ -110,6 +123,8 @@ export const usePrivacyStore = defineStore('privacy', () => {
         datasetId: ds.id,
         epsilon: cap.epsilon,
         ...(cap.delta.trim() ? { delta: cap.delta } : {}),
+        // The cap's unit is the Data step's answer: fixed with the cap.
+        ...(form.unitColumn ? { unitColumn: form.unitColumn } : {}),
       }),
     );
     if (!b) return false;

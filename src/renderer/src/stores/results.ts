@@ -1,7 +1,7 @@
 /** The Results step: the finished run's report and the real-vs-synthetic marginal the curator picks. */
 import { defineStore } from 'pinia';
 import { ref, shallowRef } from 'vue';
-import type { MarginalView, ResultsView } from '../../../shared/api';
+import type { MarginalView, ReleaseReportView, ResultsView, RunView } from '../../../shared/api';
 import { call } from '../api/bridge';
 import { useAppStore } from './app';
 
@@ -12,6 +12,10 @@ export const useResultsStore = defineStore('results', () => {
   const first = ref<string>('');
   const second = ref<string>('');
   const loading = ref(false);
+  /** The kept report of the release shown (the live run's, or one inspected from the kept list). */
+  const report = shallowRef<ReleaseReportView | null>(null);
+  /** Releases kept in the result store (for re-inspection after a restart). */
+  const kept = shallowRef<readonly RunView[]>([]);
   /** Only the latest comparison asked for is shown: a numeric one (it reads the released rows) can answer after a later pick. */
   let marginalSeq = 0;
 
@@ -41,10 +45,41 @@ export const useResultsStore = defineStore('results', () => {
     if (m && mine === marginalSeq) marginal.value = m;
   }
 
+  /** The kept report of a stored release; quietly none while it is being stored. */
+  async function loadReport(runId: string): Promise<void> {
+    if (report.value?.runId === runId && report.value.data) return;
+    try {
+      report.value = await call('releaseReport', { runId });
+    } catch {
+      if (report.value?.runId !== runId) report.value = null;
+    }
+  }
+
+  async function loadKept(): Promise<void> {
+    try {
+      kept.value = await call('keptReleases', {});
+    } catch {
+      // the list stays as it was
+    }
+  }
+
   function clear(): void {
     results.value = null;
     marginal.value = null;
   }
 
-  return { results, marginal, first, second, loading, load, loadMarginal, clear };
+  return {
+    results,
+    marginal,
+    first,
+    second,
+    loading,
+    report,
+    kept,
+    load,
+    loadMarginal,
+    loadReport,
+    loadKept,
+    clear,
+  };
 });
