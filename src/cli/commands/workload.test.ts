@@ -149,7 +149,16 @@ describe('rap-studio workload stats', () => {
 describe('workload default', () => {
   it('writes every 2-way marginal of the CSV header, plus 3-way with --target, weight 1; refuses an unknown target', async () => {
     await writeFile(join(dir, 'raw.csv'), 'age,sex,income\n30,F,low\n');
-    await run('workload', 'default', '--data', join(dir, 'raw.csv'), '--out', join(dir, 'd.json'));
+    await run(
+      'workload',
+      'default',
+      '--data',
+      join(dir, 'raw.csv'),
+      '--header',
+      'yes',
+      '--out',
+      join(dir, 'd.json'),
+    );
     const plain = JSON.parse(await readFile(join(dir, 'd.json'), 'utf8'));
     expect(plain.thresholds.map((t: { features: string[] }) => t.features.join('+'))).toEqual([
       'age+sex',
@@ -161,6 +170,8 @@ describe('workload default', () => {
       'default',
       '--data',
       join(dir, 'raw.csv'),
+      '--header',
+      'yes',
       '--target',
       'income',
       '--out',
@@ -176,6 +187,8 @@ describe('workload default', () => {
         'default',
         '--data',
         join(dir, 'raw.csv'),
+        '--header',
+        'yes',
         '--target',
         'salary',
         '--out',

@@ -34,7 +34,10 @@ function csv(): string {
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'rap-preview-'));
   writeFileSync(path.join(dir, 'raw.csv'), csv());
-  const w = await runCli(['workload', 'default', '--data', 'raw.csv', '--out', 'w.json'], dir);
+  const w = await runCli(
+    ['workload', 'default', '--data', 'raw.csv', '--header', 'yes', '--out', 'w.json'],
+    dir,
+  );
   expect(w.code).toBe(0);
   expect(w.stderr).toContain('every 2-way marginal of the 3 columns');
 }, CLI_TIMEOUT);
@@ -45,7 +48,16 @@ describe('the expected-loss preview', () => {
     "predicts the release's merges: categories under the stated count merge into (other), those over it are kept",
     async () => {
       const ledger = path.join(dir, 'l.sqlite');
-      const common = ['--data', 'raw.csv', '--workload', 'w.json', '--epsilon', String(EPSILON)];
+      const common = [
+        '--data',
+        'raw.csv',
+        '--header',
+        'yes',
+        '--workload',
+        'w.json',
+        '--epsilon',
+        String(EPSILON),
+      ];
       const dry = await runCli(
         ['synth', ...common, '--out', 'out.csv', '--ledger', ledger, '--dry-run'],
         dir,
