@@ -44,6 +44,12 @@ const threshold = z
   .object({ features: z.array(feature).min(1).max(1000), r: z.int(), weight: z.number() })
   .strict();
 
+/** The dataset picker's choice (shared/api.ts, LedgerDatasetChoice). */
+const ledgerDataset = z.union([
+  z.object({ spend: z.string().min(1).max(500) }).strict(),
+  z.object({ new: z.literal(true) }).strict(),
+]);
+
 const settings = z
   .object({
     epsilon: field,
@@ -60,6 +66,7 @@ const settings = z
     insecureSeed: field.optional(),
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
+    ledgerDataset: ledgerDataset.optional(),
     certify: field.optional(),
     certifyShare: field.optional(),
     unitColumn: z.string().max(1000).optional(),
@@ -132,6 +139,7 @@ export const argSchemas = {
       ...datasetRef,
       epsilon: field,
       delta: field.optional(),
+      ledgerDataset: ledgerDataset.optional(),
       unitColumn: z.string().max(1000).optional(),
     })
     .strict(),

@@ -22,6 +22,7 @@ export type LedgerMethod =
   | 'ensureDataset'
   | 'dataset'
   | 'datasetFor'
+  | 'similarTo'
   | 'datasets'
   | 'setCap'
   | 'reserve'
@@ -39,6 +40,7 @@ export const LEDGER_METHODS = [
   'ensureDataset',
   'dataset',
   'datasetFor',
+  'similarTo',
   'datasets',
   'setCap',
   'reserve',

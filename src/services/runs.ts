@@ -137,6 +137,8 @@ export interface AppReleaseInputs {
   readonly header: boolean;
   readonly workload: Workload;
   readonly evalWorkload?: Workload;
+  /** The dataset picker's answer (views.ts, ledgerChoice); default the file's own, not chosen. */
+  readonly ledgerDataset?: { readonly name: string; readonly chosen: boolean };
 }
 
 /**
@@ -156,7 +158,8 @@ export function appReleaseSpec(ds: AppReleaseInputs, parsed: ParsedSettings): re
   });
   return releaseSpec(parsed, {
     source,
-    datasetName: ds.fileName,
+    datasetName: ds.ledgerDataset?.name ?? ds.fileName,
+    datasetChosen: ds.ledgerDataset?.chosen === true,
     workload: ds.workload,
     columns: ds.schema.columns.length,
     ...(ds.evalWorkload && { evalWorkload: ds.evalWorkload }),
@@ -197,13 +200,18 @@ export class RunManager {
   }
 
   /** Stages 1–3, awaited (so a refusal is the caller's error); stage 4 goes on in the background. */
-  async start(ds: OpenedDataset, settings: RunSettingsInput): Promise<RunRecord> {
+  async start(
+    ds: OpenedDataset,
+    settings: RunSettingsInput,
+    /** The dataset picker's answer: the ledger dataset this file spends (views.ts, ledgerChoice). */
+    ledgerDataset: { readonly name: string; readonly chosen: boolean } = { name: ds.fileName, chosen: false },
+  ): Promise<RunRecord> {
     if (this.busy) throw new InputError('A run is in progress: wait for it to finish or cancel it.');
     // Synchronously, before any await: a second request now finds the app busy.
     const starting = new AbortController();
     this.starting = starting;
     try {
-      return await this.startReserving(ds, settings, starting.signal);
+      return await this.startReserving(ds, settings, starting.signal, ledgerDataset);
     } finally {
       this.starting = undefined;
     }
@@ -213,6 +221,7 @@ export class RunManager {
     ds: OpenedDataset,
     settings: RunSettingsInput,
     signal: AbortSignal,
+    ledgerDataset: { readonly name: string; readonly chosen: boolean },
   ): Promise<RunRecord> {
     const { parsed, problems } = parseSettings(settings);
     if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
@@ -256,6 +265,7 @@ export class RunManager {
         header: ds.loaded.summary.hasHeader,
         workload: resolved(ds.workloads.main),
         ...(ds.workloads.eval.length > 0 && { evalWorkload: resolved(ds.workloads.eval) }),
+        ledgerDataset,
       },
       parsed,
     );

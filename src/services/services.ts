@@ -47,7 +47,18 @@ import { ResultStore } from './result-store.ts';
 import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
 import { planView } from './settings.ts';
-import { budgetView, UNREGISTERED_BUDGET } from './views.ts';
+import { budgetFromTotals, budgetView, ledgerChoice, UNREGISTERED_BUDGET } from './views.ts';
+
+/** What the ledger's dataset picker needs of an opened file (all of it the ledger holds anyway). */
+function fileFacts(ds: OpenedDataset) {
+  return {
+    fingerprint: ds.loaded.fingerprint,
+    fileName: ds.fileName,
+    rows: ds.loaded.summary.rowsRead,
+    columns: ds.schema.columns.map((c) => c.name),
+  };
+}
+
 import {
   allSubsets,
   defaultThresholds,
@@ -367,19 +378,21 @@ export function createServices(ctx: ServiceContext): Services {
           workload = { problem: `The workload does not fit the schema: ${err.message}` };
         }
       }
+      const choice = await ledgerChoice(ledger, fileFacts(ds), settings.ledgerDataset);
       return planView({
         settings,
         fileName: ds.fileName,
         schema: ds.schema,
         n: ds.loaded.summary.rowsRead,
         workload,
-        budget: await budgetView(ledger, ds.loaded.fingerprint),
+        budget: choice.budget,
         busy: runs().busy,
+        ledgerMatches: choice.matches,
         headerGuessed: ds.headerGuessed,
       });
     },
 
-    async setCap({ datasetId, epsilon, delta, unitColumn }) {
+    async setCap({ datasetId, epsilon, delta, ledgerDataset, unitColumn }) {
       const ds = dataset(datasetId);
       const eps = parseEpsilon('The cap ε', epsilon);
       const n = ds.loaded.summary.rowsRead;
@@ -387,19 +400,25 @@ export function createServices(ctx: ServiceContext): Services {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, n))
           : parseDelta('The cap δ', delta);
+      // The dataset picker's choice (a look-alike of a known dataset is refused without one).
+      const choice = await ledgerChoice(ledger, fileFacts(ds), ledgerDataset);
       const known = await ledger.ensureDataset({
         fingerprint: ds.loaded.fingerprint,
-        name: ds.fileName,
+        name: choice.datasetName,
         rows: n,
+        columns: fileFacts(ds).columns,
+        chosen: choice.chosen,
       });
       // The unit is fixed with the cap: per person (the column) or per row (docs/privacy.md).
       const unit = unitColumn === undefined || unitColumn.trim() === '' ? undefined : unitColumn;
       await ledger.setCap(known.fingerprint, eps, d, unit);
-      return budgetView(ledger, ds.loaded.fingerprint);
+      return budgetFromTotals(await ledger.totals(known.fingerprint));
     },
 
     async startRun({ datasetId, settings }) {
-      return runView(await runs().start(dataset(datasetId), settings));
+      const ds = dataset(datasetId);
+      const choice = await ledgerChoice(ledger, fileFacts(ds), settings.ledgerDataset);
+      return runView(await runs().start(ds, settings, { name: choice.datasetName, chosen: choice.chosen }));
     },
 
     async runState() {

@@ -27,6 +27,7 @@ import type {
   ColumnReleaseView,
   DomainChoice,
   FieldProblem,
+  LedgerMatchView,
   RunPlanView,
   RunSettingsInput,
 } from '../shared/api.ts';
@@ -111,6 +112,8 @@ export interface PlanInputs {
   readonly budget: BudgetView;
   /** Set when another run is in progress. */
   readonly busy: boolean;
+  /** Known datasets this (new) file looks like: the curator must pick whose budget it spends. */
+  readonly ledgerMatches?: readonly LedgerMatchView[];
   /** Line 1 was taken for the header by a guess: no run until the curator says (the header rule). */
   readonly headerGuessed?: boolean;
 }
@@ -244,6 +247,7 @@ export function planView(inputs: PlanInputs): RunPlanView {
     // At the person level 1/n² would publish the row count: a public constant (release/person.ts).
     defaultDelta: parsed?.unit ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, p.n)),
     budget: p.budget,
+    ledgerMatches: p.ledgerMatches ?? [],
     seedMode: parsed?.noise.mode ?? (blank(p.settings.insecureSeed) ? 'secure' : 'insecure-seed'),
   } as const;
   const refuse = (
@@ -352,6 +356,14 @@ export function planView(inputs: PlanInputs): RunPlanView {
     reason,
     blocker,
   });
+  // A new file that looks like a known dataset: the curator says whose budget it spends.
+  if ((p.ledgerMatches ?? []).length > 0 && p.settings.ledgerDataset === undefined)
+    return answer(
+      false,
+      `This file looks like ${(p.ledgerMatches ?? []).map((m) => `"${m.name}" (${m.rows} rows)`).join(' and ')} in the ` +
+        'ledger (same columns, a similar number of records): choose whose budget it spends.',
+      'dataset',
+    );
   if (b.capRho === null)
     return answer(
       false,

@@ -4,9 +4,17 @@
 import { layoutOf } from '../core/data/onehot.ts';
 import { describeSchemaOrigin, domainSizes, type Schema } from '../core/data/schema.ts';
 import { declaredColumns } from '../core/discovery/not-dp.ts';
+import { InputError } from '../core/errors.ts';
 import type { BudgetTotals, ReleaseRecord } from '../core/ledger/types.ts';
 import { epsilonFromRho } from '../core/privacy/accounting.ts';
-import type { BudgetView, ColumnView, ReleaseView, SchemaView } from '../shared/api.ts';
+import type {
+  BudgetView,
+  ColumnView,
+  LedgerDatasetChoice,
+  LedgerMatchView,
+  ReleaseView,
+  SchemaView,
+} from '../shared/api.ts';
 import type { AsyncLedger } from './ledger-client.ts';
 
 export function schemaView(schema: Schema): SchemaView {
@@ -109,4 +117,62 @@ export function releaseViews(releases: readonly ReleaseRecord[], capDelta: numbe
       plan: planOf(r.params),
     };
   });
+}
+
+/**
+ * The dataset picker (issue 26): which dataset's budget a file spends. `matches` are the known
+ * datasets a new file looks like; `datasetName`/`chosen` go into the release spec (the ledger
+ * refuses a look-alike file unless chosen); `budget` is the budget the choice spends.
+ */
+export async function ledgerChoice(
+  ledger: AsyncLedger,
+  file: {
+    readonly fingerprint: string;
+    readonly fileName: string;
+    readonly rows: number;
+    readonly columns: readonly string[];
+  },
+  choice: LedgerDatasetChoice | undefined,
+): Promise<{ matches: LedgerMatchView[]; datasetName: string; chosen: boolean; budget: BudgetView }> {
+  // A file the ledger knows spends its own dataset's budget, whatever was picked before.
+  if (await ledger.datasetFor(file.fingerprint)) {
+    return {
+      matches: [],
+      datasetName: file.fileName,
+      chosen: false,
+      budget: await budgetView(ledger, file.fingerprint),
+    };
+  }
+  const similar = await ledger.similarTo({
+    fingerprint: file.fingerprint,
+    rows: file.rows,
+    columns: [...file.columns],
+  });
+  const matches = similar.map((d) => ({ name: d.name, rows: d.rows }));
+  if (choice && 'spend' in choice) {
+    const known = (await ledger.datasets()).find(
+      (d) => d.name === choice.spend || d.aliases.includes(choice.spend),
+    );
+    if (!known)
+      throw new InputError(`No dataset named "${choice.spend}" in the ledger: choose one it lists.`);
+    return {
+      matches,
+      datasetName: known.name,
+      chosen: true,
+      budget: budgetFromTotals(await ledger.totals(known.fingerprint)),
+    };
+  }
+  if (choice && 'new' in choice) {
+    // A name no known dataset has, so the new dataset is not taken for a known one.
+    const taken = new Set((await ledger.datasets()).flatMap((d) => [d.name, ...d.aliases]));
+    let name = file.fileName;
+    for (let i = 2; taken.has(name); i++) name = `${file.fileName} (${i})`;
+    return { matches, datasetName: name, chosen: true, budget: UNREGISTERED_BUDGET };
+  }
+  return {
+    matches,
+    datasetName: file.fileName,
+    chosen: false,
+    budget: await budgetView(ledger, file.fingerprint),
+  };
 }

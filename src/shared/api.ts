@@ -215,6 +215,20 @@ export interface RunSettingsInput {
   readonly unitColumn?: string;
   /** With unitColumn: at most k rows per person, or 'private' (the default: k chosen privately). */
   readonly rowsPerPerson?: string;
+  /**
+   * The dataset picker: whose budget this file spends when it looks like a dataset the ledger
+   * knows (RunPlanView.ledgerMatches): a known dataset's name, or a new dataset of its own.
+   * Unset, such a file is refused before anything is spent.
+   */
+  readonly ledgerDataset?: LedgerDatasetChoice;
+}
+
+export type LedgerDatasetChoice = { readonly spend: string } | { readonly new: true };
+
+/** A known dataset a new file looks like (same column names, a similar record count). */
+export interface LedgerMatchView {
+  readonly name: string;
+  readonly rows: number;
 }
 
 /**
@@ -282,7 +296,18 @@ export interface RunPlanView {
   /** Why the run cannot start (shown next to the disabled Run button); null when it can. */
   readonly reason: string | null;
   /** What needs fixing for the reason: lets the screen offer the fix right there. */
-  readonly blocker: 'settings' | 'header' | 'domain' | 'workload' | 'no-cap' | 'over-budget' | 'busy' | null;
+  readonly blocker:
+    | 'settings'
+    | 'header'
+    | 'domain'
+    | 'workload'
+    | 'dataset'
+    | 'no-cap'
+    | 'over-budget'
+    | 'busy'
+    | null;
+  /** Known datasets this file looks like: the curator must choose whose budget it spends. */
+  readonly ledgerMatches: readonly LedgerMatchView[];
   /** Each column's domain at release and its cost (the Schema step shows it). */
   readonly columns: readonly ColumnReleaseView[];
   readonly warnings: readonly string[];
@@ -620,7 +645,12 @@ export interface ApiMethods {
   ];
   runPlan: [DatasetRef & { readonly settings: RunSettingsInput }, RunPlanView];
   setCap: [
-    DatasetRef & { readonly epsilon: string; readonly delta?: string; readonly unitColumn?: string },
+    DatasetRef & {
+      readonly epsilon: string;
+      readonly delta?: string;
+      readonly ledgerDataset?: LedgerDatasetChoice;
+      readonly unitColumn?: string;
+    },
     BudgetView,
   ];
   startRun: [DatasetRef & { readonly settings: RunSettingsInput }, RunView];

@@ -12,8 +12,8 @@ const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}
 describe('docs state the rules', () => {
   const privacy = read('docs/privacy.md').replace(/\s+/g, ' ');
 
-  it('docs/privacy.md: the unit of privacy is one CSV row', () => {
-    expect(privacy).toContain('The unit of privacy is one CSV row.');
+  it('docs/privacy.md: without a unit column the unit of privacy is one CSV row', () => {
+    expect(privacy).toContain('Without a unit column the unit of privacy is one CSV row.');
     expect(privacy).toMatch(/k²ρ-zCDP for k rows/);
   });
 

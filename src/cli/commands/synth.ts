@@ -203,6 +203,7 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
   const spec = releaseSpec(settings, {
     source,
     datasetName: flags.name,
+    datasetChosen: flags.name !== undefined,
     workload,
     history: flags.history === undefined ? undefined : await readWorkload(flags.history),
     columns: names.columns.length - (unit ? 1 : 0),

@@ -18,7 +18,6 @@
  */
 import { gaussianMechanism, gaussianSigma } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import type { PersonUnit } from './types.ts';
 
 export type Measured = { readonly queries: number } | { readonly tables: number };
 
@@ -37,6 +36,15 @@ export interface NoiseScale {
 }
 
 /** The row level (n records, bound 1) or the person level (n̂, k): see the file comment. */
+/**
+ * Contributions bounded to `bound` rows per person; answers are counts / `normaliser` (public).
+ * Here, beside the one function that states every measurement's sensitivity.
+ */
+export interface PersonUnit {
+  readonly bound: number;
+  readonly normaliser: number;
+}
+
 export function noiseScale(data: { readonly n: number }, unit?: PersonUnit): NoiseScale {
   return unit ? { n: unit.normaliser, bound: unit.bound } : { n: data.n, bound: 1 };
 }

@@ -7,6 +7,7 @@ import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 import type { ErrorTables } from './error-tables.ts';
+import type { PersonUnit } from './measure.ts';
 import type { ProgressEvent } from './progress.ts';
 
 /**
@@ -102,11 +103,8 @@ export interface AccuracyCertificate {
   readonly statement: string;
 }
 
-/** Contributions bounded to `bound` rows per person; answers are counts / `normaliser` (public). */
-export interface PersonUnit {
-  readonly bound: number;
-  readonly normaliser: number;
-}
+/** Contributions bounded per person (measure.ts, where the sensitivity it changes is stated). */
+export type { PersonUnit } from './measure.ts';
 
 /** In its own file (no imports) so the renderer's API types can use it without Node types. */
 export type { ProgressEvent } from './progress.ts';

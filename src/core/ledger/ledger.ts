@@ -339,6 +339,15 @@ export class Ledger {
     return file ? this.dataset(file.dataset_fingerprint) : undefined;
   }
 
+  /**
+   * The known datasets a file not yet in the ledger looks like (same column names, a similar
+   * record count): the choices the app's dataset picker offers. Empty for a file already known.
+   */
+  similarTo(d: { fingerprint: string; rows: number; columns: readonly string[] }): DatasetRecord[] {
+    if (this.datasetFor(d.fingerprint)) return [];
+    return this.similarDatasets(d.columns, d.rows);
+  }
+
   /** The dataset with this name or alias (the first registered when several share it). */
   private datasetNamed(name: string): DatasetRow | undefined {
     return this.db

@@ -108,6 +108,12 @@ export interface ReleaseSpec {
   readonly source: DataSource;
   /** Display name for the ledger; default the file's base name. */
   readonly datasetName?: string;
+  /**
+   * The curator named the dataset whose budget this release spends (the CLI's --name, the app's
+   * dataset picker): only then may a new file spend a known dataset's budget, or become a new
+   * dataset while it looks like a known one (ledger.ensureDataset). Default false.
+   */
+  readonly datasetChosen?: boolean;
   readonly workload: Workload;
   readonly evalWorkload?: Workload;
   /** More evaluation workloads (the benchmarks' drifts), after `evalWorkload`, in the report. */
@@ -508,7 +514,7 @@ export async function reserve(
     name,
     rows: facts.rows,
     columns: validated.columnNames,
-    chosen: spec.datasetName !== undefined,
+    chosen: spec.datasetChosen === true,
   });
   const cap = spec.budgetCap;
   if (cap && dataset.cap) warn(warnings.capExists(dataset.name, dataset.cap.epsilon, dataset.cap.delta));

@@ -254,6 +254,8 @@ export function dataSource(p: {
 export interface SpecInputs {
   readonly source: DataSource;
   readonly datasetName?: string;
+  /** ReleaseSpec.datasetChosen: the curator named the dataset (never inferred from a default name). */
+  readonly datasetChosen?: boolean;
   readonly workload: Workload;
   readonly evalWorkload?: Workload;
   readonly evalWorkloads?: readonly Workload[];
@@ -283,6 +285,7 @@ export function releaseSpec(settings: RunSettings, inputs: SpecInputs): ReleaseS
   return {
     source: inputs.source,
     ...(inputs.datasetName !== undefined && { datasetName: inputs.datasetName }),
+    ...(inputs.datasetChosen === true && { datasetChosen: true }),
     workload: weighted,
     ...(inputs.evalWorkload !== undefined && { evalWorkload: inputs.evalWorkload }),
     ...(inputs.evalWorkloads !== undefined && { evalWorkloads: inputs.evalWorkloads }),

@@ -49,6 +49,8 @@ beforeAll(async () => {
       'synth',
       '--data',
       'raw.csv',
+      '--header',
+      'yes',
       '--workload',
       'w.json',
       '--epsilon',

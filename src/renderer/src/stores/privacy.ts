@@ -23,6 +23,8 @@ export interface SettingsForm {
   domain: DomainChoice;
   /** The curator's explicit override for `domain: 'as-read'` (the Schema step's checkbox). */
   allowNonPrivateDomain: boolean;
+  /** The dataset picker: '' (not chosen), 'spend:NAME' (a known dataset's budget) or 'new'. */
+  ledgerDataset: string;
   /** The relative-error pass: ζ (empty: no pass) and its share of ε (empty: 0.1). */
   certify: string;
   certifyShare: string;
@@ -61,6 +63,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
     insecureSeed: '',
     domain: 'discover',
     allowNonPrivateDomain: false,
+    ledgerDataset: '',
     certify: '',
     certifyShare: '',
     unitColumn: '',
@@ -76,6 +79,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
       if (id !== undefined && previous !== undefined && id !== previous) {
         form.domain = 'discover';
         form.allowNonPrivateDomain = false;
+        form.ledgerDataset = '';
         form.unitColumn = '';
         form.rowsPerPerson = 'private';
       }
@@ -89,8 +93,13 @@ export const usePrivacyStore = defineStore('privacy', () => {
 
   function settings(): RunSettingsInput {
     // Selection is a query-mode choice; table mode selects whole tables.
-    const { selection, ...rest } = form;
-    return { ...rest, ...(form.mode === 'query' ? { selection } : {}) };
+    const { selection, ledgerDataset, ...rest } = form;
+    return {
+      ...rest,
+      ...(form.mode === 'query' ? { selection } : {}),
+      ...(ledgerDataset.startsWith('spend:') ? { ledgerDataset: { spend: ledgerDataset.slice(6) } } : {}),
+      ...(ledgerDataset === 'new' ? { ledgerDataset: { new: true as const } } : {}),
+    };
   }
 
   /** Asks the services for the plan; only the latest answer counts. */
@@ -121,6 +130,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
     const b = await app.guard(() =>
       call('setCap', {
         datasetId: ds.id,
+        ...(settings().ledgerDataset ? { ledgerDataset: settings().ledgerDataset } : {}),
         epsilon: cap.epsilon,
         ...(cap.delta.trim() ? { delta: cap.delta } : {}),
         // The cap's unit is the Data step's answer: fixed with the cap.
