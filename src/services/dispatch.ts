@@ -109,6 +109,7 @@ export const argSchemas = {
       weight: z.number(),
     })
     .strict(),
+  defaultThresholds: z.object({ ...datasetRef, target: feature.optional() }).strict(),
   randomThresholds: z
     .object({
       ...datasetRef,

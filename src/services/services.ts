@@ -61,6 +61,7 @@ function fileFacts(ds: OpenedDataset) {
 
 import {
   allSubsets,
+  defaultThresholds,
   driftedThresholds,
   namedThresholds,
   randomThresholds,
@@ -347,6 +348,10 @@ export function createServices(ctx: ServiceContext): Services {
 
     async allSubsets({ datasetId, ...o }) {
       return allSubsets(dataset(datasetId).schema, o);
+    },
+
+    async defaultThresholds({ datasetId, target }) {
+      return defaultThresholds(dataset(datasetId).schema, target);
     },
 
     async randomThresholds({ datasetId, ...o }) {

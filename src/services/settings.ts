@@ -9,6 +9,7 @@ import type { Schema } from '../core/data/schema.ts';
 import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
+import { discoveryLossPreview } from '../core/discovery/preview.ts';
 import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import { publicPlan } from '../core/engine/process/public-plan.ts';
@@ -171,13 +172,17 @@ function columnsAtRelease(
     return { columns: each((name) => ({ name, domain: 'discovered', cost: null })), discovery: null };
   const split = splitBudget(budget.epsilon, budget.delta, DEFAULT_DISCOVERY_SHARE, true);
   const perColumn = discoveryPerColumn(split, undeclared.length);
-  const cost = { ...perColumn, shareOfRho: perColumn.rho / split.rho };
+  // The same split for every discovered column: one preview serves them all.
+  const [preview] = discoveryLossPreview(split, undeclared);
+  const mergeBelow = preview?.mergeBelow ?? 0;
+  const cost = { ...perColumn, shareOfRho: perColumn.rho / split.rho, mergeBelow };
   return {
     columns: each((name) => ({ name, domain: 'discovered', cost })),
     discovery: {
       share: DEFAULT_DISCOVERY_SHARE,
       columns: undeclared.length,
       perColumn,
+      mergeBelow,
       rhoDiscovery: split.rhoDiscovery,
       rhoSynthesis: split.rhoSynthesis,
       deltaDiscovery: split.deltaDiscovery,

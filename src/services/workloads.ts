@@ -5,6 +5,7 @@
 import type { Schema } from '../core/data/schema.ts';
 import { domainSizes } from '../core/data/schema.ts';
 import { InputError } from '../core/errors.ts';
+import { defaultWorkloadFor } from '../core/workload/default.ts';
 import { futureWorkload } from '../core/workload/future.ts';
 import { binomial, subsetsOfSize } from '../core/workload/inclusion-exclusion.ts';
 import { queryCount, totalQueryCount } from '../core/workload/queries.ts';
@@ -83,6 +84,21 @@ export function allSubsets(
     r: o.r,
     weight: o.weight,
   }));
+}
+
+/**
+ * The default workload for no analysis in mind (core/workload/default.ts): every 2-way marginal
+ * of the schema's columns, plus every 3-way marginal with `target`; weight 1 each.
+ */
+export function defaultThresholds(schema: Schema, target?: string): ThresholdInput[] {
+  const names = schema.columns.map((c) => c.name);
+  const w = defaultWorkloadFor(names, target);
+  if (w.thresholds.length > MAX_GENERATED_THRESHOLDS) {
+    throw new InputError(
+      `${names.length} columns give ${w.thresholds.length.toLocaleString('en-US')} default thresholds, more than ${MAX_GENERATED_THRESHOLDS.toLocaleString('en-US')}.`,
+    );
+  }
+  return w.thresholds.map((t) => ({ features: t.features.map((f) => names[f]), r: t.r, weight: t.weight }));
 }
 
 /** N random distinct thresholds over the chosen features (all when none are chosen). */

@@ -257,7 +257,13 @@ export type ColumnReleaseView =
   | {
       readonly name: string;
       readonly domain: 'discovered';
-      readonly cost: { readonly rho: number; readonly delta: number; readonly shareOfRho: number } | null;
+      readonly cost: {
+        readonly rho: number;
+        readonly delta: number;
+        readonly shareOfRho: number;
+        /** Categories held by fewer than about this many records merge into "(other)" (preview). */
+        readonly mergeBelow: number;
+      } | null;
     }
   | { readonly name: string; readonly domain: 'not-dp' };
 
@@ -333,6 +339,11 @@ export interface RunPlanView {
     readonly columns: number;
     /** What one discovered column costs (discovery's ρ and δ split equally). */
     readonly perColumn: { readonly rho: number; readonly delta: number };
+    /**
+     * Public, before Run: a discovered categorical column's categories held by fewer than about
+     * this many records merge into "(other)" (core/discovery/preview.ts).
+     */
+    readonly mergeBelow: number;
     readonly rhoDiscovery: number;
     readonly rhoSynthesis: number;
     readonly deltaDiscovery: number;
@@ -606,6 +617,8 @@ export interface ApiMethods {
     },
     readonly ThresholdInput[],
   ];
+  /** Every 2-way marginal, plus every 3-way marginal with `target` when given; weight 1 each. */
+  defaultThresholds: [DatasetRef & { readonly target?: string }, readonly ThresholdInput[]];
   randomThresholds: [
     DatasetRef & {
       readonly features?: readonly string[];

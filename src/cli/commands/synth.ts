@@ -15,6 +15,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
+import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
@@ -34,6 +35,7 @@ import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
+  prepare,
   type ReleasePaths,
   type ReleaseSpec,
   releaseColumnNames,
@@ -80,6 +82,7 @@ export interface SynthFlags {
   confirmCap?: boolean;
   name?: string;
   discoveryShare?: string;
+  dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
   force?: boolean;
@@ -343,8 +346,43 @@ function progressBar(maxSteps: number): { update(e: ProgressEvent): void; comple
 
 // ---- the command ---------------------------------------------------------------------------
 
+/**
+ * `--dry-run`: the release's public plan and what discovery will merge, per column, from the
+ * header, the record count and the flags only; nothing is reserved, no ledger is opened, no
+ * value is read.
+ */
+async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void> {
+  const prepared = await prepare(spec, (w) => process.stderr.write(`warning: ${w.message}\n`));
+  const out: string[] = [
+    'dry run: nothing reserved, no value read (the header and the record count only)',
+    `ε = ${spec.epsilon}, δ = ${prepared.delta.toExponential(3)}, n = ${prepared.facts.rows}; ` +
+      `${prepared.plan.kind} mode, T = ${prepared.plan.rounds}, K = ${prepared.plan.perRound}`,
+  ];
+  const raw = prepared.raw;
+  if (!raw) {
+    out.push('every column declared: nothing is discovered, no category merges');
+  } else {
+    const b = raw.budget;
+    out.push(
+      `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns ` +
+        `(each ρ = ${(b.rhoDiscovery / raw.undeclared.length).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
+    );
+    const preview = discoveryLossPreview(b, raw.undeclared);
+    for (const p of preview) out.push(`  ${lossSentence(p, spec.epsilon)}`);
+    if (preview.length > 0) {
+      const p = preview[0];
+      out.push(
+        `  "(other)" itself is released only when its records number more than about ${p.otherSigmas}·${Math.round(p.sigma)}·√k ` +
+          '(k: the categories released); otherwise they join the largest category',
+      );
+    }
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
 async function synthCommand(flags: SynthFlags): Promise<void> {
   const spec = await synthSpec(flags);
+  if (flags.dryRun) return dryRun(spec);
   if (spec.noise.mode === 'insecure-seed') process.stderr.write(`${INSECURE_SEED_WARNING}\n`);
   const ledgerPath = flags.ledger ?? defaultLedgerPath();
   const ledger = Ledger.open(ledgerPath, { onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
@@ -518,6 +556,10 @@ export function register(program: Command): void {
     .option(
       '--rows-per-person <k|private>',
       'with --unit-column: at most k rows per person enter the release (a secure random sample of a person with more); "private" (the default) chooses k from a noisy histogram at 5% of the budget',
+    )
+    .option(
+      '--dry-run',
+      'print the plan and, per discovered column, which categories will merge into "(other)" at this ε; reserves nothing',
     )
     .action((flags: SynthFlags) => synthCommand(flags));
 }

@@ -145,3 +145,55 @@ describe('rap-studio workload stats', () => {
     );
   });
 });
+
+describe('workload default', () => {
+  it('writes every 2-way marginal of the CSV header, plus 3-way with --target, weight 1; refuses an unknown target', async () => {
+    await writeFile(join(dir, 'raw.csv'), 'age,sex,income\n30,F,low\n');
+    await run(
+      'workload',
+      'default',
+      '--data',
+      join(dir, 'raw.csv'),
+      '--header',
+      'yes',
+      '--out',
+      join(dir, 'd.json'),
+    );
+    const plain = JSON.parse(await readFile(join(dir, 'd.json'), 'utf8'));
+    expect(plain.thresholds.map((t: { features: string[] }) => t.features.join('+'))).toEqual([
+      'age+sex',
+      'age+income',
+      'sex+income',
+    ]);
+    await run(
+      'workload',
+      'default',
+      '--data',
+      join(dir, 'raw.csv'),
+      '--header',
+      'yes',
+      '--target',
+      'income',
+      '--out',
+      join(dir, 't.json'),
+    );
+    const target = JSON.parse(await readFile(join(dir, 't.json'), 'utf8'));
+    expect(target.thresholds).toHaveLength(4);
+    expect(target.thresholds[3]).toMatchObject({ features: ['age', 'sex', 'income'], r: 3 });
+    for (const t of target.thresholds) expect(t.weight ?? 1).toBe(1);
+    await expect(
+      run(
+        'workload',
+        'default',
+        '--data',
+        join(dir, 'raw.csv'),
+        '--header',
+        'yes',
+        '--target',
+        'salary',
+        '--out',
+        join(dir, 'x.json'),
+      ),
+    ).rejects.toThrow(InputError);
+  });
+});

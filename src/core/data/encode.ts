@@ -53,6 +53,8 @@ export interface EncodeOptions {
 export function withOtherCategory(schema: Schema, rule: OutOfDomainRule = 'other'): Schema {
   const columns = schema.columns.map((c): Column => {
     if (c.kind !== 'categorical' || c.categories.includes(OTHER_CATEGORY)) return c;
+    // Discovery decided the column's domain has no "(other)" (its noisy count did not pass).
+    if (c.fallbackCode !== undefined) return c;
     if (outOfDomainFor(rule, c) !== 'other') return c;
     return { ...c, categories: [...c.categories, OTHER_CATEGORY] };
   });
@@ -69,7 +71,7 @@ function categoricalEncoder(
   rule: OutOfDomain,
 ): Encode {
   const index = new Map(column.categories.map((c, i) => [c, i]));
-  const other = rule === 'other' ? index.get(OTHER_CATEGORY) : undefined;
+  const other = rule === 'other' ? (index.get(OTHER_CATEGORY) ?? column.fallbackCode) : undefined;
   // With 'other', a missing value in a column without a missing category is 'other' too: the
   // record is kept (n stays the number of records).
   const onMissing = column.missing ? column.categories.length : (other ?? missingReason(column));
@@ -81,10 +83,15 @@ function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, rul
   const { edges } = column;
   const lower = edges[0];
   const lastBin = edges.length - 2;
-  const onMissing = column.missing ? lastBin + 1 : missingReason(column);
+  // With 'other', a discovered column without a missing category keeps the record in its
+  // fallback bin (the missing count did not pass discovery's threshold).
+  const fallback = rule === 'other' ? column.fallbackCode : undefined;
+  const onMissing = column.missing ? lastBin + 1 : (fallback ?? missingReason(column));
   // With 'other', text in a numeric column with a missing category is missing (record kept).
   const notNumber =
-    rule === 'other' && column.missing ? lastBin + 1 : `non-numeric value in numeric column "${column.name}"`;
+    rule === 'other' && column.missing
+      ? lastBin + 1
+      : (fallback ?? `non-numeric value in numeric column "${column.name}"`);
   const outside = `value outside the declared range [${lower}, ${edges[lastBin + 1]}] of column "${column.name}"`;
   const clamp = rule === 'other';
   return (value) => {

@@ -41,6 +41,7 @@ const categoricalJson = z.strictObject({
   categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit),
   missing: z.boolean().default(false),
   provenance: provenanceJson.optional(),
+  fallbackCode: z.int().min(0).optional(),
 });
 
 const numericJson = z.strictObject({
@@ -58,6 +59,8 @@ const numericJson = z.strictObject({
   missing: z.boolean().default(false),
   pieces: z.array(pieceJson).optional(),
   provenance: provenanceJson.optional(),
+  fallbackCode: z.int().min(0).optional(),
+  valueByValue: z.boolean().optional(),
 });
 
 const schemaJson = z.strictObject({
@@ -103,8 +106,12 @@ function semanticProblems(columns: readonly ColumnJson[]): string[] {
         problems.push(`${at}.categories: duplicate category`);
       if (c.categories.length === 0 && !c.missing)
         problems.push(`${at}.categories: empty, and no missing category`);
+      if (c.fallbackCode !== undefined && c.fallbackCode >= c.categories.length + (c.missing ? 1 : 0))
+        problems.push(`${at}.fallbackCode: not a code of the column`);
       return;
     }
+    if (c.fallbackCode !== undefined && c.edges !== undefined && c.fallbackCode >= c.edges.length - 1)
+      problems.push(`${at}.fallbackCode: not a bin of the column`);
     const hasEdges = c.edges !== undefined;
     const hasRange = c.lower !== undefined || c.upper !== undefined || c.bins !== undefined;
     if (hasEdges === hasRange) {
@@ -151,6 +158,8 @@ function toColumn(c: ColumnJson): Column {
     missing: c.missing,
     ...(c.pieces ? { pieces: c.pieces } : {}),
     ...(c.provenance ? { provenance: c.provenance } : {}),
+    ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
+    ...(c.valueByValue ? { valueByValue: true } : {}),
   };
 }
 
@@ -198,7 +207,9 @@ export function schemaToJson(schema: Schema): string {
   const columns = schema.columns.map((c) => {
     const extra = {
       ...(c.kind === 'numeric' && c.pieces ? { pieces: c.pieces } : {}),
+      ...(c.kind === 'numeric' && c.valueByValue ? { valueByValue: true } : {}),
       ...(c.provenance ? { provenance: c.provenance } : {}),
+      ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
     };
     return c.kind === 'categorical'
       ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }

@@ -41,6 +41,15 @@ interface ColumnBase {
   readonly missing: boolean;
   /** Set by discovery (and by the release for declared / not-DP columns). */
   readonly provenance?: ColumnProvenance;
+  /**
+   * Discovered columns only: the code that holds a record whose value the released domain has no
+   * place for when the column released neither "(other)" (categorical) nor a missing category —
+   * their noisy counts did not pass the threshold (docs/privacy.md, "What the released domain
+   * holds"). It is the category or bin of largest noisy mass, so no synthetic row gets a value
+   * the release does not justify and no record is dropped. Absent: such a record goes to
+   * "(other)" or the missing category as before (or is refused, for a declared column).
+   */
+  readonly fallbackCode?: number;
 }
 
 /** A column whose values are one of a finite list of strings. */
@@ -64,6 +73,11 @@ export interface NumericColumn extends ColumnBase {
    * piece of the bin by weight, then a value inside it. Absent: uniform over the bin.
    */
   readonly pieces?: readonly NumericPiece[];
+  /**
+   * Private discovery released the column value by value: each bin holds one integer (its
+   * single-point piece), so decoded values are exactly the released integers, nothing between.
+   */
+  readonly valueByValue?: boolean;
 }
 
 export interface NumericPiece {

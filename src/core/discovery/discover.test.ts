@@ -9,7 +9,7 @@ import { binOf, parseNumber } from '../data/values.ts';
 import { gaussianCountsRho } from '../privacy/counts.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { ksTwoSample } from '../privacy/testing/stats.ts';
-import { discoverCategorical } from './categorical.ts';
+import { discoverCategorical, otherCount } from './categorical.ts';
 import { discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { FINE, fineBucket, J_MAX, J_MIN, octaveBucket, octaveRange, ZERO_BUCKET } from './grid.ts';
 import {
@@ -37,6 +37,16 @@ function messyCsv(n: number): string {
     lines.push([gain, temp, city, note, hours].join(','));
   }
   lines.push('1,2'); // ragged: kept, every value missing
+  return `${lines.join('\n')}\n`;
+}
+
+/** Few distinct integers, a bounded range, and a categorical column with missing values. */
+function fewCsv(): string {
+  const lines = ['grade,kids,hours,note'];
+  for (let i = 0; i < 4000; i++) {
+    const hours = i % 10 === 1 ? 64 + ((i * 7) % 36) : 20 + ((i * 7) % 44); // a tail of 10% in 64..99
+    lines.push([1 + (i % 16), i % 5, hours, i % 10 === 0 ? '' : i % 2 ? 'a' : 'b'].join(','));
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -125,13 +135,26 @@ describe('discoverCategorical', () => {
     const N = 20_000;
     let released = 0;
     for (let t = 0; t < N; t++) {
-      const d = discoverCategorical(counts, 0.5, 0.02, noise, 'c.csv');
+      const d = discoverCategorical(counts, 0.5, 0.02, noise, 'c.csv', 5001);
       if (d.column.categories.includes('rare')) released++;
       expect(d.column.categories).toContain('common');
     }
     const bound = N * 0.02;
     expect(released).toBeLessThanOrEqual(bound + 4 * Math.sqrt(bound * 0.98));
     expect(released).toBeGreaterThan(bound / 2); // the test can see releases at all
+  });
+});
+
+describe('otherCount', () => {
+  it('is n minus the kept noisy counts, plus √(2/π)σ for each kept key within 2σ of τ (selection bias)', () => {
+    const sel = { sigma: 10, threshold: 100 };
+    const far = { key: 'a', noisyCount: 500 };
+    const near = { key: 'b', noisyCount: 110 };
+    const other = { key: OTHER_CATEGORY, noisyCount: 300 };
+    expect(otherCount(1000, [far], sel)).toEqual({ count: 500, sigma: 10 });
+    const both = otherCount(1000, [far, near, other], sel);
+    expect(both.count).toBeCloseTo(1000 - 610 + Math.sqrt(2 / Math.PI) * 10, 12);
+    expect(both.sigma).toBeCloseTo(10 * Math.SQRT2, 12);
   });
 });
 
@@ -189,11 +212,56 @@ describe('discoverSchema on a messy CSV', () => {
     expect(temp.kind).toBe('numeric');
     expect(temp.integer).toBe(false);
     expect(temp.edges[0]).toBeLessThan(-32);
-    expect(city.categories).toEqual(['A', 'B', 'C', OTHER_CATEGORY]); // 'Rare' (one record) is not released
-    expect(note.categories).toEqual(['no', 'yes', OTHER_CATEGORY]);
+    // 'Rare' (one record) is not released, and "(other)", holding it alone, is below its noise:
+    // no "(other)", the record is kept in the largest category.
+    expect(city.categories).toEqual(['A', 'B', 'C']);
+    expect(city.fallbackCode).toBeGreaterThanOrEqual(0);
+    expect(note.categories).toEqual(['no', 'yes']); // every value released: no "(other)"
     expect(note.missing).toBe(true);
     expect(hours.integer).toBe(true);
     expect(piecesOfBinHolding(hours, 40).map((p) => [p.lo, p.hi])).toEqual([[40, 41]]);
+  });
+
+  it('releases no value the data does not justify: no missing category, bounds at the data, few integers value by value', async () => {
+    const { schema } = await discoverSchema(dir.file('few.csv', fewCsv()), opts);
+    const [grade, kids, hours, note] = schema.columns as [
+      NumericColumn,
+      NumericColumn,
+      NumericColumn,
+      CategoricalColumn,
+    ];
+    // grade holds 1..16 and nothing else: released value by value, exactly those integers.
+    expect(grade.valueByValue).toBe(true);
+    expect(grade.pieces!.map((p) => p.lo)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    expect(grade.pieces!.every((p) => p.lo === p.hi)).toBe(true);
+    // kids: 0..4, 0 measured at level 1.
+    expect(kids.pieces!.map((p) => p.lo)).toEqual([0, 1, 2, 3, 4]);
+    // No missing value in these columns, so no missing category; a record that had one would
+    // be kept in the heaviest bin (fallbackCode).
+    for (const c of [grade, kids, hours]) {
+      expect(c.missing).toBe(false);
+      expect(c.fallbackCode).toBeGreaterThanOrEqual(0);
+    }
+    // hours: 20..99 (80 values, not value by value): the top octave [64, 128), a tail, is cut at the data.
+    expect(hours.valueByValue).toBeUndefined();
+    expect(hours.edges[0]).toBeGreaterThanOrEqual(16);
+    // The data ends at 99: the bound is within a few one-integer buckets of it, not at 128.
+    const top = hours.edges[hours.edges.length - 1];
+    expect(top).toBeGreaterThanOrEqual(100);
+    expect(top).toBeLessThanOrEqual(108);
+    // note released both of its values, so it has no "(other)"; it has missing values, released.
+    expect(note.categories).toEqual(['a', 'b']);
+    expect(note.missing).toBe(true);
+    const loaded = await loadCsv(dir.file('few.csv', fewCsv()), { schema, outOfDomain: 'other' });
+    expect(loaded.dataset.schema.columns[3]).toMatchObject({ categories: ['a', 'b'] });
+    const noise = seededNoise('few-decode');
+    const rows = decodeRows(loaded.dataset.schema, loaded.dataset.codes, loaded.dataset.n, {
+      random: () => noise.uniform(),
+    });
+    const grades = new Set(rows.map((r) => Number(r[0])));
+    for (const g of grades) expect(Number.isInteger(g) && g >= 1 && g <= 16).toBe(true);
+    expect(rows.every((r) => r[1] !== '?' && r[2] !== '?' && r[3] !== '(other)')).toBe(true);
+    expect(Math.max(...rows.map((r) => Number(r[2])))).toBeLessThan(top);
   });
 
   it('declared columns are used exactly and cost nothing', async () => {

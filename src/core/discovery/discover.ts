@@ -141,10 +141,13 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
           level1Sigma: l1.sigma,
           level2Sigma: d.level2Sigma,
           level2Buckets: d.level2Buckets,
+          missingCount: d.missing.count,
+          missingSigma: d.missing.sigma,
+          ...(d.column.valueByValue ? { values: d.column.edges.length - 1 } : {}),
         },
       });
     } else {
-      const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, bound);
+      const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
       found.set(counts.name, {
         column: d.column,
         detail: {
@@ -152,6 +155,8 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
           level1Sigma: l1.sigma,
           sigma: d.selection.sigma,
           threshold: d.selection.threshold,
+          otherCount: d.other.count,
+          otherSigma: d.other.sigma,
         },
       });
     }

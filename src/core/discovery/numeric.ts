@@ -25,6 +25,7 @@
 import type { NumericColumn, NumericPiece } from '../data/schema.ts';
 import { makeGaussianCounts, measureCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
+import { normalUpperTailInverse } from '../privacy/normal-tail.ts';
 import { FINE, LEVEL1_BUCKETS, octaveOf, octaveRange, ZERO_BUCKET } from './grid.ts';
 import type { ColumnCounts } from './profile.ts';
 
@@ -42,6 +43,38 @@ const BUCKET_SIGMAS = 1;
 const ATOM_INTEGERS = 64;
 /** A column is integer when at most this share of its numbers is fractional (they get rounded). */
 const FRACTIONAL_SHARE = 0.01;
+/**
+ * …and when the noisy fractional count is below this many σ₁ (an all-integer column is called
+ * fractional with probability Q(4) = 3·10⁻⁵; at 3σ₁, adult.data's age came out fractional at
+ * seed 0 and was released with 41,512 distinct decimals).
+ */
+const FRACTIONAL_SIGMAS = 4;
+/**
+ * The missing category enters a numeric column's released domain when the noisy count of
+ * missing and text cells (level 1, σ √2·σ₁) passes this many of its σ (Q(3) = 0.13% for a column
+ * with none).
+ */
+export const MISSING_SIGMAS = 3;
+/**
+ * A level-2 bucket (one integer, in an atomized octave) is a released value when its noisy count
+ * passes this many σ₂; a dyadic block of m buckets in an edge octave is occupied when its noisy
+ * sum passes at least this many of its σ, σ₂·√m (see `edgeBlock`).
+ */
+export const VALUE_SIGMAS = 3;
+/** Chance that noise alone extends an edge octave's range (`edgeBlock`). */
+export const EDGE_FALSE_RATE = 0.01;
+/** See the edge octaves in discoverNumeric: the level-1 count left unexplained, in its σ. */
+export const EXPLAIN_SIGMAS = 0.5;
+/** See the edge octaves in discoverNumeric: when level 2 resolves an octave well enough to trim it. */
+export const EDGE_TRIM_SIGMAS = 3;
+/** The largest share of a column's numbers an edge octave may hold and still be trimmed. */
+export const EDGE_TAIL_SHARE = 1 / 8;
+/** Edge octaves of more integers than this are measured in coarser buckets (see `splits`). */
+export const EDGE_ATOM_INTEGERS = 16;
+/** Records an edge octave's coarser bucket expects, in σ₂. */
+export const EDGE_BUCKET_SIGMAS = 3;
+/** At most this many released values for a column released value by value. */
+export const MAX_VALUES = 32;
 
 export const LEVEL1_SENSITIVITY = Math.sqrt(3);
 export const LEVEL2_SENSITIVITY = Math.SQRT2;
@@ -101,7 +134,47 @@ export function looksNumeric(l1: Level1): boolean {
 }
 
 export function looksInteger(l1: Level1): boolean {
-  return l1.fractional < Math.max(3 * l1.sigma, FRACTIONAL_SHARE * l1.numbers);
+  return l1.fractional < Math.max(FRACTIONAL_SIGMAS * l1.sigma, FRACTIONAL_SHARE * l1.numbers);
+}
+
+/** The noisy count of missing and text cells, its σ, and whether the missing category is released. */
+export function missingEstimate(l1: Level1): { count: number; sigma: number; released: boolean } {
+  const count = l1.missing + l1.texts;
+  const sigma = Math.SQRT2 * l1.sigma;
+  return { count, sigma, released: count > MISSING_SIGMAS * sigma };
+}
+
+/**
+ * Inside an edge octave (the lowest or highest occupied one), the extent of the data at a
+ * resolution the noise allows: the aligned dyadic blocks of its s level-2 buckets (sizes 1, 2, 4,
+ * …, s) whose noisy sum passes VALUE_SIGMAS·σ₂·√size show data inside them, so the data reaches
+ * at least each such block's inner end; the outermost of those ends is returned (a bucket index,
+ * from = to; highest for the top octave, lowest for the bottom). The bar is raised so that all
+ * the blocks of an empty stretch pass with probability under EDGE_FALSE_RATE. Post-processing of level 2.
+ * undefined when no block passes.
+ */
+export function edgeBlock(
+  noisy: ArrayLike<number>,
+  sigma: number,
+  side: 'top' | 'bottom',
+): { readonly from: number; readonly to: number } | undefined {
+  const s = noisy.length;
+  // About 2s blocks are tested: each bar at Q⁻¹(EDGE_FALSE_RATE / 2s) keeps the chance that any
+  // block of an empty stretch passes under EDGE_FALSE_RATE (union bound).
+  const z = Math.max(VALUE_SIGMAS, normalUpperTailInverse(EDGE_FALSE_RATE / (2 * s)));
+  let best: { from: number; to: number } | undefined;
+  for (let size = 1; size <= s; size *= 2) {
+    for (let start = 0; start + size <= s; start += size) {
+      let sum = 0;
+      for (let i = start; i < start + size; i++) sum += noisy[i];
+      if (!(sum > z * sigma * Math.sqrt(size))) continue;
+      // A block that passes shows data somewhere inside it: the data reaches at least its
+      // inner end (its lowest bucket for the top octave), not necessarily its outer one.
+      const reach = side === 'top' ? start : start + size - 1;
+      if (!best || (side === 'top' ? reach > best.to : reach < best.from)) best = { from: reach, to: reach };
+    }
+  }
+  return best;
 }
 
 /** Does a level-1 bucket hold any integer? */
@@ -136,6 +209,14 @@ export function projectOntoSimplex(c: ArrayLike<number>, total: number): Float64
   }
   for (let i = 0; i < c.length; i++) out[i] = Math.max(0, c[i] - lambda);
   return out;
+}
+
+/** Noisy counts clipped at 0 and scaled to sum to `total` (post-processing). */
+export function clipAndScale(c: ArrayLike<number>, total: number): Float64Array {
+  const out = Float64Array.from(c, (x) => (x > 0 ? x : 0));
+  const sum = out.reduce((a, x) => a + x, 0);
+  if (!(sum > 0) || !(total > 0)) return out.fill(0);
+  return out.map((x) => (x * total) / sum);
 }
 
 /**
@@ -174,6 +255,8 @@ export interface NumericDiscovery {
   readonly level2Sigma: number;
   /** Buckets measured at level 2. */
   readonly level2Buckets: number;
+  /** The missing/text cells' noisy count and σ, and whether the missing category was released. */
+  readonly missing: { readonly count: number; readonly sigma: number; readonly released: boolean };
 }
 
 /** Level 2 and the bins (see the file comment): ρ₂-zCDP, ℓ2 sensitivity √2. */
@@ -194,8 +277,21 @@ export function discoverNumeric(
     occupied = [best];
   }
   const level2 = makeGaussianCounts(rho2, (opts.bound ?? 1) * LEVEL2_SENSITIVITY);
+  const edges = new Set([occupied[0], occupied[occupied.length - 1]]);
   const splits = occupied.map((b) => {
     if (b === ZERO_BUCKET) return 0;
+    // An edge octave of more than EDGE_ATOM_INTEGERS integers that is a tail holds no atoms: it is
+    // measured in buckets that expect EDGE_BUCKET_SIGMAS·σ₂ records each, so its shape and its
+    // end show above the noise (one bucket per integer left adult.data's ages 68–90, 20–150
+    // records each, under σ₂ = 102 at ε = 1).
+    // Only a tail (≤ EDGE_TAIL_SHARE of the numbers): hours-per-week's [32, 64), the top octave at
+    // ε = 0.1, holds the atom at 40 (47% of the records), which buckets of 4 integers smeared
+    // over 40–43 (KS 0.34).
+    const tail = l1.octaves[b] <= EDGE_TAIL_SHARE * l1.numbers;
+    if (integer && tail && edges.has(b) && integersIn(b) > EDGE_ATOM_INTEGERS && occupied.length > 1) {
+      const wanted = largestPowerOfTwoAtMost(l1.octaves[b] / (EDGE_BUCKET_SIGMAS * level2.sigma));
+      return Math.min(largestPowerOfTwoAtMost(integersIn(b)), wanted);
+    }
     // An octave of at most ATOM_INTEGERS integers is measured integer by integer (its atoms
     // show: hours-per-week = 40), else in buckets that expect BUCKET_SIGMAS·σ₂ records each.
     const byCount = Math.min(FINE, largestPowerOfTwoAtMost(l1.octaves[b] / (BUCKET_SIGMAS * level2.sigma)));
@@ -214,17 +310,82 @@ export function discoverNumeric(
     at += s;
   });
   const noisy = exact.length > 0 ? measureCounts(level2, exact, noise) : exact;
-  const pieces: NumericPiece[] = [];
+  const missing = missingEstimate(l1);
+  const starts: number[] = [];
   at = 0;
+  for (const s of splits) {
+    starts.push(at);
+    at += s;
+  }
+  const values = integer ? releasedValues(occupied, splits, starts, noisy, l1, level2.sigma) : undefined;
+  if (values) {
+    const column = valueColumn(counts.name, values, missing.released);
+    return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing };
+  }
+  // Edge octaves: buckets beyond the outermost occupied dyadic block are empty (edgeBlock); an
+  // edge octave with no such block is kept whole when level 1 found it on its own (above
+  // OCCUPIED_SIGMAS·σ₁), and dropped when only the neighbour bar let it in.
+  const keep = new Map<number, { from: number; to: number }>();
+  const dropped = new Set<number>();
+  for (const [side, i] of [
+    ['bottom', 0],
+    ['top', occupied.length - 1],
+  ] as const) {
+    const b = occupied[i];
+    const s = splits[i];
+    if (b === ZERO_BUCKET || s === 0) continue;
+    // Level 2 must resolve the octave for its end to show: its count at least
+    // EDGE_TRIM_SIGMAS·σ₂·√s (the whole octave's level-2 sum that significant). Otherwise the
+    // octave is kept whole (at ε = 0.1 on adult.data a block inside hours-per-week's [16, 32)
+    // passed on noise and the bound moved to 32, clamping 15% of the records).
+    if (!(l1.octaves[b] >= EDGE_TRIM_SIGMAS * level2.sigma * Math.sqrt(s))) continue;
+    // Only a tail is trimmed: an edge octave holding more than EDGE_TAIL_SHARE of the numbers is
+    // the bulk of the column (hours-per-week's [32, 64) at ε = 0.1, where [64, 128) is not found),
+    // and a bound inside it that noise put too low would clamp much of the data.
+    if (!(l1.octaves[b] <= EDGE_TAIL_SHARE * l1.numbers)) continue;
+    const block = edgeBlock(noisy.subarray(starts[i], starts[i] + s), level2.sigma, side);
+    const range = keep.get(b) ?? { from: 0, to: s - 1 };
+    if (block) {
+      if (side === 'top') range.to = Math.min(range.to, block.to);
+      else range.from = Math.max(range.from, block.from);
+      // The octave's level-1 count must be explained by the buckets kept: while what is left of
+      // it passes EXPLAIN_SIGMAS of its σ, the range grows by a bucket outwards (adult.data's age
+      // at ε = 1: the blocks alone stop at 67, leaving 900 records of 68–90 unexplained).
+      const octave = noisy.subarray(starts[i], starts[i] + s);
+      const unexplained = () => {
+        let sum = 0;
+        for (let g = range.from; g <= range.to; g++) sum += octave[g];
+        const sigma = Math.sqrt(l1.sigma ** 2 + (range.to - range.from + 1) * level2.sigma ** 2);
+        return l1.octaves[b] - sum > EXPLAIN_SIGMAS * sigma;
+      };
+      // …and only onto a bucket whose own noisy count is positive (past the data's end the
+      // leftover is noise, often above the bar for many steps in a row; a bucket of noise alone
+      // is positive half the time, so the range stops within a bucket or two of the end).
+      if (side === 'top') while (range.to < s - 1 && unexplained() && octave[range.to + 1] > 0) range.to++;
+      else while (range.from > 0 && unexplained() && octave[range.from - 1] > 0) range.from--;
+      keep.set(b, range);
+    } else if (!(l1.octaves[b] > OCCUPIED_SIGMAS * l1.sigma) && occupied.length > 1) {
+      dropped.add(b);
+    }
+  }
+  const pieces: NumericPiece[] = [];
   occupied.forEach((b, i) => {
+    if (dropped.has(b)) return;
     const total = Math.max(0, l1.octaves[b]);
     if (b === ZERO_BUCKET) {
       pieces.push({ lo: 0, hi: integer ? 1 : 0, weight: total });
       return;
     }
     const s = splits[i];
-    const shares = projectOntoSimplex(noisy.subarray(at, at + s), total);
-    at += s;
+    const range = keep.get(b) ?? { from: 0, to: s - 1 };
+    const inRange = Float64Array.from(noisy.subarray(starts[i], starts[i] + s), (c, g) =>
+      g < range.from || g > range.to ? Number.NEGATIVE_INFINITY : c,
+    );
+    // Inside an edge octave's occupied range the buckets are a tail of decreasing counts, many of
+    // them under σ₂: the projection would give its whole total to the few largest (adult.data's
+    // age: everything above 67 moved to 64–67, KS 0.026), so there the noisy counts are clipped
+    // at 0 and scaled to the total instead (post-processing either way).
+    const shares = keep.has(b) ? clipAndScale(inRange, total) : projectOntoSimplex(inRange, total);
     const { lo, hi } = octaveRange(b);
     const width = (hi - lo) / s;
     shares.forEach((share, g) => {
@@ -238,8 +399,96 @@ export function discoverNumeric(
       if (share > 0) pieces.push({ lo: pLo, hi: pHi, weight: share });
     });
   });
-  const column = binPieces(counts.name, pieces, integer, opts.bins);
-  return { column, level2Sigma: level2.sigma, level2Buckets: exact.length };
+  if (pieces.length === 0) pieces.push({ lo: 0, hi: integer ? 1 : 0, weight: 1 });
+  const binned = binPieces(counts.name, pieces, integer, opts.bins);
+  const column = missing.released ? binned : { ...binned, missing: false, fallbackCode: heaviestBin(binned) };
+  return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing };
+}
+
+/** The bin holding the most piece weight (where a record with no released place goes). */
+function heaviestBin(column: NumericColumn): number {
+  const mass = new Float64Array(column.edges.length - 1);
+  for (const p of column.pieces ?? []) {
+    let b = 0;
+    while (b + 1 < mass.length && column.edges[b + 1] <= p.lo) b++;
+    mass[b] += p.weight;
+  }
+  let best = 0;
+  for (let b = 1; b < mass.length; b++) if (mass[b] > mass[best]) best = b;
+  return best;
+}
+
+/**
+ * An integer column whose every occupied octave was measured integer by integer is released
+ * value by value when at most MAX_VALUES integers have a noisy count above VALUE_SIGMAS·σ₂ (0:
+ * level 1's count above VALUE_SIGMAS·σ₁) and the records they leave out (level 1's numbers minus
+ * their noisy counts), plus one σ of that estimate, are under 1/MAX_VALUES of the numbers: those integers, weighted by their noisy counts, and nothing
+ * between them. Post-processing of levels 1 and 2. undefined otherwise.
+ */
+function releasedValues(
+  occupied: readonly number[],
+  splits: readonly number[],
+  starts: readonly number[],
+  noisy: Float64Array,
+  l1: Level1,
+  sigma2: number,
+): { value: number; weight: number }[] | undefined {
+  const values: { value: number; weight: number }[] = [];
+  for (let i = 0; i < occupied.length; i++) {
+    const b = occupied[i];
+    if (b === ZERO_BUCKET) {
+      if (l1.octaves[b] > VALUE_SIGMAS * l1.sigma) values.push({ value: 0, weight: l1.octaves[b] });
+      continue;
+    }
+    const { lo, hi } = octaveRange(b);
+    if (splits[i] !== integersIn(b) || !(hi - lo <= ATOM_INTEGERS)) return undefined;
+    for (let g = 0; g < splits[i]; g++) {
+      const c = noisy[starts[i] + g];
+      if (c > VALUE_SIGMAS * sigma2) values.push({ value: Math.ceil(lo) + g, weight: c });
+    }
+  }
+  if (values.length === 0 || values.length > MAX_VALUES) return undefined;
+  // What the released integers leave out, from level 1's count of numbers (σ √2·σ₁) minus their
+  // noisy counts: its estimate plus one σ must be under 1/MAX_VALUES of the numbers. (The sum of
+  // the other buckets' noisy counts carries √buckets·σ₂: at ε = 0.1 on adult.data it let
+  // capital-gain through as the single value 0.)
+  const held = values.reduce((a, v) => a + v.weight, 0);
+  const left = l1.numbers - held;
+  const sigma = Math.sqrt(2 * l1.sigma ** 2 + values.length * Math.max(sigma2, l1.sigma) ** 2);
+  if (!(left + sigma < l1.numbers / MAX_VALUES)) return undefined;
+  return values.sort((a, b) => a.value - b.value);
+}
+
+/**
+ * A column of released integers: one bin per value, its edge halfway to the previous value, and
+ * one single-point piece per bin, so decoding gives the value itself.
+ */
+function valueColumn(
+  name: string,
+  values: readonly { value: number; weight: number }[],
+  missing: boolean,
+): NumericColumn {
+  const total = values.reduce((a, v) => a + v.weight, 0);
+  const edges = values.map((v, i) => (i === 0 ? v.value : Math.ceil((values[i - 1].value + v.value) / 2)));
+  const last = values[values.length - 1].value;
+  edges.push(values.length === 1 ? last + 1 : last);
+  if (values.length > 1 && edges[edges.length - 2] === last) edges[edges.length - 1] = last + 1;
+  const pieces = values.map((v) => ({ lo: v.value, hi: v.value, weight: v.weight / total }));
+  const column: NumericColumn = {
+    name,
+    kind: 'numeric',
+    edges,
+    integer: true,
+    missing,
+    pieces,
+    valueByValue: true,
+  };
+  if (missing) return column;
+  let heaviest = 0;
+  values.forEach((v, i) => {
+    if (v.weight > values[heaviest].weight) heaviest = i;
+  });
+  return { ...column, fallbackCode: heaviest };
 }
 
 /**

@@ -260,7 +260,11 @@ describe('a category held by one person across many rows (partition selection, s
     let released = 0;
     const noise = seededNoise(11);
     for (let t = 0; t < TRIALS; t++) {
-      if (discoverCategorical(counts, RHO, DELTA, noise, 'test.csv', K).column.categories.includes('rare'))
+      if (
+        discoverCategorical(counts, RHO, DELTA, noise, 'test.csv', rows.length, K).column.categories.includes(
+          'rare',
+        )
+      )
         released++;
     }
     // The smallest c with P(X ≥ c) ≤ 1e-6 under the bound: a correct mechanism fails with
@@ -280,7 +284,16 @@ describe('a category held by one person across many rows (partition selection, s
     const noise = seededNoise(12);
     let released = 0;
     for (let t = 0; t < 200; t++) {
-      if (discoverCategorical(p.columns[0], RHO, DELTA, noise, 'test.csv').column.categories.includes('rare'))
+      if (
+        discoverCategorical(
+          p.columns[0],
+          RHO,
+          DELTA,
+          noise,
+          'test.csv',
+          rows.length,
+        ).column.categories.includes('rare')
+      )
         released++;
     }
     expect(released).toBe(200);

@@ -101,6 +101,18 @@ describe('datasets and schema', () => {
 });
 
 describe('workloads', () => {
+  it('gives the default workload: every 2-way marginal, plus 3-way with the target; weight 1', async () => {
+    const { ds } = await ready();
+    const names = (await h!.call('defaultThresholds', { datasetId: ds.id })).map((t) => t.features.join('+'));
+    expect(names).toContain('color+size');
+    const d = names.length;
+    const withTarget = await h!.call('defaultThresholds', { datasetId: ds.id, target: 'color' });
+    const triples = withTarget.filter((t) => t.features.length === 3);
+    expect(withTarget.length - triples.length).toBe(d);
+    expect(triples.every((t) => t.features.includes('color') && t.r === 3 && t.weight === 1)).toBe(true);
+    await expect(h!.call('defaultThresholds', { datasetId: ds.id, target: 'nope' })).rejects.toThrow(/nope/);
+  });
+
   it('builds, validates, exports and imports thresholds', async () => {
     const { ds } = await ready();
     const subsets = await h!.call('allSubsets', {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Schema } from '../../../src/core/data/schema.ts';
 import { discoveryPerColumn, splitBudget } from '../../../src/core/discovery/budget.ts';
 import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
+import { makePartitionSelection } from '../../../src/core/privacy/partition-selection.ts';
 import { parseSettings, planView } from '../../../src/services/settings.ts';
 import { UNREGISTERED_BUDGET } from '../../../src/services/views.ts';
 import type { BudgetView } from '../../../src/shared/api.ts';
@@ -219,13 +220,16 @@ describe("planView: each column's domain at release (issue 17)", () => {
     expect(p.blocker).toBeNull();
     const split = splitBudget(1, 1 / (N * N), 0.2, true);
     const each = discoveryPerColumn(split, 3);
+    // The expected-loss preview: partition selection's τ at the column's ρ and δ (public).
+    const mergeBelow = makePartitionSelection(0.5 * each.rho, each.delta).threshold;
     expect(p.columns).toEqual(
       schema.columns.map((c) => ({
         name: c.name,
         domain: 'discovered',
-        cost: { rho: each.rho, delta: each.delta, shareOfRho: each.rho / split.rho },
+        cost: { rho: each.rho, delta: each.delta, shareOfRho: each.rho / split.rho, mergeBelow },
       })),
     );
+    expect(p.discovery?.mergeBelow).toBe(mergeBelow);
     // The columns' costs add up to discovery's ρ and δ: 20% of ρ(ε, 0.9δ), δ/10.
     expect(3 * each.rho).toBeCloseTo(p.discovery?.rhoDiscovery ?? 0, 15);
     expect(3 * each.delta).toBeCloseTo(1 / (10 * N * N), 20);

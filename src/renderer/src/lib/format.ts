@@ -61,3 +61,8 @@ export function dateTime(iso: string | null | undefined): string {
 export function shortHash(h: string | null | undefined): string {
   return h ? `${h.slice(0, 12)}…` : '—';
 }
+
+/** "about N" records: two significant digits, rounded up (core/discovery/preview.ts's aboutRecords). */
+export function about(x: number): string {
+  return Number(Math.ceil(x).toPrecision(2)).toLocaleString('en-US');
+}

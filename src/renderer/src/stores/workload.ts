@@ -30,6 +30,8 @@ export const useWorkloadStore = defineStore('workload', () => {
     seed: 1,
     /** Drift γ of an evaluation workload drawn from the main one (0 none, 0.5 random, 1 reversed). */
     drift: 0.5,
+    /** Target column of the default workload ('' = none). */
+    target: '',
   });
 
   function reset(): void {
@@ -99,6 +101,17 @@ export const useWorkloadStore = defineStore('workload', () => {
         r: builder.r,
         weight: builder.weight,
       }),
+    );
+    if (list) await add(r, [...list]);
+  }
+
+  /** Every 2-way marginal (plus 3-way with the target, when one is chosen), weight 1 each. */
+  async function addDefault(r: WorkloadRole): Promise<void> {
+    const ds = data.dataset;
+    if (!ds) return;
+    const target = builder.target || undefined;
+    const list = await app.guard(() =>
+      call('defaultThresholds', { datasetId: ds.id, ...(target ? { target } : {}) }),
     );
     if (list) await add(r, [...list]);
   }
@@ -186,6 +199,7 @@ export const useWorkloadStore = defineStore('workload', () => {
     add,
     addOne,
     addSubsets,
+    addDefault,
     addRandom,
     addDrifted,
     remove,

@@ -1,0 +1,54 @@
+/**
+ * The expected loss of private discovery, from public inputs only (ε, δ, the share, how many
+ * columns are discovered), so screens and `synth --dry-run` can say it before anything is
+ * reserved or any value is read: a categorical column's partition selection releases a category
+ * of c records with probability Q((τ − c)/σ) (partition-selection.ts), so categories held by
+ * fewer than about τ records merge into "(other)" — and "(other)" itself is released only when
+ * its noisy count passes OTHER_SIGMAS of its σ (categorical.ts), else its records join the
+ * largest category. A column is categorical or numeric as discovery finds it (private), so the
+ * sentence is said of every discovered column, "if categorical".
+ */
+import { makePartitionSelection } from '../privacy/partition-selection.ts';
+import { discoveryPerColumn, type ReleaseBudget } from './budget.ts';
+import { OTHER_SIGMAS } from './categorical.ts';
+import { LEVEL1_SHARE } from './discover.ts';
+
+export interface ColumnLossPreview {
+  readonly name: string;
+  /** τ: a category of this many records is released half the time; fewer merge into "(other)". */
+  readonly mergeBelow: number;
+  /** Noise σ of a category's count in partition selection. */
+  readonly sigma: number;
+  /** "(other)" (with k categories released) needs a noisy count above otherSigmas·σ·√k. */
+  readonly otherSigmas: number;
+}
+
+/** Per discovered column, what partition selection will merge (the same split discovery spends). */
+export function discoveryLossPreview(
+  budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
+  undeclared: readonly string[],
+): ColumnLossPreview[] {
+  if (undeclared.length === 0) return [];
+  const each = discoveryPerColumn(budget, undeclared.length);
+  const sel = makePartitionSelection((1 - LEVEL1_SHARE) * each.rho, each.delta);
+  return undeclared.map((name) => ({
+    name,
+    mergeBelow: sel.threshold,
+    sigma: sel.sigma,
+    otherSigmas: OTHER_SIGMAS,
+  }));
+}
+
+/** "about N": two significant digits, a plain integer. */
+export function aboutRecords(x: number): string {
+  const rounded = Number(Math.ceil(x).toPrecision(2));
+  return rounded.toLocaleString('en-US');
+}
+
+/** The plain-words sentence for one column. */
+export function lossSentence(p: ColumnLossPreview, epsilon: number): string {
+  return (
+    `${p.name}: at ε = ${epsilon}, categories held by fewer than about ${aboutRecords(p.mergeBelow)} ` +
+    'records merge into "(other)" (if the column is categorical) — declare the column to keep them'
+  );
+}
