@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
+import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
@@ -35,6 +36,7 @@ import type { ReleaseRecord, ReserveRequest, SchemaOrigin } from '../ledger/type
 import { defaultDelta, deltaWarning, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { type NoiseSource, secureNoise, seededNoise } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
+import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
 import { manifestFields, planThatRan, type RanPlan } from './manifest.ts';
@@ -586,6 +588,10 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     }
     if (!loaded) throw new Error('internal: no encoded data for the engine');
     const data = loaded;
+    // With discovery, query mode's T and K were given before the query count m was known: fitted
+    // to the discovered domains here (post-processing of DP outputs) rather than refused after
+    // the reservation.
+    if (reserved.raw) options = fitQueryRounds(options, data.dataset.schema, spec.workload);
     const engine = startEngine(
       {
         data: data.dataset,
@@ -617,6 +623,20 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     }
     throw new ReleaseAbortedError(code, err, releaseId, marked);
   }
+}
+
+/**
+ * Query mode's T·K at most the workload's m on the discovered domains: T ≤ m, K = ⌊m/T⌋ when the
+ * given K does not fit. The ledger keeps the T and K it reserved with; the report states the run's.
+ */
+export function fitQueryRounds(options: RapOptions, schema: Schema, workload: Workload): RapOptions {
+  if (options.mode !== 'query' || options.rounds === undefined || options.perRound === undefined)
+    return options;
+  const sizes = layoutOf(schema).sizes;
+  const m = workload.thresholds.reduce((sum, t) => sum + queryCount(t, sizes), 0);
+  if (options.rounds * options.perRound <= m) return options;
+  const rounds = Math.max(1, Math.min(options.rounds, m));
+  return { ...options, rounds, perRound: Math.max(1, Math.floor(m / rounds)) };
 }
 
 // ---- 5. write & commit: publish.ts (the one stage 5, CLI and app) ----------------------------

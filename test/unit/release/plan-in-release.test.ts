@@ -81,3 +81,18 @@ describe('the plan rule in every release', () => {
     }
   });
 });
+
+describe('query mode after discovery', () => {
+  it('fits T·K to the discovered query count instead of refusing after the reservation', async () => {
+    const { fitQueryRounds } = await import('../../../src/core/release/release.ts');
+    const schema = await schemaFromOptions({ domain: path.join(fx.dir, 'domain.json') });
+    const w: Workload = { thresholds: [{ features: [0], r: 1, weight: 1 }] };
+    const m = schema.columns[0].kind === 'categorical' ? schema.columns[0].categories.length : 0;
+    const base = { epsilon: 1, delta: 1e-6, rows: 10, oversample: 1, mode: 'query' as const } as never;
+    const fitted = fitQueryRounds({ ...(base as object), rounds: 4, perRound: 8 } as never, schema, w);
+    expect(fitted.rounds! * fitted.perRound!).toBeLessThanOrEqual(m);
+    expect(fitted.rounds).toBeGreaterThanOrEqual(1);
+    const fits = fitQueryRounds({ ...(base as object), rounds: 1, perRound: 1 } as never, schema, w);
+    expect(fits).toMatchObject({ rounds: 1, perRound: 1 });
+  });
+});
