@@ -93,7 +93,10 @@ describe.skipIf(skipReason !== null)('future workloads in the app', () => {
     expect(future).toHaveLength(4);
     for (const values of [present, future]) {
       const [relaxed, released, all0, gm] = values;
-      for (const v of values) expect(v).toBeGreaterThan(0);
+      // A small discovered domain can be fitted exactly (error 0); the baselines never are.
+      for (const v of values) expect(v).toBeGreaterThanOrEqual(0);
+      expect(all0).toBeGreaterThan(0);
+      expect(gm).toBeGreaterThan(0);
       expect(relaxed).toBeLessThan(all0);
       expect(released).toBeLessThan(all0);
       expect(gm).toBeLessThan(all0);
