@@ -102,9 +102,16 @@ export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> 
   const inputStats = await statOrNull(input);
   const inputReal = inputStats ? await realpath(input) : input;
   const seen = new Map<string, OutputFile>();
+  // Outputs usually share a folder: each folder is checked (and its real path found) once.
+  const folders = new Map<string, Promise<string>>();
+  const realFolder = (out: OutputFile) => {
+    const dir = path.dirname(out.path);
+    let real = folders.get(dir);
+    if (!real) folders.set(dir, (real = checkFolder(out).then(() => realpath(dir))));
+    return real;
+  };
   for (const out of outputs) {
-    await checkFolder(out);
-    const real = path.join(await realpath(path.dirname(out.path)), path.basename(out.path));
+    const real = path.join(await realFolder(out), path.basename(out.path));
     const other = seen.get(real);
     if (other) refuse(out, `it is also the ${other.what}'s path`, 'give each output its own path');
     seen.set(real, out);
