@@ -1,13 +1,13 @@
 /**
- * The public release manifest, written beside the synthetic CSV by the CLI and the app alike.
- * Every field is public: the parameters, ρ/ε/δ and how discovery and synthesis share them, the
- * ledger's release id, each column's provenance (declared / discovered privately / domain not
- * differentially private), the output's own hash. Nothing computed from the private file goes
- * in: no hash of the input (the ledger keeps that fingerprint for itself) and no error metric
- * (those go to the curator's private report) — except the accuracy certificate, which is the
- * output of a stated DP mechanism (the relative-error pass's range monitor) and is paid for.
+ * The public release manifest's fields, written beside the synthetic CSV by the CLI and the app
+ * alike (publish.ts adds the time, the keyed ledger head and the output). Every field is public:
+ * the parameters, ρ/ε/δ and how discovery and synthesis share them, the ledger's release id, each
+ * column's provenance (declared / discovered privately / domain not differentially private).
+ * Nothing computed from the private file goes in: no hash of the input (the ledger keeps that
+ * fingerprint for itself) and no error metric (those go to the curator's private report) — except
+ * the accuracy certificate, which is the output of a stated DP mechanism (the relative-error
+ * pass's range monitor) and is paid for.
  */
-import { basename } from 'node:path';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { statementOf, type TablePlanStatement } from '../engine/process/public-plan.ts';
 import type { AccuracyCertificate, TableStrategy } from '../engine/types.ts';
@@ -16,7 +16,7 @@ import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadToObject } from '../workload/workload.ts';
-import { FORMULA_ESCAPE_NOTE, type WrittenCsv } from './output.ts';
+import { FORMULA_ESCAPE_NOTE } from './output.ts';
 import { describeUnit, type PersonOutcome } from './person.ts';
 
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
@@ -180,13 +180,5 @@ function personUnit(p: PersonOutcome) {
         }
       : null,
     noisyRowCount: { rows: p.rows.rows, rho: p.rows.rho, sigma: p.rows.sigma },
-  };
-}
-
-export function releaseManifest(f: ManifestInput, csv: WrittenCsv, datasetName: string) {
-  return {
-    ...manifestFields(f, datasetName),
-    createdAt: new Date().toISOString(),
-    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
   };
 }
