@@ -203,7 +203,7 @@ export interface TableModeFallback {
 /** One table-mode measurement (several share a round: one projection after them). */
 export interface TableMeasurementRecord {
   readonly round: number;
-  /** 1-based measurement number (its budget share, table-mode/budget.ts). */
+  /** 1-based measurement number (its budget share, table-mode/rho-schedule.ts). */
   readonly measurement: number;
   readonly features: readonly number[];
   readonly thresholds: readonly number[];
