@@ -6,9 +6,9 @@ import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
-import type { ErrorTables } from './error-tables.ts';
 import type { PersonUnit } from './measure.ts';
 import type { ProgressEvent } from './progress.ts';
+import type { ErrorTables } from './workload-error-types.ts';
 
 /**
  * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
