@@ -12,7 +12,7 @@ import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '..
 import { discoveryLossPreview } from '../core/discovery/preview.ts';
 import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
-import { publicPlan } from '../core/engine/process/public-plan.ts';
+import { publicPlan } from '../core/engine/public-plan.ts';
 import { InputError } from '../core/errors.ts';
 import { parseCount } from '../core/input/numbers.ts';
 import { admits, capRhoAfter } from '../core/ledger/admission.ts';
