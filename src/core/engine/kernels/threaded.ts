@@ -22,13 +22,7 @@ import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamHyper, beginAdamStep } from './adam.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
-import {
-  assertInitial,
-  type EngineKernels,
-  type KernelSession,
-  type ProjectionBatch,
-  type TableTarget,
-} from './session.ts';
+import { assertInitial, type EngineKernels, type KernelSession, type ProjectionBatch } from './session.ts';
 import {
   type AdamWork,
   allocateShared,

@@ -1,7 +1,7 @@
 /** The typed kernels against the reference surrogate (src/core/workload/surrogate.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { localIndexToTarget, tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
+import { tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
 import {
   surrogateSelectedAnswers,
   surrogateSelectedGradient,

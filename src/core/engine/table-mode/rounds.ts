@@ -16,7 +16,12 @@ import { reportNoisyMax } from '../../privacy/selection.ts';
 import type { Threshold, Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import { cellGroups, groupTable } from '../kernels/grouped-tables.ts';
-import { type KernelSession, type ProjectionBatch, type TableTarget, tableTarget } from '../kernels/session.ts';
+import {
+  type KernelSession,
+  type ProjectionBatch,
+  type TableTarget,
+  tableTarget,
+} from '../kernels/session.ts';
 import { measure, noiseScale } from '../measure.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
