@@ -166,7 +166,7 @@ function sortedNumbers(values: readonly string[]): Float64Array {
   return Float64Array.from(out).sort();
 }
 
-/** Fraction of the sorted values ≤ x (also the Results step's comparison, services/results.ts). */
+/** Fraction of the sorted values ≤ x (also the Results step's comparison, services/results-step.ts). */
 export function cdfAt(sorted: Float64Array, x: number): number {
   let lo = 0;
   let hi = sorted.length;
