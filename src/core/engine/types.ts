@@ -7,9 +7,9 @@ import type { BackendName, EngineMode, EngineSelection, Relaxation } from '../in
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
-import type { ErrorTables } from './error-tables.ts';
 import type { PersonUnit } from './measure.ts';
 import type { ProgressEvent } from './progress.ts';
+import type { ErrorTables } from './workload-error-types.ts';
 
 /** The names users type for these (input/choices.ts lists them once). */
 export type { BackendName, EngineMode, Relaxation };
@@ -195,7 +195,7 @@ export interface TableModeFallback {
 /** One table-mode measurement (several share a round: one projection after them). */
 export interface TableMeasurementRecord {
   readonly round: number;
-  /** 1-based measurement number (its budget share, table-mode/budget.ts). */
+  /** 1-based measurement number (its budget share, table-mode/rho-schedule.ts). */
   readonly measurement: number;
   readonly features: readonly number[];
   readonly thresholds: readonly number[];
