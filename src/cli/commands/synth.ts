@@ -47,11 +47,15 @@ import {
   parseRunSettings,
   type RunSettingsText,
   releaseSpec,
+  SETTING_LABELS,
   type SettingName,
+  TEXT_SETTINGS,
+  type TextSettingName,
 } from '../../core/release/spec.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
-export interface SynthFlags {
+/** commander's values: every text setting of the spec under its own name, and the CLI's own flags. */
+export interface SynthFlags extends Partial<Record<TextSettingName, string>> {
   data: string;
   schema?: string;
   domain?: string;
@@ -110,51 +114,24 @@ function checkSeedFlags(flags: SynthFlags): void {
   }
 }
 
-/** Each setting's flag: the CLI's messages start with it. */
-export const SETTING_FLAGS: Readonly<Record<SettingName, string>> = {
-  epsilon: '--epsilon',
-  delta: '--delta',
-  rows: '--rows',
-  rounds: '--rounds',
-  perRound: '--per-round',
-  oversample: '--oversample',
-  mode: '--mode',
-  backend: '--backend',
-  threads: '--threads',
-  maxSteps: '--max-steps',
-  tolerance: '--tolerance',
-  selection: '--selection',
-  relaxation: '--relaxation',
-  importance: '--importance',
-  seed: '--seed',
-  certify: '--certify',
-  certifyShare: '--certify-share',
-  certifyBeta: '--certify-beta',
-  certifyViolations: '--certify-violations',
-};
+/** Each setting's flag, its name in kebab case (commander's camelCase in reverse): the CLI's messages start with it. */
+export const SETTING_FLAGS = Object.fromEntries(
+  (Object.keys(SETTING_LABELS) as SettingName[]).map((name) => [
+    name,
+    `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+  ]),
+) as Readonly<Record<SettingName, string>>;
 
 /** The flags as the spec module's text settings (the app's fields give the same). */
 export function settingsText(flags: SynthFlags): RunSettingsText {
   return {
+    ...Object.fromEntries(TEXT_SETTINGS.map((name) => [name, flags[name]])),
     epsilon: flags.epsilon,
-    delta: flags.delta,
-    rows: flags.rows,
-    rounds: flags.rounds,
-    perRound: flags.perRound,
-    oversample: flags.oversample,
     mode: flags.mode,
-    backend: flags.backend,
-    threads: flags.threads,
-    maxSteps: flags.maxSteps,
-    tolerance: flags.tolerance,
     selection: flags.selection,
     relaxation: flags.relaxation,
     importance: flags.importance,
     seed: flags.seed,
-    certify: flags.certify,
-    certifyShare: flags.certifyShare,
-    certifyBeta: flags.certifyBeta,
-    certifyViolations: flags.certifyViolations,
   };
 }
 

@@ -87,6 +87,21 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
   certifyViolations: "the pass's violations c",
 };
 
+/** Settings that are not plain text under the same name in both front ends. */
+const SPECIAL_SETTINGS = ['epsilon', 'mode', 'selection', 'relaxation', 'importance', 'seed'] as const;
+
+/**
+ * The settings typed as free text under the same name by the CLI (its flag) and the app (its
+ * field), passed through unchanged: every setting but the special ones above. The app's API type,
+ * its argument check and its settings text follow this list, so a new run option is added here
+ * (RunSettingsText, SETTING_LABELS, parseRunSettings), at the CLI's flag, at the app's field and
+ * in the engine, and nowhere else.
+ */
+export type TextSettingName = Exclude<SettingName, (typeof SPECIAL_SETTINGS)[number]>;
+export const TEXT_SETTINGS = (Object.keys(SETTING_LABELS) as SettingName[]).filter(
+  (name): name is TextSettingName => !(SPECIAL_SETTINGS as readonly string[]).includes(name),
+);
+
 /**
  * Upper bounds checked before anything is reserved. Threads: each kernel thread holds a copy of
  * its shard's scratch, so memory grows with the count (10⁵ threads grew a run to 6.6 GB before
