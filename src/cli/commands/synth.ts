@@ -18,7 +18,7 @@ import { readTableHeader } from '../../core/data/table.ts';
 import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
-import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
+import { DEFAULT_TUNING, SOFTMAX_LR_SCALE, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
 import {
@@ -472,6 +472,10 @@ export function register(program: Command): void {
     .option(
       '--max-steps <n>',
       `Adam steps per round at most; default ${TABLE_TUNING.maxSteps} (table mode), ${DEFAULT_TUNING.maxSteps} (query mode)`,
+    )
+    .option(
+      '--learning-rate <x>',
+      `Adam's step size (> 0); default ${DEFAULT_TUNING.learningRate} (query mode), ${TABLE_TUNING.learningRate} (table mode), ×${SOFTMAX_LR_SCALE} with softmax unless given`,
     )
     .option(
       '--tolerance <x>',

@@ -49,6 +49,7 @@ export interface RunSettingsText {
   readonly threads?: string;
   readonly maxSteps?: string;
   readonly tolerance?: string;
+  readonly learningRate?: string;
   readonly selection?: string;
   readonly relaxation?: string;
   readonly importance?: string;
@@ -77,6 +78,7 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
   threads: 'threads',
   maxSteps: 'max steps',
   tolerance: 'tolerance',
+  learningRate: 'learning rate',
   selection: 'selection',
   relaxation: 'relaxation',
   importance: 'importance',
@@ -165,6 +167,11 @@ export function parseRunSettings(text: RunSettingsText): {
     atMost(l, v, MAX_STEPS, 'the early stop ends most rounds sooner'),
   );
   const tolerance = field('tolerance', parseNonNegative);
+  const learningRate = field('learningRate', (l, v) => {
+    const x = parseNonNegative(l, v);
+    if (x === 0) throw new InputError(`${l} must be a finite number > 0, got "${v}"`);
+    return x;
+  });
   const selection = field('selection', (l, v) => ENGINE_SELECTION[parseChoice(l, v, SELECTIONS)]);
   const relaxation = field('relaxation', (l, v) => parseChoice(l, v, RELAXATIONS));
   const importance = field('importance', (l, v) => parseChoice(l, v, IMPORTANCE)) ?? 'none';
@@ -199,6 +206,7 @@ export function parseRunSettings(text: RunSettingsText): {
     ...(threads !== undefined && { threads }),
     ...(maxSteps !== undefined && { maxSteps }),
     ...(tolerance !== undefined && { tolerance }),
+    ...(learningRate !== undefined && { learningRate }),
     ...(selection !== undefined && { selection }),
     ...(relaxation !== undefined && { relaxation }),
     ...(zeta !== undefined && {
