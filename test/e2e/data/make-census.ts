@@ -164,6 +164,69 @@ export function censusCsv(rows = CENSUS_ROWS, seed = 20_261_125): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The benchmark format's domain (ADULT's public column sizes): every column integer-coded 0…size−1. */
+export const CENSUS_DOMAIN: Readonly<Record<string, number>> = {
+  age: 85,
+  workclass: 9,
+  fnlwgt: 100,
+  'education-num': 16,
+  'marital-status': 7,
+  occupation: 15,
+  relationship: 6,
+  race: 5,
+  sex: 2,
+  'capital-gain': 100,
+  'capital-loss': 100,
+  'hours-per-week': 99,
+  'native-country': 42,
+  'income>50K': 2,
+};
+
+/**
+ * The same table in the benchmark format (census-coded.csv with census-domain.json): categories
+ * by their order of appearance, numbers clamped into their range or cut into equal-width bins.
+ */
+export function censusCodedCsv(raw = censusCsv()): string {
+  const [head, ...rows] = raw.trim().split('\n');
+  const names = head.split(', ');
+  const seen = names.map(() => new Map<string, number>());
+  const code = (column: string, j: number, value: string): number => {
+    const x = Number(value);
+    switch (column) {
+      case 'age':
+        return Math.min(84, Math.max(0, x - 17));
+      case 'fnlwgt':
+        return Math.min(99, Math.floor(x / 5000));
+      case 'education-num':
+      case 'hours-per-week':
+        return x - 1;
+      case 'capital-gain':
+        return Math.min(99, Math.floor(x / 1000));
+      case 'capital-loss':
+        return Math.min(99, Math.floor(x / 100));
+      default: {
+        const m = seen[j];
+        if (!m.has(value)) m.set(value, m.size);
+        return m.get(value)!;
+      }
+    }
+  };
+  const keep = names.map((n) => (n === 'classification' ? 'income>50K' : n)).filter((n) => n !== 'education');
+  const out = rows.map((line) => {
+    const values = line.split(', ');
+    return names
+      .map((n, j) =>
+        n === 'education' ? null : code(n === 'classification' ? 'income>50K' : n, j, values[j]),
+      )
+      .filter((v) => v !== null)
+      .join(',');
+  });
+  return `${keep.join(',')}\n${out.join('\n')}\n`;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(new URL('./census.csv', import.meta.url), censusCsv());
+  const raw = censusCsv();
+  writeFileSync(new URL('./census.csv', import.meta.url), raw);
+  writeFileSync(new URL('./census-coded.csv', import.meta.url), censusCodedCsv(raw));
+  writeFileSync(new URL('./census-domain.json', import.meta.url), `${JSON.stringify(CENSUS_DOMAIN)}\n`);
 }
