@@ -11,6 +11,8 @@ import { layoutOf } from '../../core/data/onehot.ts';
 import type { RejectedRows } from '../../core/data/rejections.ts';
 import { describeSchemaOrigin, domainSize, type Schema } from '../../core/data/schema.ts';
 import { confirmSchema, readSchemaFile, schemaToJson } from '../../core/data/schema-file.ts';
+import { tableSchemaFromNames } from '../../core/data/uci-names.ts';
+import { readTextFile } from '../../core/input/files.ts';
 import { parseIntegerOption } from './workload.ts';
 
 const commaList = (value: string): string[] => value.split(',').map((s) => s.trim());
@@ -120,6 +122,23 @@ export function register(program: Command): void {
     .argument('<schema>', 'schema JSON file')
     .action(async (file: string) => {
       process.stdout.write(describe(await readSchemaFile(file)));
+    });
+
+  schema
+    .command('from-names')
+    .description(
+      "a Frictionless Table Schema from a UCI .names codebook (public): its listed values are declared, 'continuous' attributes are discovered privately by a release",
+    )
+    .argument('<names>', 'the codebook, e.g. adult.names')
+    .option('-o, --out <file>', 'write the Table Schema here (atomically) instead of stdout')
+    .option('--class-name <name>', 'the name of the class column (the codebook does not name it)', 'class')
+    .option('--missing <marker>', 'how the data writes an unknown value', '?')
+    .action(async (file: string, flags: { out?: string; className: string; missing: string }) => {
+      const ts = tableSchemaFromNames(await readTextFile(file, 'codebook'), file, {
+        className: flags.className,
+        missing: flags.missing,
+      });
+      await emit(`${JSON.stringify(ts, null, 2)}\n`, flags.out);
     });
 
   schema
