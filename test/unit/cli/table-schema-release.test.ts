@@ -46,6 +46,31 @@ function data(): string {
 }
 
 let stdout = '';
+let ledgerPath = '';
+const synth = (out: string) => [
+  'synth',
+  '--data',
+  'data.csv',
+  '--header',
+  'yes',
+  '--schema',
+  'schema.json',
+  '--workload',
+  'w.json',
+  '--epsilon',
+  '1',
+  '--rows',
+  '50',
+  '--max-steps',
+  '20',
+  '--out',
+  out,
+  '--ledger',
+  ledgerPath,
+  '--seed',
+  '3',
+  '--insecure-seed',
+];
 beforeAll(async () => {
   const text = data();
   writeFileSync(path.join(dir, 'data.csv'), text);
@@ -59,7 +84,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const ledgerPath = path.join(dir, 'ledger.sqlite');
+  ledgerPath = path.join(dir, 'ledger.sqlite');
   const ledger = Ledger.open(ledgerPath);
   const fingerprint = createHash('sha256').update(text).digest('hex');
   try {
@@ -68,33 +93,7 @@ beforeAll(async () => {
   } finally {
     ledger.close();
   }
-  const r = await runCli(
-    [
-      'synth',
-      '--data',
-      'data.csv',
-      '--header',
-      'yes',
-      '--schema',
-      'schema.json',
-      '--workload',
-      'w.json',
-      '--epsilon',
-      '1',
-      '--rows',
-      '50',
-      '--max-steps',
-      '20',
-      '--out',
-      'syn.csv',
-      '--ledger',
-      ledgerPath,
-      '--seed',
-      '3',
-      '--insecure-seed',
-    ],
-    dir,
-  );
+  const r = await runCli(synth('syn.csv'), dir);
   expect(r.code, r.stderr).toBe(0);
   stdout = r.stdout;
 }, CLI_TIMEOUT);
@@ -134,4 +133,25 @@ describe('a release with a Table Schema', () => {
     expect(loaded.summary.rejected).toEqual([]);
     expect(loaded.dataset.n).toBeGreaterThan(0);
   });
+
+  it(
+    'an existing Data Package at the output is refused before reserving, naming it',
+    async () => {
+      writeFileSync(path.join(dir, 'again.datapackage.json'), '{}\n');
+      const events = () => {
+        const l = Ledger.open(ledgerPath);
+        try {
+          return l.identity().events;
+        } finally {
+          l.close();
+        }
+      };
+      const before = events();
+      const r = await runCli(synth('again.csv'), dir);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/data package .*again\.datapackage\.json: the file already exists/);
+      expect(events()).toBe(before);
+    },
+    CLI_TIMEOUT,
+  );
 });
