@@ -46,6 +46,7 @@ import { ledgerOverview } from './ledger-views.ts';
 import { ResultStore } from './result-store.ts';
 import { marginalView, resultsView } from './results.ts';
 import { RunManager, runView } from './runs.ts';
+import { importedSchema } from './schema-import.ts';
 import { planView } from './settings.ts';
 import { budgetFromTotals, budgetView, ledgerChoice, UNREGISTERED_BUDGET } from './views.ts';
 
@@ -304,7 +305,7 @@ export function createServices(ctx: ServiceContext): Services {
 
     async importSchema({ datasetId, text, fileName }) {
       const ds = dataset(datasetId);
-      const next = parseSchemaJson(text, fileName ?? 'the schema file');
+      const next = importedSchema(text, fileName ?? 'the schema file', ds.schema);
       revalidate(ds, next);
       await applySchema(ctx, ds, next);
       return view(ds);
