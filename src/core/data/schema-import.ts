@@ -1,13 +1,13 @@
 /**
- * The app's schema import: a rap-studio schema file replaces the schema (as before); a Frictionless
- * Table Schema or Data Package (core/data/table-schema.ts) declares the fields whose domain it
- * states — those columns become declared (exact, free) — and leaves the others as they are (read
+ * A schema file imported over an open table's schema (the app's Schema step): a rap-studio schema
+ * file replaces the schema; a Frictionless Table Schema or Data Package (table-schema.ts) declares
+ * the fields whose domain it states — those columns become declared (exact, free) — and leaves the others as they are (read
  * off the data: discovered privately at the release, like every undeclared column).
  */
-import type { Schema } from '../core/data/schema.ts';
-import { parseDeclaredSchema } from '../core/data/schema-file.ts';
-import { isFrictionless } from '../core/data/table-schema.ts';
-import { InputError } from '../core/errors.ts';
+import { InputError } from '../errors.ts';
+import type { Schema } from './schema.ts';
+import { parseDeclaredSchema } from './schema-file.ts';
+import { isFrictionless } from './table-schema.ts';
 
 export function importedSchema(text: string, file: string, current: Schema): Schema {
   const { schema, open } = parseDeclaredSchema(text, file);
