@@ -392,7 +392,7 @@ export function openFieldsRefusal(file: string, open: readonly OpenField[]): Inp
   return new InputError(
     `${file}: ${open.length === 1 ? 'field' : 'fields'} ${names} state no domain (no "enum", no "minimum" and ` +
       '"maximum"): a release (rap-studio synth, or the app) discovers them privately; here give them constraints, ' +
-      'or leave those columns out of the schema.',
+      'leave those columns out of the schema, or (in the app) open the file without it and import it on the Schema step.',
     { file },
   );
 }
