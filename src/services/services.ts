@@ -39,6 +39,7 @@ import {
   type OpenedDataset,
   openDataset,
   unitHints,
+  withCategoryLimit,
 } from './datasets.ts';
 import { exportStored, reportDataOf } from './exporter.ts';
 import { type AsyncLedger, LEDGER_METHODS, LedgerClient } from './ledger-client.ts';
@@ -294,6 +295,12 @@ export function createServices(ctx: ServiceContext): Services {
       return unitHints(dataset(datasetId));
     },
 
+    async setCategoryLimit({ datasetId, column, limit }) {
+      const next = await withCategoryLimit(ctx, dataset(datasetId), column, limit);
+      datasets.set(datasetId, next);
+      return view(next);
+    },
+
     async setSchema({ datasetId, schema }) {
       const ds = dataset(datasetId);
       const next = editedSchema(schema, ds.schema);
@@ -389,6 +396,7 @@ export function createServices(ctx: ServiceContext): Services {
         busy: runs().busy,
         ledgerMatches: choice.matches,
         headerGuessed: ds.headerGuessed,
+        overLimit: ds.loaded.summary.overLimit,
       });
     },
 
