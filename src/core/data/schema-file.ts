@@ -44,6 +44,7 @@ const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
   temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit),
   missing: z.boolean().default(false),
   provenance: provenanceJson.optional(),
@@ -54,6 +55,7 @@ const numericJson = z.strictObject({
   name,
   kind: z.literal('numeric'),
   temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   edges: z
     .array(z.number())
     .min(2, 'needs at least two edges')
@@ -168,6 +170,7 @@ function toColumn(c: ColumnJson): Column {
     ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
     ...(c.valueByValue ? { valueByValue: true } : {}),
     ...(c.temporal ? { temporal: c.temporal } : {}),
+    ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
   };
 }
 
@@ -219,6 +222,7 @@ export function schemaToJson(schema: Schema): string {
       ...(c.provenance ? { provenance: c.provenance } : {}),
       ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
       ...(c.temporal ? { temporal: c.temporal } : {}),
+      ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
     };
     return c.kind === 'categorical'
       ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }

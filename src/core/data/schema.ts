@@ -53,6 +53,12 @@ interface ColumnBase {
    * missing markers such as `?`, empty or `NA`).
    */
   readonly missing: boolean;
+  /**
+   * How the missing category is written in the released CSV: the source's form (`?`, empty,
+   * `NA`), chosen by discovery from its noisy per-marker counts, or declared. Absent: the first
+   * missing marker, `?`.
+   */
+  readonly missingText?: string;
   /** Set by discovery (and by the release for declared / not-DP columns). */
   readonly provenance?: ColumnProvenance;
   /**
