@@ -132,10 +132,7 @@ export function parseRunSettings(text: RunSettingsText): {
   readonly problems: readonly FieldProblem[];
 } {
   const problems: FieldProblem[] = [];
-  const field = <T>(
-    name: SettingName,
-    fn: (label: string, value: string) => T,
-  ): T | undefined => {
+  const field = <T>(name: SettingName, fn: (label: string, value: string) => T): T | undefined => {
     const value = text[name];
     if (typeof value !== 'string' || blank(value)) return undefined;
     try {
@@ -176,7 +173,8 @@ export function parseRunSettings(text: RunSettingsText): {
   // The column lists: text (the CLI) or a list of names (the app); an empty list is no choice.
   const list = (name: 'columns' | 'exclude'): string[] | undefined => {
     const value = text[name];
-    if (value === undefined || (typeof value === 'string' ? blank(value) : value.length === 0)) return undefined;
+    if (value === undefined || (typeof value === 'string' ? blank(value) : value.length === 0))
+      return undefined;
     try {
       return parseColumnList(SETTING_LABELS[name], value);
     } catch (err) {
