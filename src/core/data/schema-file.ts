@@ -21,17 +21,13 @@
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
-<<<<<<< HEAD
-import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema } from './schema.ts';
+import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema, TEMPORAL_KINDS } from './schema.ts';
 import {
   type DeclaredTableSchema,
   isFrictionless,
   openFieldsRefusal,
   readTableSchema,
 } from './table-schema.ts';
-=======
-import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema, TEMPORAL_KINDS } from './schema.ts';
->>>>>>> h28a
 import { equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
 
 export const SCHEMA_FORMAT = 'rap-studio-schema';
