@@ -20,6 +20,7 @@ import {
   type OpenedDataset,
   openDataset,
   unitHints,
+  withCategoryLimit,
 } from './datasets.ts';
 import { budgetView, UNREGISTERED_BUDGET } from './ledger-views.ts';
 import { resolveWorkload } from './workloads.ts';
@@ -55,6 +56,7 @@ export type DatasetService = Pick<
   | 'setHeader'
   | 'histogram'
   | 'unitHints'
+  | 'setCategoryLimit'
   | 'setSchema'
   | 'importSchema'
   | 'exportSchema'
@@ -116,6 +118,12 @@ export function datasetService(state: AppState): DatasetService {
 
     async unitHints({ datasetId }) {
       return unitHints(datasets.get(datasetId));
+    },
+
+    async setCategoryLimit({ datasetId, column, limit }) {
+      const next = await withCategoryLimit(ctx, datasets.get(datasetId), column, limit);
+      datasets.replace(next);
+      return viewOf(state, next);
     },
 
     async setSchema({ datasetId, schema }) {

@@ -5,6 +5,7 @@
  * (they could quote private values); the curator gets the actionable message of an InputError.
  */
 import { z } from 'zod';
+import { MAX_DOMAIN_SIZE } from '../core/data/schema.ts';
 import { CancelledError } from '../core/engine/process/errors.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
 import { LedgerError } from '../core/ledger/errors.ts';
@@ -23,12 +24,17 @@ const role = z.enum(['main', 'eval']);
 const count = z.int().min(1).max(1_000_000);
 const field = z.string().max(100);
 
+const temporal = z
+  .object({ kind: z.enum(['date', 'time', 'datetime']), format: z.string().min(1).max(100) })
+  .strict();
+
 const columnSchema = z.discriminatedUnion('kind', [
   z.object({
     name: feature,
     kind: z.literal('categorical'),
     categories: z.array(z.string().max(10_000)).max(100_000),
     missing: z.boolean(),
+    temporal: temporal.optional(),
     declare: z.boolean().optional(),
   }),
   z.object({
@@ -37,6 +43,7 @@ const columnSchema = z.discriminatedUnion('kind', [
     edges: z.array(z.number()).max(100_000),
     integer: z.boolean(),
     missing: z.boolean(),
+    temporal: temporal.optional(),
     declare: z.boolean().optional(),
   }),
 ]);
@@ -71,6 +78,7 @@ const settings = z
     ledgerDataset: ledgerDataset.optional(),
     unitColumn: z.string().max(1000).optional(),
     rowsPerPerson: field.optional(),
+    exclude: z.array(feature).max(10_000).optional(),
   })
   .strict();
 
@@ -91,6 +99,9 @@ export const argSchemas = {
   setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
   unitHints: z.object({ ...datasetRef }).strict(),
+  setCategoryLimit: z
+    .object({ ...datasetRef, column: feature, limit: z.int().min(1).max(MAX_DOMAIN_SIZE) })
+    .strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
     .strict(),

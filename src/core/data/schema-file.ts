@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
-import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema } from './schema.ts';
+import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema, TEMPORAL_KINDS } from './schema.ts';
 import {
   type DeclaredTableSchema,
   isFrictionless,
@@ -42,11 +42,18 @@ const provenanceJson = z.discriminatedUnion('source', [
   z.strictObject({ source: z.literal('not-dp') }),
 ]);
 
+const temporalJson = z.strictObject({
+  kind: z.enum(TEMPORAL_KINDS),
+  format: z.string().min(1, 'must be a non-empty format, e.g. MM/DD/YYYY').max(100),
+});
+
 const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.number().min(0) });
 
 const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
+  temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit),
   missing: z.boolean().default(false),
   provenance: provenanceJson.optional(),
@@ -56,6 +63,8 @@ const categoricalJson = z.strictObject({
 const numericJson = z.strictObject({
   name,
   kind: z.literal('numeric'),
+  temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   edges: z
     .array(z.number())
     .min(2, 'needs at least two edges')
@@ -169,6 +178,8 @@ function toColumn(c: ColumnJson): Column {
     ...(c.provenance ? { provenance: c.provenance } : {}),
     ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
     ...(c.valueByValue ? { valueByValue: true } : {}),
+    ...(c.temporal ? { temporal: c.temporal } : {}),
+    ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
   };
 }
 
@@ -238,6 +249,8 @@ export function schemaToJson(schema: Schema): string {
       ...(c.kind === 'numeric' && c.valueByValue ? { valueByValue: true } : {}),
       ...(c.provenance ? { provenance: c.provenance } : {}),
       ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
+      ...(c.temporal ? { temporal: c.temporal } : {}),
+      ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
     };
     return c.kind === 'categorical'
       ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }

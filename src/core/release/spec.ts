@@ -66,8 +66,8 @@ export interface RunSettingsText {
    * The columns to release, comma-separated (the CLI's --columns); or the columns to leave out
    * (--exclude). One or the other: a column left out is never read (column-choice.ts).
    */
-  readonly columns?: string;
-  readonly exclude?: string;
+  readonly columns?: string | readonly string[];
+  readonly exclude?: string | readonly string[];
 }
 
 export type SettingName = keyof RunSettingsText;
@@ -99,7 +99,17 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
 };
 
 /** Settings that are not plain text under the same name in both front ends. */
-const SPECIAL_SETTINGS = ['epsilon', 'mode', 'selection', 'relaxation', 'importance', 'seed'] as const;
+// columns / exclude: a list in the app (one role per column on the Schema step), text on the CLI.
+const SPECIAL_SETTINGS = [
+  'epsilon',
+  'mode',
+  'selection',
+  'relaxation',
+  'importance',
+  'seed',
+  'columns',
+  'exclude',
+] as const;
 
 /**
  * The settings typed as free text under the same name by the CLI (its flag) and the app (its
@@ -151,7 +161,7 @@ export function parseRunSettings(text: RunSettingsText): {
   const problems: FieldProblem[] = [];
   const field = <T>(name: SettingName, fn: (label: string, value: string) => T): T | undefined => {
     const value = text[name];
-    if (blank(value)) return undefined;
+    if (typeof value !== 'string' || blank(value)) return undefined;
     try {
       return fn(SETTING_LABELS[name], value);
     } catch (err) {
@@ -192,8 +202,20 @@ export function parseRunSettings(text: RunSettingsText): {
   const certifyShare = field('certifyShare', unitInterval);
   const certifyBeta = field('certifyBeta', unitInterval);
   const certifyViolations = field('certifyViolations', parseCount);
-  const only = field('columns', parseColumnList);
-  const exclude = field('exclude', parseColumnList);
+  // The column lists: text (the CLI) or a list of names (the app); an empty list is no choice.
+  const list = (name: 'columns' | 'exclude'): string[] | undefined => {
+    const value = text[name];
+    if (value === undefined || (typeof value === 'string' ? blank(value) : value.length === 0))
+      return undefined;
+    try {
+      return parseColumnList(SETTING_LABELS[name], value);
+    } catch (err) {
+      problems.push({ field: name, message: (err as Error).message });
+      return undefined;
+    }
+  };
+  const only = list('columns');
+  const exclude = list('exclude');
   if (only !== undefined && exclude !== undefined) {
     problems.push({
       field: 'exclude',

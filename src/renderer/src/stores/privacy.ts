@@ -33,6 +33,8 @@ export interface SettingsForm extends Partial<Record<TextSettingName, string>> {
   unitColumn: string;
   /** Rows kept per person: a number, or 'private' (chosen privately). */
   rowsPerPerson: string;
+  /** The Schema step's "leave out": columns never read by the release, at no cost. */
+  exclude: string[];
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -69,6 +71,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
     certifyShare: '',
     unitColumn: '',
     rowsPerPerson: 'private',
+    exclude: [],
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
@@ -83,6 +86,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
         form.ledgerDataset = '';
         form.unitColumn = '';
         form.rowsPerPerson = 'private';
+        form.exclude = [];
       }
     },
   );
@@ -105,9 +109,10 @@ export const usePrivacyStore = defineStore('privacy', () => {
 
   function settings(): RunSettingsInput {
     // Selection is a query-mode choice; table mode selects whole tables.
-    const { selection, ledgerDataset, ...rest } = form;
+    const { selection, ledgerDataset, exclude, ...rest } = form;
     return {
       ...rest,
+      ...(exclude.length > 0 ? { exclude: [...exclude] } : {}),
       ...(form.mode === 'query' ? { selection } : {}),
       ...(ledgerDataset.startsWith('spend:') ? { ledgerDataset: { spend: ledgerDataset.slice(6) } } : {}),
       ...(ledgerDataset === 'new' ? { ledgerDataset: { new: true as const } } : {}),
