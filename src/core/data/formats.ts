@@ -27,11 +27,14 @@ export interface TemporalFormat {
   readonly format: string;
 }
 
+/** Thousands separators a number format may use ('' for none). */
+export const NUMBER_FORMAT_GROUPS = ['', ',', '.', ' ', "'"] as const;
+
 /** A number written with a locale's separators and optional affixes (currency, percent). */
 export interface NumberFormat {
   readonly decimal: '.' | ',';
   /** Thousands separator; '' for none. ' ' also accepts the no-break spaces U+00A0 and U+202F. */
-  readonly group: '' | ',' | '.' | ' ' | "'";
+  readonly group: (typeof NUMBER_FORMAT_GROUPS)[number];
   /** Written before the number (after its sign): '$', '€', '£', or ''. */
   readonly prefix?: string;
   /** Written after the number: '%', ' %', '€', ' €', or ''. */
