@@ -5,6 +5,7 @@
  * then encoding against the discovered schema with every record kept).
  */
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
+import { temporalPatternProblem } from '../data/formats.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { type RejectedRows, Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
@@ -15,6 +16,7 @@ import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
+import type { ColumnFormat } from './formats.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
@@ -33,6 +35,8 @@ export interface RawSourcePlan {
    * thresholds, ρ and n only). Never used to encode data.
    */
   readonly provisional: Schema;
+  /** Undeclared columns whose format the curator stated (discover.ts's `formats`). */
+  readonly formats?: ReadonlyMap<string, ColumnFormat>;
 }
 
 export interface RawSourceOptions {
@@ -42,6 +46,8 @@ export interface RawSourceOptions {
    * discovered, never in `header`, `undeclared` or the provisional schema.
    */
   readonly unitColumn?: string;
+  /** Undeclared columns whose temporal or number format the curator states (public). */
+  readonly formats?: Readonly<Record<string, ColumnFormat>>;
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -66,7 +72,25 @@ export async function planRawSource(
   }
   const columns = header.filter((h) => h !== opts.unitColumn);
   const undeclared = columns.filter((h) => !byName.has(h));
+  const formats = new Map(Object.entries(opts.formats ?? {}));
+  for (const [name, f] of formats) {
+    if (!undeclared.includes(name)) {
+      const why = byName.has(name)
+        ? 'it is declared: give the format in its schema column'
+        : `the table has: ${columns.join(', ')}`;
+      throw new InputError(
+        `${path}: a format is stated for "${name}", which is not a column to discover (${why}).`,
+        {
+          file: path,
+          column: name,
+        },
+      );
+    }
+    const problem = f.temporal ? temporalPatternProblem(f.temporal) : undefined;
+    if (problem) throw new InputError(`${path}: column "${name}": ${problem}.`, { file: path, column: name });
+  }
   return {
+    ...(formats.size > 0 ? { formats } : {}),
     path,
     header: columns,
     declared,
@@ -189,6 +213,7 @@ export async function discoverAndLoad(
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
     declared: plan.declared,
+    ...(plan.formats ? { formats: plan.formats } : {}),
     ...unit,
     ...header,
     ...(opts.signal ? { signal: opts.signal } : {}),

@@ -257,6 +257,26 @@ describe('discoverSchema finds dates, times and locale numbers privately', () =>
     expect(count[0] / n).toBeGreaterThan(0.3);
   });
 
+  it('takes a stated format without testing it, and still discovers the domain', async () => {
+    // Stated day-first for a month-first column: every day ≤ 12 reads (as another date), the
+    // rest do not — the curator's statement is used as given.
+    const formats = new Map([
+      ['us', { temporal: { kind: 'date', format: '%d/%m/%Y' } as const }],
+      ['en', { numberFormat: { decimal: '.', group: ',' } as const }],
+    ]);
+    const { schema, columns } = await discoverSchema(file, { ...opts, formats });
+    const us = schema.columns.find((c) => c.name === 'us') as NumericColumn;
+    expect(us.temporal).toMatchObject({ kind: 'date', format: '%d/%m/%Y' });
+    expect(us.missing).toBe(true); // the days > 12 do not read
+    expect(columns.find((c) => c.name === 'us')!.detail?.formatSigma).toBeUndefined();
+    expect(columns.find((c) => c.name === 'en')!.detail?.formatSigma).toBeUndefined();
+    expect((schema.columns.find((c) => c.name === 'en') as NumericColumn).numberFormat).toMatchObject({
+      group: ',',
+    });
+    // Each column still costs the same ρ.
+    expect(new Set(columns.map((c) => JSON.stringify(c.provenance))).size).toBe(1);
+  });
+
   it('reads a declared date column in its format and writes it back so', async () => {
     const schema = parseSchemaJson(
       JSON.stringify({

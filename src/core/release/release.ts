@@ -7,6 +7,7 @@ import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
+import type { ColumnFormat } from '../discovery/formats.ts';
 import {
   type ColumnProvenanceEntry,
   NOT_DP_OVERRIDE,
@@ -84,7 +85,14 @@ export interface DataSource {
    */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
-  readonly discover?: { readonly share?: number };
+  readonly discover?: {
+    readonly share?: number;
+    /**
+     * Undeclared columns whose date/time or locale number format the curator states (public):
+     * their domain is still discovered, without the private format test (discovery/formats.ts).
+     */
+    readonly formats?: Readonly<Record<string, ColumnFormat>>;
+  };
 }
 
 export type EngineOverrides = Partial<
@@ -246,7 +254,11 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           spec.source.path,
           schema.columns,
           { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-          { ...header, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+          {
+            ...header,
+            ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
+            ...(spec.source.discover?.formats ? { formats: spec.source.discover.formats } : {}),
+          },
         )
       : null;
   // Every column declared: nothing to discover, the declared schema is the whole schema (at the
