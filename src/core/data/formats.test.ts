@@ -103,6 +103,8 @@ describe('locale number formats', () => {
     expect(parseFormattedNumber(fr, '1\u00a0234,50')).toBe(1234.5);
     expect(parseFormattedNumber(fr, '1\u202f234,50')).toBe(1234.5);
     expect(parseFormattedNumber(ch, "1'234.50")).toBe(1234.5);
+    expect(parseFormattedNumber(ch, '1\u2019234.50')).toBe(1234.5);
+    expect(parseFormattedNumber(euros, '1.234,50\u00a0€')).toBe(1234.5);
     expect(parseFormattedNumber(dollars, '$4,964.01')).toBe(4964.01);
     expect(parseFormattedNumber(dollars, '-$5.00')).toBe(-5);
     expect(parseFormattedNumber(dollars, '$-5.00')).toBe(-5);

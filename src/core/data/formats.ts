@@ -33,7 +33,10 @@ export const NUMBER_FORMAT_GROUPS = ['', ',', '.', ' ', "'"] as const;
 /** A number written with a locale's separators and optional affixes (currency, percent). */
 export interface NumberFormat {
   readonly decimal: '.' | ',';
-  /** Thousands separator; '' for none. ' ' also accepts the no-break spaces U+00A0 and U+202F. */
+  /**
+   * Thousands separator; '' for none. ' ' also accepts the no-break spaces U+00A0 and U+202F,
+   * "'" the apostrophe U+2019.
+   */
   readonly group: (typeof NUMBER_FORMAT_GROUPS)[number];
   /** Written before the number (after its sign): '$', '€', '£', or ''. */
   readonly prefix?: string;
@@ -340,7 +343,9 @@ export function monthStart(kind: TemporalKind, year: number, month: number): num
 const numberRegexes = new Map<string, RegExp>();
 
 function groupClass(group: NumberFormat['group']): string {
-  return group === ' ' ? '[ \\u00a0\\u202f]' : escapeRegex(group);
+  if (group === ' ') return '[ \\u00a0\\u202f]';
+  if (group === "'") return "['\\u2019]";
+  return escapeRegex(group);
 }
 
 function numberRegex(f: NumberFormat): RegExp {
@@ -361,7 +366,8 @@ function numberRegex(f: NumberFormat): RegExp {
  * thousands separators, when present, must group by three. Percent stays in percent (12% → 12).
  */
 export function parseFormattedNumber(f: NumberFormat, text: string): number | undefined {
-  let s = text.trim();
+  // No-break spaces (Intl writes "1 234,50 €" with U+00A0 / U+202F) read as spaces.
+  let s = text.trim().replace(/[\u00a0\u202f]/g, ' ');
   let negative = false;
   let signed = false;
   const takeSign = () => {

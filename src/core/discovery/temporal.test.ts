@@ -37,7 +37,7 @@ const fmt = (format: string, x: number, kind: TemporalFormat['kind'] = 'date') =
  * and a messy column (ISO dates, some written US-style, some impossible).
  */
 function formsCsv(n: number): string {
-  const lines = ['iso,us,eu,compact,time,stamp,en,de,dollars,percent,age,ward,mixed,empty_end'];
+  const lines = ['iso,us,eu,compact,time,stamp,en,de,dollars,percent,age,ward,mixed,empty_end,fr,ch,eur'];
   for (let i = 0; i < n; i++) {
     // Mondays twice as often as other days: 2022-01-03 is a Monday.
     const day = DAY0 + ((i * 7919) % 1000) - (i % 4 === 0 ? (DAY0 + ((i * 7919) % 1000) + 3) % 7 : 0);
@@ -60,6 +60,9 @@ function formsCsv(n: number): string {
         i % 3 ? 'Surgery' : 'Medicine',
         mixed,
         i % 25 === 0 ? '' : fmt('%Y-%m-%d', day + (i % 5)),
+        `"${amount.toLocaleString('fr-FR')}"`,
+        amount.toLocaleString('de-CH'),
+        `"${amount.toLocaleString('de-DE', { style: 'currency', currency: 'EUR' })}"`,
       ].join(','),
     );
   }
@@ -197,6 +200,14 @@ describe('discoverSchema finds dates, times and locale numbers privately', () =>
     expect(by.get('de')!.numberFormat).toMatchObject({ decimal: ',', group: '.' });
     expect(by.get('dollars')!.numberFormat).toMatchObject({ prefix: '$', decimals: 2 });
     expect(by.get('percent')!.numberFormat).toMatchObject({ suffix: '%' });
+    expect(by.get('fr')!.numberFormat).toMatchObject({ decimal: ',', group: ' ' });
+    expect(by.get('ch')!.numberFormat).toMatchObject({ decimal: '.', group: "'" });
+    expect(by.get('eur')!.numberFormat).toMatchObject({
+      decimal: ',',
+      group: '.',
+      suffix: ' €',
+      decimals: 2,
+    });
     // Ages stay plain numbers; words stay categories.
     expect(by.get('age')!.kind).toBe('numeric');
     expect(by.get('age')!.temporal ?? by.get('age')!.numberFormat).toBeUndefined();
@@ -227,6 +238,8 @@ describe('discoverSchema finds dates, times and locale numbers privately', () =>
       expect(cell(r, 'dollars')).toMatch(/^\$[\d,]+\.\d\d$/);
       expect(cell(r, 'percent')).toMatch(/^\d+(\.\d+)?%$/);
       expect(cell(r, 'de')).not.toMatch(/\.\d{1,2}$/);
+      expect(cell(r, 'eur')).toMatch(/^[\d.]+,\d\d €$/);
+      expect(cell(r, 'ch')).not.toMatch(/,/);
       for (const name of ['iso', 'us', 'eu', 'compact', 'time', 'stamp', 'mixed']) {
         const c = by.get(name)!;
         if (name === 'mixed' && cell(r, name) === '?') continue;
