@@ -3,6 +3,7 @@
  * with a value the schema cannot take is rejected whole and counted by reason; the codes of a
  * row are stored only once every column has accepted its value.
  */
+import { formatTemporal } from './formats.ts';
 import type { Rejections } from './rejections.ts';
 import type {
   CategoricalColumn,
@@ -95,7 +96,8 @@ function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, rul
         (column.temporal
           ? `value that is not a valid ${column.temporal.kind} in the format ${column.temporal.format} in column "${column.name}"`
           : `non-numeric value in numeric column "${column.name}"`));
-  const outside = `value outside the declared range [${lower}, ${edges[lastBin + 1]}] of column "${column.name}"`;
+  const bound = (x: number) => (column.temporal ? formatTemporal(column.temporal, x) : x);
+  const outside = `value outside the declared range [${bound(lower)}, ${bound(edges[lastBin + 1])}] of column "${column.name}"`;
   const clamp = rule === 'other';
   const parse = numericParser(column);
   return (value) => {

@@ -332,6 +332,10 @@ describe('discoverSchema finds dates, times and locale numbers privately', () =>
     await expect(loadCsv(bad, { schema })).rejects.toThrow(
       /not a valid date in the format %m\/%d\/%Y in column "us"/,
     );
+    const late = dir.file('late.csv', 'us,dollars\n01/01/2025,$1\n');
+    await expect(loadCsv(late, { schema })).rejects.toThrow(
+      /range \[01\/01\/2022, 12\/31\/2024\] of column "us"/,
+    );
   });
 
   it('names a bound that is not a date of the declared format', () => {
