@@ -6,7 +6,8 @@
  * day (times), the missing cells, and the cells that do not parse (or fall outside those years).
  * A record is in one bucket: ℓ2 sensitivity √2 (k√2 for k rows per person), σ₁ = Δ/√(2ρ₁).
  * A year or hour is occupied when its noisy count passes OCCUPIED_SIGMAS·σ₁ (a year with no
- * record passes with probability Q(4) = 3·10⁻⁵; 200 years: 0.6% chance of a spurious one).
+ * record passes with probability Q(4) = 3·10⁻⁵; 200 years: 0.6% chance of a spurious one), then
+ * grown by neighbours and gaps above NEIGHBOUR_SIGMAS·σ₁ (`occupiedCells`).
  *
  * Level 2 — one Gaussian vector: the months of the occupied years (dates, datetimes) or the
  * occupied hours cut into S equal stretches (times; S the largest divisor of 60 with the hour's
