@@ -148,8 +148,10 @@ function escapeRegex(s: string): string {
 }
 
 /** The directives a pattern uses, or an error naming what is wrong with it. */
-export function temporalPatternProblem(format: TemporalFormat): string | undefined {
+export function temporalPatternProblem(declared: TemporalFormat): string | undefined {
   const seen = new Set<string>();
+  const format = { ...declared, format: toStrftime(declared.format) };
+  if (/YY/.test(format.format)) return `"${declared.format}": two-digit years (YY) are not read; use YYYY`;
   for (let i = 0; i < format.format.length; i++) {
     if (format.format[i] !== '%') continue;
     const d = format.format[++i];
@@ -168,9 +170,50 @@ export function temporalPatternProblem(format: TemporalFormat): string | undefin
   return undefined;
 }
 
-function compile(format: string): Compiled {
-  let c = compiled.get(format);
+/**
+ * A pattern in strftime notation. The token notation of the app and of Table Schema imports
+ * (`MM/DD/YYYY`, `HH:MM[:SS]`, `YYYY-MM-DDTHH:MM:SSZ`) is read too: YYYY, MM, DD, HH, SS, Z, and
+ * MM after HH (and its separator) means minutes. A pattern with a % is strftime already.
+ */
+export function toStrftime(format: string): string {
+  if (format.includes('%')) return format;
+  let out = '';
+  let afterHour = false;
+  for (let i = 0; i < format.length; ) {
+    const rest = format.slice(i);
+    if (rest.startsWith('YYYY')) {
+      out += '%Y';
+      i += 4;
+      afterHour = false;
+    } else if (rest.startsWith('HH')) {
+      out += '%H';
+      i += 2;
+      afterHour = true;
+    } else if (rest.startsWith('MM')) {
+      out += afterHour ? '%M' : '%m';
+      i += 2;
+    } else if (rest.startsWith('DD')) {
+      out += '%d';
+      i += 2;
+      afterHour = false;
+    } else if (rest.startsWith('SS')) {
+      out += '%S';
+      i += 2;
+    } else if (rest[0] === 'Z' && i === format.length - 1) {
+      out += '%z';
+      i += 1;
+    } else {
+      out += rest[0];
+      i += 1;
+    }
+  }
+  return out;
+}
+
+function compile(raw: string): Compiled {
+  let c = compiled.get(raw);
   if (c) return c;
+  const format = toStrftime(raw);
   let source = '^';
   const fields: string[] = [];
   for (let i = 0; i < format.length; i++) {
@@ -182,7 +225,7 @@ function compile(format: string): Compiled {
     }
   }
   c = { regex: new RegExp(`${source}$`), fields };
-  compiled.set(format, c);
+  compiled.set(raw, c);
   return c;
 }
 
@@ -279,7 +322,7 @@ export function formatTemporal(format: TemporalFormat, x: number): string {
   }
   const date = new Date(days * MS_PER_DAY);
   let out = '';
-  const f = format.format;
+  const f = toStrftime(format.format);
   for (let i = 0; i < f.length; i++) {
     if (f[i] !== '%' || !(f[i + 1] in DIRECTIVES)) {
       out += f[i];

@@ -23,12 +23,21 @@
  * A temporal column's `lower` and `upper` may be written in its format; its edges are in the
  * format's internal units (days since 1970-01-01, seconds of the day, seconds since the epoch),
  * and it is always integer.
+ *
+ * A Frictionless Table Schema (`{ "fields": [...] }`) or Data Package (`{ "resources": [...] }`)
+ * is read too, by table-schema.ts: told apart by its `fields` / `resources` (ours has `columns`).
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
 import { NUMBER_FORMAT_GROUPS, parseTemporal, temporalPatternProblem } from './formats.ts';
-import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema } from './schema.ts';
+import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema, TEMPORAL_KINDS } from './schema.ts';
+import {
+  type DeclaredTableSchema,
+  isFrictionless,
+  openFieldsRefusal,
+  readTableSchema,
+} from './table-schema.ts';
 import { equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
 
 export const SCHEMA_FORMAT = 'rap-studio-schema';
@@ -43,22 +52,25 @@ const provenanceJson = z.discriminatedUnion('source', [
   z.strictObject({ source: z.literal('not-dp') }),
 ]);
 
+const temporalJson = z.strictObject({
+  kind: z.enum(TEMPORAL_KINDS),
+  format: z.string().min(1, 'must be a non-empty format, e.g. MM/DD/YYYY').max(100),
+  /** Discovered temporal columns: the noisy weekday and hour shares decoding follows. */
+  weekdays: z.array(z.number().min(0)).length(7).optional(),
+  hours: z.array(z.number().min(0)).length(24).optional(),
+});
+
 const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.number().min(0) });
 
 const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
+  temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit),
   missing: z.boolean().default(false),
   provenance: provenanceJson.optional(),
   fallbackCode: z.int().min(0).optional(),
-});
-
-const temporalJson = z.strictObject({
-  kind: z.enum(['date', 'time', 'datetime']),
-  format: z.string().min(1),
-  weekdays: z.array(z.number().min(0)).length(7).optional(),
-  hours: z.array(z.number().min(0)).length(24).optional(),
 });
 
 const numberFormatJson = z.strictObject({
@@ -72,6 +84,8 @@ const numberFormatJson = z.strictObject({
 const numericJson = z.strictObject({
   name,
   kind: z.literal('numeric'),
+  temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   edges: z
     .array(z.number())
     .min(2, 'needs at least two edges')
@@ -86,7 +100,6 @@ const numericJson = z.strictObject({
   provenance: provenanceJson.optional(),
   fallbackCode: z.int().min(0).optional(),
   valueByValue: z.boolean().optional(),
-  temporal: temporalJson.optional(),
   numberFormat: numberFormatJson.optional(),
 });
 
@@ -229,18 +242,38 @@ function toColumn(c: ColumnJson): Column {
     ...(c.valueByValue ? { valueByValue: true } : {}),
     ...(c.temporal ? { temporal: c.temporal } : {}),
     ...(c.numberFormat ? { numberFormat: c.numberFormat } : {}),
+    ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
   };
 }
 
-/** Parses and validates a schema file's text; `file` names it in errors. */
+/**
+ * Parses and validates a schema file's text — a rap-studio schema, or a Frictionless Table Schema
+ * / Data Package (table-schema.ts) whose every field states its domain; `file` names it in errors.
+ */
 export function parseSchemaJson(text: string, file: string): Schema {
+  const declared = parseDeclaredSchema(text, file);
+  if (declared.open.length > 0) throw openFieldsRefusal(file, declared.open);
+  return declared.schema;
+}
+
+/**
+ * A declared schema in either format: the rap-studio schema (every column declared), or a
+ * Frictionless descriptor, whose fields without a stated domain come back `open` for a release
+ * to discover privately.
+ */
+export function parseDeclaredSchema(text: string, file: string): Omit<DeclaredTableSchema, 'fields'> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
     throw new InputError(`${file}: not valid JSON (${(err as Error).message}).`, { file });
   }
-  return schemaFromJsonValue(raw, file, 'schema file');
+  if (isFrictionless(raw)) return readTableSchema(raw, file);
+  return { schema: schemaFromJsonValue(raw, file, 'schema file'), open: [] };
+}
+
+export async function readDeclaredSchema(file: string): Promise<Omit<DeclaredTableSchema, 'fields'>> {
+  return parseDeclaredSchema(await readTextFile(file, 'schema file'), file);
 }
 
 function schemaFromJsonValue(raw: unknown, file: string, noun: string): Schema {
@@ -277,10 +310,11 @@ export function schemaToJson(schema: Schema): string {
     const extra = {
       ...(c.kind === 'numeric' && c.pieces ? { pieces: c.pieces } : {}),
       ...(c.kind === 'numeric' && c.valueByValue ? { valueByValue: true } : {}),
-      ...(c.kind === 'numeric' && c.temporal ? { temporal: c.temporal } : {}),
       ...(c.kind === 'numeric' && c.numberFormat ? { numberFormat: c.numberFormat } : {}),
       ...(c.provenance ? { provenance: c.provenance } : {}),
       ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
+      ...(c.temporal ? { temporal: c.temporal } : {}),
+      ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
     };
     return c.kind === 'categorical'
       ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }

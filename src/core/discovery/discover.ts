@@ -27,7 +27,7 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { type ColumnFormat, type FormatTest, testFormats } from './formats.ts';
-import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
+import { discoverNumeric, looksNumeric, measureLevel1, missingForm } from './numeric.ts';
 import { type CellCounter, ColumnCounts, DiscoveryProfile } from './profile.ts';
 import { discoverTemporal, TemporalCounts } from './temporal.ts';
 
@@ -181,8 +181,11 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
         bins,
         bound,
       });
+      // A released missing category is written in the source's form (level 1's noisy per-marker counts).
+      const missingText = missingMarkers[d.missingForm] ?? missingMarkers[0] ?? '';
+      const written = (c: Column): Column => (c.missing ? { ...c, missingText } : c);
       found.set(counts.name, {
-        column: d.column,
+        column: written(d.column),
         detail: {
           kind: format.temporal.kind,
           format: format.temporal.format,
@@ -198,11 +201,14 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     const numbers = format?.numberFormat && again instanceof ColumnCounts ? again : counts;
     const l1 = measureLevel1(numbers, n, LEVEL1_SHARE * rhoLeft, opts.noise, bound);
     const rest = (1 - LEVEL1_SHARE) * rhoLeft;
+    // A released missing category is written in the source's form (level 1's noisy per-marker counts).
+    const missingText = missingForm(l1, missingMarkers);
+    const written = (c: Column): Column => (c.missing ? { ...c, missingText } : c);
     if (looksNumeric(l1)) {
       const d = discoverNumeric(numbers, l1, rest, opts.noise, { bins, bound });
       const column = format?.numberFormat ? { ...d.column, numberFormat: format.numberFormat } : d.column;
       found.set(counts.name, {
-        column,
+        column: written(column),
         detail: {
           kind: 'numeric',
           ...formatDetail,
@@ -218,7 +224,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
       found.set(counts.name, {
-        column: d.column,
+        column: written(d.column),
         detail: {
           kind: 'categorical',
           ...formatDetail,
@@ -269,10 +275,17 @@ async function profileFormats(
   rejections: Rejections,
 ): Promise<Map<string, CellCounter>> {
   const names = [...chosen.keys()];
-  const profile = new DiscoveryProfile<CellCounter>(names, missingMarkers, opts.unit?.column, (name) => {
-    const f = chosen.get(name)!;
-    return f.temporal ? new TemporalCounts(name, f.temporal) : new ColumnCounts(name, numericParser(f));
-  });
+  const profile = new DiscoveryProfile<CellCounter>(
+    names,
+    missingMarkers,
+    opts.unit?.column,
+    (name, forms) => {
+      const f = chosen.get(name)!;
+      return f.temporal
+        ? new TemporalCounts(name, f.temporal, forms)
+        : new ColumnCounts(name, forms, numericParser(f));
+    },
+  );
   await readTable(
     file,
     {

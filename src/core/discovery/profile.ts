@@ -13,7 +13,8 @@ import { FINE, fineBucket, LEVEL1_BUCKETS, octaveBucket, ZERO_BUCKET } from './g
 /** What a profile feeds each cell to (ColumnCounts; temporal.ts's TemporalCounts). */
 export interface CellCounter {
   readonly name: string;
-  add(value: string, isMissing: boolean): void;
+  /** @param form the index of the missing marker `value` is (when isMissing). */
+  add(value: string, isMissing: boolean, form?: number): void;
   startPerson(): void;
 }
 
@@ -28,6 +29,12 @@ export const MAX_DISTINCT_TEXTS = 100_000;
 
 export class ColumnCounts implements CellCounter {
   missing = 0;
+  /**
+   * Missing values by the marker that wrote them (`?`, empty, `NA`: the profile's markers, in
+   * order), summing to `missing`: level 1 measures them apart, so the released column writes its
+   * missing values in the form its records use (numeric.ts, missingForm).
+   */
+  readonly missingForms: number[];
   numbers = 0;
   texts = 0;
   /** Numbers that are not integers. */
@@ -50,13 +57,16 @@ export class ColumnCounts implements CellCounter {
   private personValues: Set<string> | undefined;
 
   /**
+   * @param forms how many missing markers there are (one count each).
    * @param parse the cells' parser (a chosen locale number format's, on the second pass); plain
    *   numbers by default, and then the format classes are counted too.
    */
   constructor(
     readonly name: string,
+    forms = 1,
     private readonly parse?: (text: string) => number | undefined,
   ) {
+    this.missingForms = new Array<number>(Math.max(1, forms)).fill(0);
     this.classes = parse ? undefined : new Float64Array(FORMAT_CLASSES);
   }
 
@@ -74,11 +84,13 @@ export class ColumnCounts implements CellCounter {
     this.classes[c]++;
   }
 
-  add(value: string, isMissing: boolean): void {
+  /** @param form the index of the missing marker `value` is (when isMissing). */
+  add(value: string, isMissing: boolean, form = 0): void {
     this.countValue(isMissing ? MISSING_KEY : value);
     this.countClass(value, isMissing);
     if (isMissing) {
       this.missing++;
+      this.missingForms[form]++;
       return;
     }
     const x = (this.parse ?? parseNumber)(value);
@@ -120,7 +132,8 @@ export class ColumnCounts implements CellCounter {
 /** Counts for the named table columns, fed row by row. */
 export class DiscoveryProfile<C extends CellCounter = ColumnCounts> {
   readonly columns: C[];
-  private readonly missing: ReadonlySet<string>;
+  /** Each missing marker's index (its form). */
+  private readonly missing: ReadonlyMap<string, number>;
   private sources: number[] = [];
   /** The unit column's index in the table (the person level), its current person, those seen. */
   private unitSource = -1;
@@ -135,10 +148,10 @@ export class DiscoveryProfile<C extends CellCounter = ColumnCounts> {
     readonly names: readonly string[],
     missingMarkers: readonly string[],
     private readonly unit?: string,
-    make: (name: string) => C = (n) => new ColumnCounts(n) as unknown as C,
+    make: (name: string, forms: number) => C = (n, forms) => new ColumnCounts(n, forms) as unknown as C,
   ) {
-    this.columns = names.map(make);
-    this.missing = new Set(missingMarkers);
+    this.columns = names.map((n) => make(n, missingMarkers.length));
+    this.missing = new Map(missingMarkers.map((m, i) => [m, i]));
   }
 
   /** Maps the profiled names to table columns. */
@@ -179,7 +192,8 @@ export class DiscoveryProfile<C extends CellCounter = ColumnCounts> {
     }
     for (let j = 0; j < this.columns.length; j++) {
       const v = values[this.sources[j]];
-      this.columns[j].add(v, this.missing.has(v));
+      const form = this.missing.get(v);
+      this.columns[j].add(v, form !== undefined, form ?? 0);
     }
   }
 }

@@ -3,7 +3,8 @@
  * does for numbers on the octave grid. Values are the format's internal units (data/formats.ts).
  *
  * Level 1 — one Gaussian histogram: the years 1900–2099 (dates, datetimes) or the 24 hours of the
- * day (times), the missing cells, and the cells that do not parse (or fall outside those years).
+ * day (times), the cells that do not parse (or fall outside those years), and the missing cells
+ * by marker (`?`, empty, `NA`: the released missing category is written in the likeliest).
  * A record is in one bucket: ℓ2 sensitivity √2 (k√2 for k rows per person), σ₁ = Δ/√(2ρ₁).
  * A year or hour is occupied when its noisy count passes OCCUPIED_SIGMAS·σ₁ (a year with no
  * record passes with probability Q(4) = 3·10⁻⁵; 200 years: 0.6% chance of a spurious one), then
@@ -20,7 +21,8 @@
  * cut into equal-mass bins (binPieces). The weekday and hour counts, clipped at 0 and normalized,
  * are the column's shares: decoding draws a day (hour) inside a piece with them (data/decode.ts).
  * The missing category is released as for numbers (missing and unparsed cells above
- * MISSING_SIGMAS of their σ); else such a cell goes to the heaviest bin. No step has a δ.
+ * MISSING_SIGMAS of their σ, √(forms + 1)·σ₁); else such a cell goes to the heaviest bin. No step
+ * has a δ.
  */
 import {
   hourOf,
@@ -60,6 +62,8 @@ function level2Groups(kind: TemporalKind): number {
 /** Exact counts of one temporal column (private). */
 export class TemporalCounts implements CellCounter {
   missing = 0;
+  /** Missing cells by the marker that wrote them (the profile's markers, in order). */
+  readonly missingForms: number[];
   /** Cells that do not parse in the format, or fall outside the grid's years. */
   unparsed = 0;
   /** By fine cell: year·12 + month (dates, datetimes) or minute of the day (times). */
@@ -71,13 +75,16 @@ export class TemporalCounts implements CellCounter {
   constructor(
     readonly name: string,
     readonly format: TemporalFormat,
+    forms = 1,
   ) {
     this.parse = numericParser({ temporal: format });
+    this.missingForms = new Array<number>(Math.max(1, forms)).fill(0);
   }
 
-  add(value: string, isMissing: boolean): void {
+  add(value: string, isMissing: boolean, form = 0): void {
     if (isMissing) {
       this.missing++;
+      this.missingForms[form]++;
       return;
     }
     const x = this.parse(value);
@@ -107,14 +114,14 @@ export class TemporalCounts implements CellCounter {
   /** Temporal counts are of rows (their sensitivity carries the bound k). */
   startPerson(): void {}
 
-  /** Level-1 exact counts: per year (hour), then missing, then unparsed. */
+  /** Level-1 exact counts: per year (hour), then unparsed, then missing by form. */
   level1(): Float64Array {
     const cells = level1Cells(this.format.kind);
-    const out = new Float64Array(cells + 2);
+    const out = new Float64Array(cells + 1 + this.missingForms.length);
     const per = this.format.kind === 'time' ? 60 : 12;
     for (const [cell, c] of this.fine) out[Math.floor(cell / per)] += c;
-    out[cells] = this.missing;
-    out[cells + 1] = this.unparsed;
+    out[cells] = this.unparsed;
+    out.set(this.missingForms, cells + 1);
     return out;
   }
 }
@@ -153,6 +160,8 @@ export interface TemporalDiscovery {
   readonly level2Sigma: number;
   readonly occupied: number;
   readonly missing: { readonly count: number; readonly sigma: number; readonly released: boolean };
+  /** Index of the missing marker of largest noisy count: how a released missing cell is written. */
+  readonly missingForm: number;
 }
 
 function normalizedShares(noisy: ArrayLike<number>): number[] | undefined {
@@ -243,8 +252,13 @@ export function discoverTemporal(
     ...(weekdays ? { weekdays } : {}),
     ...(hours ? { hours } : {}),
   };
-  const missingCount = l1[cells] + l1[cells + 1];
-  const missingSigma = Math.SQRT2 * m1.sigma;
+  // Unreadable cells and each missing form: forms + 1 noisy counts (σ₁ each).
+  let missingCount = 0;
+  let missingForm = 0;
+  for (let i = cells; i < l1.length; i++) missingCount += l1[i];
+  for (let i = cells + 2; i < l1.length; i++)
+    if (l1[i] > l1[cells + 1 + missingForm]) missingForm = i - cells - 1;
+  const missingSigma = Math.sqrt(l1.length - cells) * m1.sigma;
   const released = missingCount > MISSING_SIGMAS * missingSigma;
   const column: NumericColumn = released
     ? { ...binned, temporal }
@@ -255,5 +269,6 @@ export function discoverTemporal(
     level2Sigma: m2.sigma,
     occupied: occupied.length,
     missing: { count: missingCount, sigma: missingSigma, released },
+    missingForm,
   };
 }
