@@ -75,6 +75,21 @@ describe('temporal formats', () => {
     }
   });
 
+  it('reads the token notation too (MM/DD/YYYY, HH:MM)', () => {
+    expect(parseTemporal(date('MM/DD/YYYY'), '03/14/2023')).toBe(day);
+    expect(parseTemporal(date('DD/MM/YYYY'), '14/03/2023')).toBe(day);
+    expect(parseTemporal(date('YYYY-MM-DD'), '2023-03-14')).toBe(day);
+    expect(parseTemporal(time('HH:MM'), '13:20')).toBe(13 * 3600 + 20 * 60);
+    expect(parseTemporal(datetime('YYYY-MM-DDTHH:MM:SSZ'), '2023-03-14T08:00:00Z')).toBe(
+      day * 86_400 + 8 * 3600,
+    );
+    expect(formatTemporal(datetime('YYYY-MM-DDTHH:MM:SSZ'), day * 86_400 + 8 * 3600)).toBe(
+      '2023-03-14T08:00:00Z',
+    );
+    expect(temporalPatternProblem(date('MM/DD/YY'))).toMatch(/two-digit years/);
+    expect(temporalPatternProblem(time('HH:MM:SS'))).toBeUndefined();
+  });
+
   it('names what is wrong with a declared pattern', () => {
     expect(temporalPatternProblem(date('%Y-%m-%d'))).toBeUndefined();
     expect(temporalPatternProblem(date('%Y-%m'))).toMatch(/needs %Y, %m and %d/);

@@ -10,7 +10,8 @@
  * - datetime: seconds since 1970-01-01T00:00:00Z (a zone, when written, is folded into UTC).
  *
  * Temporal formats are strftime patterns (`%Y-%m-%d`, `%m/%d/%Y`, …; Frictionless Table Schema
- * uses the same notation) over the directives %Y %m %d %H %M %S %z. Parsing is strict: a date
+ * uses the same notation) over the directives %Y %m %d %H %M %S %z; the token notation of the app
+ * and of Table Schema imports (`MM/DD/YYYY`, `HH:MM`) is read too (`toStrftime`). Parsing is strict: a date
  * that does not exist (2023-02-30, 2023-13-01) is not a date. No library: the patterns are few
  * and fixed, and `Date.UTC` does the calendar arithmetic.
  *

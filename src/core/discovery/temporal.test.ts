@@ -287,7 +287,7 @@ describe('discoverSchema finds dates, times and locale numbers privately', () =>
       expect(cell(r, 'ch')).not.toMatch(/,/);
       for (const name of ['iso', 'us', 'eu', 'compact', 'time', 'stamp', 'mixed']) {
         const c = by.get(name)!;
-        if (name === 'mixed' && cell(r, name) === '?') continue;
+        if (name === 'mixed' && cell(r, name) === (mixed.missingText ?? '?')) continue;
         expect(parseTemporal(c.temporal!, cell(r, name)), `${name}: ${cell(r, name)}`).toBeDefined();
       }
     }
