@@ -7,6 +7,8 @@
  * it must say so until the curator confirms or edits it.
  */
 
+import type { NumberFormat, TemporalFormat } from './formats.ts';
+
 /**
  * Categories or bins of one column at most (including "missing"): the engine's and the schema
  * editor's cap, checked where a domain is parsed, before anything of that size is built (a domain
@@ -32,13 +34,33 @@ export type ColumnProvenance =
   | { readonly source: 'discovered'; readonly rho: number; readonly delta: number }
   | { readonly source: 'not-dp' };
 
+/**
+ * A column the curator declared a date, a time or a datetime, written in `format` (e.g.
+ * `MM/DD/YYYY`, `HH:MM`): public, free. The setting only; parsing and binning by it belong to the
+ * temporal columns' own module.
+ */
+export interface TemporalDeclaration {
+  readonly kind: 'date' | 'time' | 'datetime';
+  readonly format: string;
+}
+
+export const TEMPORAL_KINDS = ['date', 'time', 'datetime'] as const;
+
 interface ColumnBase {
   readonly name: string;
+  /** Declared temporal type and format (optional; see TemporalDeclaration). */
+  readonly temporal?: TemporalDeclaration;
   /**
    * When true the column has an extra, last category for missing values (the configured
    * missing markers such as `?`, empty or `NA`).
    */
   readonly missing: boolean;
+  /**
+   * How the missing category is written in the released CSV: the source's form (`?`, empty,
+   * `NA`), chosen by discovery from its noisy per-marker counts, or declared. Absent: the first
+   * missing marker, `?`.
+   */
+  readonly missingText?: string;
   /** Set by discovery (and by the release for declared / not-DP columns). */
   readonly provenance?: ColumnProvenance;
   /**
@@ -78,6 +100,24 @@ export interface NumericColumn extends ColumnBase {
    * single-point piece), so decoded values are exactly the released integers, nothing between.
    */
   readonly valueByValue?: boolean;
+  /**
+   * A date, time or datetime column (formats.ts): its values are the format's internal units
+   * (days since 1970-01-01, seconds of the day, seconds since the epoch), parsed in and written
+   * back in `format`. Declared by the curator or discovered privately.
+   */
+  readonly temporal?: TemporalColumnFormat;
+  /** Numbers written with a locale's separators or affixes (formats.ts), read and written so. */
+  readonly numberFormat?: NumberFormat;
+}
+
+/**
+ * A temporal column's format and, when discovered, the noisy shares (summing to 1) of the days of
+ * the week (Monday first; dates and datetimes) and of the hours of the day (datetimes): decoding
+ * draws a value inside its piece with these weights (post-processing; docs/privacy.md).
+ */
+export interface TemporalColumnFormat extends TemporalFormat {
+  readonly weekdays?: readonly number[];
+  readonly hours?: readonly number[];
 }
 
 export interface NumericPiece {
