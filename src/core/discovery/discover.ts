@@ -20,6 +20,7 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn } from './budget.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
+import { categoricalOneWay, type DiscoveredOneWay, numericOneWay } from './one-way.ts';
 import { DiscoveryProfile } from './profile.ts';
 
 /**
@@ -73,6 +74,12 @@ export interface DiscoveredSchema {
   /** Records read (the header excluded; rows of the wrong width included): n. */
   readonly records: number;
   readonly header: readonly string[];
+  /**
+   * Each discovered column's one-way marginal over its released codes, from discovery's own noisy
+   * counts (one-way.ts: post-processing, already paid): the engine's one-way measurements. Row
+   * level only (at the person level the categorical counts are persons, not rows).
+   */
+  readonly paidOneWays: ReadonlyMap<string, DiscoveredOneWay>;
 }
 
 function withProvenance(column: Column, provenance: ColumnProvenance): Column {
@@ -129,11 +136,13 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   // n is public at the row level; at the person level the noisy bounded row count n̂ stands for it.
   const n = opts.unit ? opts.unit.rows : table.rowsRead;
   const bound = opts.unit?.bound ?? 1;
+  const paidOneWays = new Map<string, DiscoveredOneWay>();
   for (const counts of profile!.columns) {
     const l1 = measureLevel1(counts, n, LEVEL1_SHARE * rhoColumn, opts.noise, bound);
     const rest = (1 - LEVEL1_SHARE) * rhoColumn;
     if (looksNumeric(l1)) {
       const d = discoverNumeric(counts, l1, rest, opts.noise, { bins, bound });
+      if (!opts.unit) paidOneWays.set(counts.name, numericOneWay(d.column, d.measured));
       found.set(counts.name, {
         column: d.column,
         detail: {
@@ -148,6 +157,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       });
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
+      if (!opts.unit) paidOneWays.set(counts.name, categoricalOneWay(d.column, n, d.kept, d.selection));
       found.set(counts.name, {
         column: d.column,
         detail: {
@@ -184,6 +194,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     delta: undeclared > 0 ? opts.delta : 0,
     records: table.rowsRead,
     header,
+    paidOneWays,
   };
 }
 
