@@ -17,7 +17,7 @@ import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn } from './budget.ts';
+import { discoveryPerColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
 import { categoricalOneWay, type DiscoveredOneWay, numericOneWay } from './one-way.ts';
@@ -39,7 +39,10 @@ export const DEFAULT_DISCOVERY_SHARE = 0.2;
 export const DEFAULT_DISCOVERED_BINS = 16;
 
 export interface DiscoverOptions
-  extends Pick<TableOptions, 'header' | 'columns' | 'delimiter' | 'trim' | 'maxRecordChars' | 'signal'> {
+  extends Pick<
+    TableOptions,
+    'header' | 'columns' | 'choice' | 'delimiter' | 'trim' | 'maxRecordChars' | 'signal'
+  > {
   /** zCDP budget of the whole discovery. */
   readonly rho: number;
   /** δ for partition selection, over all columns. */

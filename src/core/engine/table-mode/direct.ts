@@ -27,8 +27,8 @@ import {
   uniform,
 } from '../paid-one-ways.ts';
 import type { RelaxedShape } from '../relaxed.ts';
-import { TableBudget } from './budget.ts';
 import { measureOneWays } from './one-way-start.ts';
+import { TableBudget } from './rho-schedule.ts';
 import { asUnit, groupedVersion, unitTable } from './units.ts';
 
 /**
