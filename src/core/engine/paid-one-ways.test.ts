@@ -13,8 +13,8 @@ import {
   uniform,
 } from './paid-one-ways.ts';
 import { runRap } from './rap.ts';
-import { ONE_WAY_SHARE } from './table-mode/budget.ts';
 import { DIRECT_ONE_WAY_SHARE } from './table-mode/direct.ts';
+import { ONE_WAY_SHARE } from './table-mode/rho-schedule.ts';
 import type { RapOptions } from './types.ts';
 
 const SIZES = [3, 2, 4, 2];
