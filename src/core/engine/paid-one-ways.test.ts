@@ -6,6 +6,7 @@ import type { Workload } from '../workload/types.ts';
 import { defaultOptions } from './defaults.ts';
 import {
   combineInverseVariance,
+  fitWeight,
   oneWayShareFor,
   type PaidOneWay,
   type PaidOneWays,
@@ -185,5 +186,24 @@ describe('paid one-ways in table mode (the budget spent once)', () => {
     if (plain.tableMode?.strategy !== 'adaptive') throw new Error('an adaptive trace');
     expect(plain.tableMode.oneWay.rho).toBeCloseTo(ONE_WAY_SHARE * plain.rho, 12);
     expect(plain.rho).toBeCloseTo(report.rho, 15);
+  });
+
+  it('a one-way known exactly (variance 0: one code holds every record) weighs 1 in the fit, never NaN', async () => {
+    // At ε = 0.1 a discovered column can release no category: its one code ("(other)") is n/n, exact.
+    const exact = paidFor(1, 0, 0);
+    expect(rmsSigma(exact.variances)).toBe(0);
+    expect(fitWeight(0.01, 0)).toBe(1);
+    expect(fitWeight(0.01, 0.02)).toBeCloseTo(0.25, 15);
+    for (const tablePlan of ['adaptive', 'mixed'] as const) {
+      const { report } = await runRap({
+        data,
+        workload,
+        options: options({ tablePlan, rounds: 4, perRound: 2 }),
+        noise: seededNoise(1),
+        paidOneWays: [paidFor(0, 1e-4, 1), exact, null, null],
+      });
+      expect(Number.isFinite(report.presentError)).toBe(true);
+      expect(report.tableMode?.rhoSpent).toBeCloseTo(report.rho, 12);
+    }
   });
 });

@@ -59,6 +59,16 @@ export function rmsSigma(variances: ArrayLike<number>): number {
   return Math.sqrt(s / Math.max(1, variances.length));
 }
 
+/**
+ * A table's weight in the fit, w·(σ_min/σ)² (inverse variance, relative to the sharpest table):
+ * σ_min over the tables with σ > 0. A table known exactly (σ = 0: a discovered column whose one
+ * code holds every record, e.g. no category passed partition selection) weighs 1: D' fits a
+ * one-code one-way exactly whatever its weight.
+ */
+export function fitWeight(sigmaMin: number, sigma: number): number {
+  return sigma > 0 && Number.isFinite(sigmaMin) ? (sigmaMin / sigma) ** 2 : 1;
+}
+
 /** The features the engine measures itself (no paid one-way). */
 export function unpaidFeatures(features: number, paid?: PaidOneWays): number[] {
   const out: number[] = [];

@@ -20,6 +20,7 @@ import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/ses
 import { measure, noiseScale } from '../measure.ts';
 import {
   combineInverseVariance,
+  fitWeight,
   oneWayShareFor,
   type PaidOneWays,
   rmsSigma,
@@ -417,13 +418,14 @@ export class TableRounds {
     const all = [...this.measured.values()];
     const own = this.startTargets();
     let sigmaMin = Number.POSITIVE_INFINITY;
-    for (const { f } of own) sigmaMin = Math.min(sigmaMin, start.featureSigmas[f]);
-    for (const m of all) sigmaMin = Math.min(sigmaMin, m.sigma);
+    for (const { f } of own)
+      if (start.featureSigmas[f] > 0) sigmaMin = Math.min(sigmaMin, start.featureSigmas[f]);
+    for (const m of all) if (m.sigma > 0) sigmaMin = Math.min(sigmaMin, m.sigma);
     const tables: TableTarget[] = own.map(({ target, f }) => ({
       ...target,
-      weight: (sigmaMin / start.featureSigmas[f]) ** 2,
+      weight: fitWeight(sigmaMin, start.featureSigmas[f]),
     }));
-    for (const m of all) tables.push(this.target(m, (sigmaMin / m.sigma) ** 2));
+    for (const m of all) tables.push(this.target(m, fitWeight(sigmaMin, m.sigma)));
     return { groups: [], tables };
   }
 
