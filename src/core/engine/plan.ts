@@ -30,7 +30,12 @@ interface PlanBase {
   readonly weights: Float64Array;
 }
 
-/** Query mode: T rounds of K selected queries, or non-adaptive (T = 1, K = m: all at once). */
+/**
+ * Query mode: T rounds of K selected queries (RAP's adaptive rounds), or non-adaptive (T = 1,
+ * K = m: all at once). These kind names are public (the ledger's parameters, the manifest); table
+ * mode's `adaptive` plan is a TablePlan strategy, and the query selection users call adaptive is
+ * the engine's `iterative` rule (input/choices.ts).
+ */
 export interface QueryPlan extends PlanBase {
   readonly kind: 'adaptive' | 'non-adaptive';
   readonly rounds: number;

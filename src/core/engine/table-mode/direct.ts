@@ -17,7 +17,7 @@ import type { NoiseSource } from '../../privacy/noise.ts';
 import { tableSize } from '../../workload/queries.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
-import type { TableTarget } from '../kernels/session.ts';
+import { type TableTarget, tableTarget } from '../kernels/session.ts';
 import { fitTarget, measure, measurementSigma, type NoiseScale } from '../measure.ts';
 import {
   combineInverseVariance,
@@ -126,7 +126,6 @@ export function measureDirect(
     cells += unit.cells;
     const threshold = unitTable(t.features);
     const fresh = measure(asUnit(unit, exact.of(threshold), sizes), sigma, noise);
-    const grouping = unit.grouping ? { grouping: unit.grouping } : {};
     // An uncovered feature's one-way, measured again here: combined with its paid one-way by
     // inverse variance (both of the whole, ungrouped table).
     const own = t.features.length === 1 && !unit.grouping ? paid?.[t.features[0]] : undefined;
@@ -134,7 +133,7 @@ export function measureDirect(
     const raw = both ? both.values : fresh;
     const tableSigma = both ? rmsSigma(both.variances) : sigma;
     return {
-      target: { threshold, weight: t.weight, measured: fitTarget(raw, tableSigma), ...grouping },
+      target: tableTarget(threshold, t.weight, fitTarget(raw, tableSigma), unit.grouping),
       raw,
       sigma: tableSigma,
     };
