@@ -5,7 +5,8 @@
  */
 
 import type { Schema } from '../core/data/schema.ts';
-import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
+import { confirmSchema as confirmedSchema, schemaToJson } from '../core/data/schema-file.ts';
+import { importedSchema } from '../core/data/schema-import.ts';
 import { editedSchema } from '../core/discovery/schema-edit.ts';
 import { InputError } from '../core/errors.ts';
 import { LedgerError } from '../core/ledger/errors.ts';
@@ -131,7 +132,8 @@ export function datasetService(state: AppState): DatasetService {
     },
 
     async importSchema({ datasetId, text, fileName }) {
-      return replaceSchema(datasets.get(datasetId), parseSchemaJson(text, fileName ?? 'the schema file'));
+      const ds = datasets.get(datasetId);
+      return replaceSchema(ds, importedSchema(text, fileName ?? 'the schema file', ds.schema));
     },
 
     async exportSchema({ datasetId }) {

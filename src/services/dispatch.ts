@@ -10,6 +10,7 @@ import { CancelledError } from '../core/engine/process/errors.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
 import { LedgerError } from '../core/ledger/errors.ts';
 import { OutputNotWrittenError } from '../core/release/messages.ts';
+import { TEXT_SETTINGS, type TextSettingName } from '../core/release/spec.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
 
@@ -57,16 +58,17 @@ const ledgerDataset = z.union([
   z.object({ new: z.literal(true) }).strict(),
 ]);
 
+/** Every plain text setting of the release spec (core/release/spec.ts, TEXT_SETTINGS). */
+const textSettings = Object.fromEntries(TEXT_SETTINGS.map((name) => [name, field.optional()])) as Record<
+  TextSettingName,
+  z.ZodOptional<typeof field>
+>;
+
 const settings = z
   .object({
+    ...textSettings,
     epsilon: field,
-    delta: field.optional(),
-    rows: field.optional(),
-    rounds: field.optional(),
-    perRound: field.optional(),
-    oversample: field.optional(),
     mode: z.enum(['query', 'table']).optional(),
-    backend: field.optional(),
     selection: z.enum(['one-shot', 'adaptive']).optional(),
     relaxation: z.enum(['sparsemax', 'softmax']).optional(),
     importance: z.enum(['none', 'history']).optional(),
@@ -74,8 +76,6 @@ const settings = z
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
     ledgerDataset: ledgerDataset.optional(),
-    certify: field.optional(),
-    certifyShare: field.optional(),
     unitColumn: z.string().max(1000).optional(),
     rowsPerPerson: field.optional(),
     exclude: z.array(feature).max(10_000).optional(),

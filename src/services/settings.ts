@@ -20,7 +20,12 @@ import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/acco
 import { warnings as warnings_ } from '../core/release/messages.ts';
 import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
-import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
+import {
+  parseRunSettings,
+  type RunSettings,
+  type RunSettingsText,
+  TEXT_SETTINGS,
+} from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
   BudgetView,
@@ -49,20 +54,13 @@ const blank = (s: string | undefined): s is undefined => s === undefined || s.tr
 /** The Privacy step's fields as the spec module's text settings (the CLI's flags give the same). */
 export function settingsText(input: RunSettingsInput): RunSettingsText {
   return {
+    ...Object.fromEntries(TEXT_SETTINGS.map((name) => [name, input[name]])),
     epsilon: input.epsilon,
-    delta: input.delta,
-    rows: input.rows,
-    rounds: input.rounds,
-    perRound: input.perRound,
-    oversample: input.oversample,
     mode: input.mode,
-    backend: input.backend,
     selection: input.selection,
     relaxation: input.relaxation,
     importance: input.importance,
     seed: input.insecureSeed,
-    certify: input.certify,
-    certifyShare: input.certifyShare,
     ...(input.exclude !== undefined && { exclude: input.exclude }),
   };
 }

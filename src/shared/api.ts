@@ -12,6 +12,10 @@
 import type { ProgressEvent } from '../core/engine/progress.ts';
 import type { ErrorRow, WorkloadErrorTable } from '../core/engine/workload-error-types.ts';
 import type { ReportData } from '../core/release/report/types.ts';
+import type { TextSettingName } from '../core/release/spec.ts';
+
+export type { TextSettingName };
+
 import type { RunStatus } from './constants.ts';
 
 export type AppMode = 'electron' | 'web';
@@ -193,15 +197,9 @@ export type WorkloadErrorsView = Pick<WorkloadErrorTable, 'max' | 'perThreshold'
  * The Privacy step's fields as typed (text), so the services check them with the CLI's rules
  * and return the same messages. Empty optional fields mean "default".
  */
-export interface RunSettingsInput {
+export interface RunSettingsInput extends Readonly<Partial<Record<TextSettingName, string>>> {
   readonly epsilon: string;
-  readonly delta?: string;
-  readonly rows?: string;
-  readonly rounds?: string;
-  readonly perRound?: string;
-  readonly oversample?: string;
   readonly mode?: 'query' | 'table';
-  readonly backend?: string;
   /** Query mode: one-shot top-K (OSAS, default) or adaptive peeling (AS); same privacy cost. */
   readonly selection?: 'one-shot' | 'adaptive';
   /** How the relaxed data stays on the simplex: sparsemax (default) or GEM's softmax. */
@@ -218,10 +216,6 @@ export interface RunSettingsInput {
   readonly domain?: DomainChoice;
   /** The curator's explicit override ("Release over a non-private domain"). */
   readonly allowNonPrivateDomain?: boolean;
-  /** The relative-error pass (PREM) at this margin ζ (0 < ζ < 1); empty: no pass. */
-  readonly certify?: string;
-  /** Its share of the run's ε/ρ (0 < s < 1); empty: the default 0.1. */
-  readonly certifyShare?: string;
   /**
    * One person can appear in several rows: the column that identifies the person (never
    * released). Blank or absent: one row is the unit of privacy.

@@ -7,6 +7,8 @@
  * it must say so until the curator confirms or edits it.
  */
 
+import type { NumberFormat, TemporalFormat } from './formats.ts';
+
 /**
  * Categories or bins of one column at most (including "missing"): the engine's and the schema
  * editor's cap, checked where a domain is parsed, before anything of that size is built (a domain
@@ -98,6 +100,24 @@ export interface NumericColumn extends ColumnBase {
    * single-point piece), so decoded values are exactly the released integers, nothing between.
    */
   readonly valueByValue?: boolean;
+  /**
+   * A date, time or datetime column (formats.ts): its values are the format's internal units
+   * (days since 1970-01-01, seconds of the day, seconds since the epoch), parsed in and written
+   * back in `format`. Declared by the curator or discovered privately.
+   */
+  readonly temporal?: TemporalColumnFormat;
+  /** Numbers written with a locale's separators or affixes (formats.ts), read and written so. */
+  readonly numberFormat?: NumberFormat;
+}
+
+/**
+ * A temporal column's format and, when discovered, the noisy shares (summing to 1) of the days of
+ * the week (Monday first; dates and datetimes) and of the hours of the day (datetimes): decoding
+ * draws a value inside its piece with these weights (post-processing; docs/privacy.md).
+ */
+export interface TemporalColumnFormat extends TemporalFormat {
+  readonly weekdays?: readonly number[];
+  readonly hours?: readonly number[];
 }
 
 export interface NumericPiece {

@@ -6,6 +6,7 @@
  */
 import type { ColumnChoice } from '../data/column-choice.ts';
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
+import { temporalPatternProblem } from '../data/formats.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { type RejectedRows, Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
@@ -16,6 +17,7 @@ import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
+import type { ColumnFormat } from './formats.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
@@ -34,6 +36,8 @@ export interface RawSourcePlan {
    * thresholds, ρ and n only). Never used to encode data.
    */
   readonly provisional: Schema;
+  /** Undeclared columns whose format the curator stated (discover.ts's `formats`). */
+  readonly formats?: ReadonlyMap<string, ColumnFormat>;
   /**
    * The curator's column choice: every read of `path` drops the columns it leaves out as it
    * parses (they are not in `header`, never profiled, counted or encoded). Absent: every column.
@@ -48,6 +52,8 @@ export interface RawSourceOptions {
    * discovered, never in `header`, `undeclared` or the provisional schema.
    */
   readonly unitColumn?: string;
+  /** Undeclared columns whose temporal or number format the curator states (public). */
+  readonly formats?: Readonly<Record<string, ColumnFormat>>;
   /** The columns to read (column-choice.ts); the unit column must be among them. */
   readonly choice?: ColumnChoice;
 }
@@ -77,7 +83,25 @@ export async function planRawSource(
   }
   const columns = header.filter((h) => h !== opts.unitColumn);
   const undeclared = columns.filter((h) => !byName.has(h));
+  const formats = new Map(Object.entries(opts.formats ?? {}));
+  for (const [name, f] of formats) {
+    if (!undeclared.includes(name)) {
+      const why = byName.has(name)
+        ? 'it is declared: give the format in its schema column'
+        : `the table has: ${columns.join(', ')}`;
+      throw new InputError(
+        `${path}: a format is stated for "${name}", which is not a column to discover (${why}).`,
+        {
+          file: path,
+          column: name,
+        },
+      );
+    }
+    const problem = f.temporal ? temporalPatternProblem(f.temporal) : undefined;
+    if (problem) throw new InputError(`${path}: column "${name}": ${problem}.`, { file: path, column: name });
+  }
   return {
+    ...(formats.size > 0 ? { formats } : {}),
     path,
     header: columns,
     declared,
@@ -208,6 +232,7 @@ export async function discoverAndLoad(
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
     declared: plan.declared,
+    ...(plan.formats ? { formats: plan.formats } : {}),
     ...unit,
     ...header,
     ...choice,

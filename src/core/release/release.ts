@@ -9,6 +9,7 @@ import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryPerColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
+import type { ColumnFormat } from '../discovery/formats.ts';
 import {
   type ColumnProvenanceEntry,
   NOT_DP_OVERRIDE,
@@ -85,7 +86,14 @@ export interface DataSource {
    */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
-  readonly discover?: { readonly share?: number };
+  readonly discover?: {
+    readonly share?: number;
+    /**
+     * Undeclared columns whose date/time or locale number format the curator states (public):
+     * their domain is still discovered, without the private format test (discovery/formats.ts).
+     */
+    readonly formats?: Readonly<Record<string, ColumnFormat>>;
+  };
   /**
    * The columns to release (column-choice.ts): every read of the file drops the others as it
    * parses, so a column left out is never profiled, counted, encoded or written, and costs
@@ -105,23 +113,11 @@ export function readChoice(spec: Pick<ReleaseSpec, 'source' | 'unit'>): { readon
   return { choice: spec.unit ? alsoKeeping(choice, spec.unit.column) : choice };
 }
 
-export type EngineOverrides = Partial<
-  Pick<
-    RapOptions,
-    | 'rows'
-    | 'rounds'
-    | 'perRound'
-    | 'oversample'
-    | 'mode'
-    | 'backend'
-    | 'threads'
-    | 'maxSteps'
-    | 'tolerance'
-    | 'selection'
-    | 'relaxation'
-    | 'certify'
-  >
->;
+/**
+ * The engine options a curator may set: all of RapOptions but those the release fixes itself (ε
+ * and δ from the spec, the pinned table plan, the person unit after bounding).
+ */
+export type EngineOverrides = Partial<Omit<RapOptions, 'epsilon' | 'delta' | 'tablePlan' | 'unit'>>;
 
 /** What the curator asks for: all public. */
 export interface ReleaseSpec {
@@ -270,7 +266,12 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           spec.source.path,
           schema.columns,
           { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-          { ...header, ...choice, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+          {
+            ...header,
+            ...choice,
+            ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
+            ...(spec.source.discover?.formats ? { formats: spec.source.discover.formats } : {}),
+          },
         )
       : null;
   // Every column declared: nothing to discover, the declared schema is the whole schema (at the

@@ -1,12 +1,13 @@
 /** The Privacy step: the curator's settings (as typed) and the public plan the services compute. */
 import { defineStore } from 'pinia';
-import { reactive, ref, shallowRef, watch } from 'vue';
-import type { DomainChoice, RunPlanView, RunSettingsInput } from '../../../shared/api';
+import { computed, reactive, ref, shallowRef, watch } from 'vue';
+import type { DomainChoice, RunPlanView, RunSettingsInput, TextSettingName } from '../../../shared/api';
 import { call } from '../api/bridge';
 import { useAppStore } from './app';
 import { useDataStore } from './data';
 
-export interface SettingsForm {
+/** The form: every plain text setting of the release spec (optional: blank is the default), and the rest. */
+export interface SettingsForm extends Partial<Record<TextSettingName, string>> {
   epsilon: string;
   delta: string;
   rows: string;
@@ -91,6 +92,17 @@ export const usePrivacyStore = defineStore('privacy', () => {
   );
   const plan = shallowRef<RunPlanView | null>(null);
   const planning = ref(false);
+  /**
+   * The plan is stale from the moment anything it depends on changes (markStale, before the
+   * re-plan's pause) until a plan asked for after that change arrives: Run waits for a current
+   * plan, and so can a test, without knowing the pause.
+   */
+  const edits = ref(0);
+  const plannedAt = ref(0);
+  const stale = computed(() => planning.value || plannedAt.value !== edits.value);
+  function markStale(): void {
+    edits.value++;
+  }
   const planError = ref<string | null>(null);
   const cap = reactive({ epsilon: '', delta: '' });
   let seq = 0;
@@ -115,11 +127,13 @@ export const usePrivacyStore = defineStore('privacy', () => {
       return;
     }
     const mine = ++seq;
+    const at = edits.value;
     planning.value = true;
     try {
       const p = await call('runPlan', { datasetId: ds.id, settings: settings() });
       if (mine === seq) {
         plan.value = p;
+        plannedAt.value = at;
         planError.value = null;
       }
     } catch (err) {
@@ -148,5 +162,5 @@ export const usePrivacyStore = defineStore('privacy', () => {
     return true;
   }
 
-  return { form, plan, planning, planError, cap, settings, refresh, setCap };
+  return { form, plan, planning, stale, markStale, planError, cap, settings, refresh, setCap };
 });
