@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { checkDeclaredFit } from '../data/fit.ts';
+import { hasOwnHeader } from '../data/formats/format.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
@@ -396,7 +397,9 @@ export async function releaseColumnNames(
   said: boolean | undefined,
 ): Promise<readonly string[]> {
   const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
-  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  // A Parquet (or other self-describing) file names its columns in its schema: no guess.
+  if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
+    throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
 }
 

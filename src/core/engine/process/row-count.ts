@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
 import { detectDelimiter } from '../../data/csv.ts';
+import { hasOwnHeader } from '../../data/formats/format.ts';
+import { readFormatRecords } from '../../data/formats/read.ts';
 import { holdsNames } from '../../data/header.ts';
 import { InputError } from '../../errors.ts';
 import { cannotRead } from '../../input/files.ts';
@@ -73,6 +75,7 @@ function isHeader(firstRecord: string, names: readonly string[]): boolean {
 }
 
 export async function fingerprintAndCountRows(file: string, names: readonly string[]): Promise<FileFacts> {
+  if (hasOwnHeader(file)) return formatFacts(file);
   const hash = createHash('sha256');
   const counter = new RecordCounter();
   try {
@@ -88,4 +91,12 @@ export async function fingerprintAndCountRows(file: string, names: readonly stri
   const rows = counter.records - (hasHeader ? 1 : 0);
   if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
   return { fingerprint: hash.digest('hex'), rows, hasHeader };
+}
+
+/** A Parquet (or other self-describing) file: SHA-256 of its bytes, and its rows (the reader's count). */
+async function formatFacts(file: string): Promise<FileFacts> {
+  const read = await readFormatRecords(file, () => {});
+  const rows = read.records - 1;
+  if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
+  return { fingerprint: read.fingerprint, rows, hasHeader: true };
 }
