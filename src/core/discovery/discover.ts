@@ -17,7 +17,7 @@ import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn } from './budget.ts';
+import { discoveryPerColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
 import { DiscoveryProfile } from './profile.ts';

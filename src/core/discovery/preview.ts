@@ -9,7 +9,7 @@
  * sentence is said of every discovered column, "if categorical".
  */
 import { makePartitionSelection } from '../privacy/partition-selection.ts';
-import { discoveryPerColumn, type ReleaseBudget } from './budget.ts';
+import { discoveryPerColumn, type ReleaseBudget } from './budget-split.ts';
 import { OTHER_SIGMAS } from './categorical.ts';
 import { LEVEL1_SHARE } from './discover.ts';
 

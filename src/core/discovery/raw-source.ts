@@ -13,7 +13,7 @@ import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget.ts';
+import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';

@@ -159,7 +159,7 @@ export function planRun(input: RapInput): RunPlan {
   }
   if (o.mode === 'table') {
     // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
-    // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/budget.ts): the run
+    // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/rho-schedule.ts): the run
     // ends when the budget is spent.
     const rule = defaultTablePlan({ rho, n: rowsForRules, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);

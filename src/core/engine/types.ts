@@ -6,9 +6,9 @@ import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
-import type { ErrorTables } from './error-tables.ts';
 import type { PersonUnit } from './measure.ts';
 import type { ProgressEvent } from './progress.ts';
+import type { ErrorTables } from './workload-error-types.ts';
 
 /**
  * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
@@ -203,7 +203,7 @@ export interface TableModeFallback {
 /** One table-mode measurement (several share a round: one projection after them). */
 export interface TableMeasurementRecord {
   readonly round: number;
-  /** 1-based measurement number (its budget share, table-mode/budget.ts). */
+  /** 1-based measurement number (its budget share, table-mode/rho-schedule.ts). */
   readonly measurement: number;
   readonly features: readonly number[];
   readonly thresholds: readonly number[];

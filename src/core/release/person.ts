@@ -23,7 +23,7 @@ import { Rejections } from '../data/rejections.ts';
 import type { Schema } from '../data/schema.ts';
 import { readTable } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
-import type { ReleaseBudget } from '../discovery/budget.ts';
+import type { ReleaseBudget } from '../discovery/budget-split.ts';
 import { InputError } from '../errors.ts';
 import { epsilonFromRho } from '../privacy/accounting.ts';
 import {

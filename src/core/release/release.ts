@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { hasOwnHeader } from '../data/formats/format.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
@@ -6,7 +7,7 @@ import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
-import { discoveryPerColumn } from '../discovery/budget.ts';
+import { discoveryPerColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
   type ColumnProvenanceEntry,
@@ -27,8 +28,7 @@ import { defaultOptions } from '../engine/defaults.ts';
 import { type EngineSpawner, startEngine } from '../engine/process/client.ts';
 import { CancelledError } from '../engine/process/errors.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
-import { type PublicPlan, publicPlan } from '../engine/process/public-plan.ts';
-import { type FileFacts, fingerprintAndCountRows } from '../engine/process/row-count.ts';
+import { type PublicPlan, publicPlan } from '../engine/public-plan.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
 import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../../../src/core/data/schema.ts';
-import { discoveryPerColumn, splitBudget } from '../../../src/core/discovery/budget.ts';
+import { discoveryPerColumn, splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
 import { makePartitionSelection } from '../../../src/core/privacy/partition-selection.ts';
 import { parseSettings, planView } from '../../../src/services/settings.ts';
