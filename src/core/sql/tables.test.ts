@@ -157,16 +157,16 @@ describe('the counting SQL', () => {
     );
   });
 
-  it('the Spark SQL of docs/scale-out.md is this module's', () => {
-  const q = groupingSetsQuery(
-    { kind: 'table', schema: 'warehouse', table: 'adult' },
-    [['age', 'sex', 'income'], ['age'], ['sex'], ['income'], []],
-    'spark',
-  );
-  expect(q.sql).toContain('FROM `warehouse`.`adult`');
-  expect(q.sql).toContain("COALESCE(CAST(`age` AS STRING), '') AS `v0`");
-  expect(q.sql).toMatch(
-    /GROUP BY GROUPING SETS \(\(`v0`, `v1`, `v2`\), \(`v0`\), \(`v1`\), \(`v2`\), \(\)\)$/,
-  );
+  it('the Spark SQL in docs/scale-out.md comes from this module', () => {
+    const q = groupingSetsQuery(
+      { kind: 'table', schema: 'warehouse', table: 'adult' },
+      [['age', 'sex', 'income'], ['age'], ['sex'], ['income'], []],
+      'spark',
+    );
+    expect(q.sql).toContain('FROM `warehouse`.`adult`');
+    expect(q.sql).toContain("COALESCE(CAST(`age` AS STRING), '') AS `v0`");
+    expect(q.sql).toMatch(
+      /GROUP BY GROUPING SETS \(\(`v0`, `v1`, `v2`\), \(`v0`\), \(`v1`\), \(`v2`\), \(\)\)$/,
+    );
+  });
 });
-})
