@@ -38,7 +38,10 @@ export const DEFAULT_DISCOVERY_SHARE = 0.2;
 export const DEFAULT_DISCOVERED_BINS = 16;
 
 export interface DiscoverOptions
-  extends Pick<TableOptions, 'header' | 'columns' | 'delimiter' | 'trim' | 'maxRecordChars' | 'signal'> {
+  extends Pick<
+    TableOptions,
+    'header' | 'columns' | 'choice' | 'delimiter' | 'trim' | 'maxRecordChars' | 'signal'
+  > {
   /** zCDP budget of the whole discovery. */
   readonly rho: number;
   /** δ for partition selection, over all columns. */

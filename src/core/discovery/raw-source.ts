@@ -4,6 +4,7 @@
  * T and K, a readability check that keeps nothing), and what happens after (private discovery,
  * then encoding against the discovered schema with every record kept).
  */
+import type { ColumnChoice } from '../data/column-choice.ts';
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { type RejectedRows, Rejections } from '../data/rejections.ts';
@@ -33,6 +34,11 @@ export interface RawSourcePlan {
    * thresholds, ρ and n only). Never used to encode data.
    */
   readonly provisional: Schema;
+  /**
+   * The curator's column choice: every read of `path` drops the columns it leaves out as it
+   * parses (they are not in `header`, never profiled, counted or encoded). Absent: every column.
+   */
+  readonly choice?: ColumnChoice;
 }
 
 export interface RawSourceOptions {
@@ -42,6 +48,8 @@ export interface RawSourceOptions {
    * discovered, never in `header`, `undeclared` or the provisional schema.
    */
   readonly unitColumn?: string;
+  /** The columns to read (column-choice.ts); the unit column must be among them. */
+  readonly choice?: ColumnChoice;
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -51,7 +59,10 @@ export async function planRawSource(
   budget: { epsilon: number; delta: number; share: number },
   opts: RawSourceOptions = {},
 ): Promise<RawSourcePlan> {
-  const { header } = await readTableHeader(path, opts.header === undefined ? {} : { header: opts.header });
+  const { header } = await readTableHeader(path, {
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+    ...(opts.choice ? { choice: opts.choice } : {}),
+  });
   const byName = new Map(declared.map((c) => [c.name, c]));
   for (const c of declared) {
     if (!header.includes(c.name)) {
@@ -74,6 +85,7 @@ export async function planRawSource(
     share: budget.share,
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
     provisional: provisionalSchema(columns, declared),
+    ...(opts.choice ? { choice: opts.choice } : {}),
   };
 }
 
@@ -92,7 +104,10 @@ export function provisionalSchema(header: readonly string[], declared: readonly 
  * checked against the declared columns, which are used exactly (the release refuses a misfit).
  */
 export async function checkRawSource(plan: RawSourcePlan, opts: RawSourceOptions = {}): Promise<FitCheck> {
-  return checkDeclaredFit(plan.path, plan.declared, opts.header === undefined ? {} : { header: opts.header });
+  return checkDeclaredFit(plan.path, plan.declared, {
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+    ...(plan.choice ? { choice: plan.choice } : {}),
+  });
 }
 
 /**
@@ -122,6 +137,7 @@ export async function checkDiscoverable(
     {
       raggedAsMissing: true,
       ...(opts.header === undefined ? {} : { header: opts.header }),
+      ...(plan.choice ? { choice: plan.choice } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     },
   );
@@ -178,6 +194,8 @@ export async function discoverAndLoad(
 ): Promise<DiscoveredSource> {
   const header = opts.person ? { header: true } : opts.header === undefined ? {} : { header: opts.header };
   const file = opts.person ? opts.person.file : plan.path;
+  // The bounded file (person level) holds the kept columns only; the curator's file is read through the choice.
+  const choice = !opts.person && plan.choice ? { choice: plan.choice } : {};
   const unit =
     opts.person && opts.unitColumn !== undefined
       ? { unit: { column: opts.unitColumn, bound: opts.person.bound, rows: opts.person.rows } }
@@ -191,6 +209,7 @@ export async function discoverAndLoad(
     declared: plan.declared,
     ...unit,
     ...header,
+    ...choice,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const loaded = await loadCsv(file, {
@@ -198,6 +217,7 @@ export async function discoverAndLoad(
     outOfDomain: (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other'),
     raggedAsMissing: true,
     ...header,
+    ...choice,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (loaded.dataset.n !== n || discovery.records !== n) {

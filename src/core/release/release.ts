@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { hasOwnHeader } from '../data/formats/format.ts';
@@ -86,6 +87,23 @@ export interface DataSource {
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
   readonly discover?: { readonly share?: number };
+  /**
+   * The columns to release (column-choice.ts): every read of the file drops the others as it
+   * parses, so a column left out is never profiled, counted, encoded or written, and costs
+   * nothing. `schema` holds no column it leaves out (dataSource and withColumnChoice, spec.ts).
+   * Absent: every column of the table (or of a declared schema without discovery).
+   */
+  readonly columns?: ColumnChoice;
+}
+
+/**
+ * The choice every read of the release's source applies: the curator's, with the person level's
+ * unit column kept (it is read for bounding, then dropped: never released).
+ */
+export function readChoice(spec: Pick<ReleaseSpec, 'source' | 'unit'>): { readonly choice?: ColumnChoice } {
+  const choice = spec.source.columns;
+  if (!choice) return {};
+  return { choice: spec.unit ? alsoKeeping(choice, spec.unit.column) : choice };
 }
 
 export type EngineOverrides = Partial<
@@ -210,6 +228,7 @@ export interface Committed {
 export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
+  const choice = readChoice(spec);
   // Refused before anything else: a domain read off the data without DP leaks.
   const notDp = notDpColumns(schema);
   if (notDp.length > 0 && !spec.allowNonPrivateDomain) {
@@ -220,8 +239,13 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const unitSpec = spec.unit ?? null;
   const names =
     discovering || unitSpec
-      ? await releaseColumnNames(spec.source.path, spec.source.header)
+      ? await releaseColumnNames(spec.source.path, spec.source.header, choice.choice)
       : schema.columns.map((c) => c.name);
+  // A declared release reads the schema's columns only; the choice's names are still checked
+  // against the header here, before anything is reserved.
+  if (choice.choice && !(discovering || unitSpec)) {
+    await readTableHeader(spec.source.path, { ...header, ...choice, expectedNames: names });
+  }
   if (unitSpec) {
     checkUnitColumn(spec.source.path, unitSpec, names, schema);
     const undeclared = names.filter(
@@ -247,7 +271,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           spec.source.path,
           schema.columns,
           { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-          { ...header, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+          { ...header, ...choice, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
         )
       : null;
   // Every column declared: nothing to discover, the declared schema is the whole schema (at the
@@ -395,11 +419,20 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
 export async function releaseColumnNames(
   file: string,
   said: boolean | undefined,
+  choice?: ColumnChoice,
 ): Promise<readonly string[]> {
+<<<<<<< HEAD
   const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
   // A Parquet (or other self-describing) file names its columns in its schema: no guess.
   if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
     throw guessedHeaderRefusal(file, shape.firstLine);
+=======
+  const shape = await readTableHeader(file, {
+    ...(said === undefined ? {} : { header: said }),
+    ...(choice ? { choice } : {}),
+  });
+  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+>>>>>>> main
   return shape.header;
 }
 
@@ -471,11 +504,13 @@ export async function validate(
     warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return { ...prepared, stage: 'validated', loaded: null };
   }
+  const choice = readChoice(prepared.spec);
   const loaded = await loadCsv(source.path, {
     schema: source.schema,
     signal,
     raggedAsMissing: true,
     ...header,
+    ...choice,
   });
   // The ledger records the bytes fingerprinted when n was counted; the file must not change meanwhile.
   if (loaded.fingerprint !== prepared.facts.fingerprint) throw fileChangedWhileRead(source.path);
@@ -483,7 +518,11 @@ export async function validate(
   // reservation, rather than dropped (which would make the engine's n differ from the ledger's).
   if (loaded.dataset.n !== prepared.facts.rows) {
     // The first record that does not fit, with its value, for the curator's message.
-    const check = await checkDeclaredFit(source.path, source.schema.columns, { ...header, signal });
+    const check = await checkDeclaredFit(source.path, source.schema.columns, {
+      ...header,
+      ...choice,
+      signal,
+    });
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
@@ -565,6 +604,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         personNoise(spec),
         {
           ...header,
+          ...readChoice(spec),
           ...(signal ? { signal } : {}),
         },
       );
