@@ -421,18 +421,13 @@ export async function releaseColumnNames(
   said: boolean | undefined,
   choice?: ColumnChoice,
 ): Promise<readonly string[]> {
-<<<<<<< HEAD
-  const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
-  // A Parquet (or other self-describing) file names its columns in its schema: no guess.
-  if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
-    throw guessedHeaderRefusal(file, shape.firstLine);
-=======
   const shape = await readTableHeader(file, {
     ...(said === undefined ? {} : { header: said }),
     ...(choice ? { choice } : {}),
   });
-  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
->>>>>>> main
+  // A Parquet (or other self-describing) file names its columns in its schema: no guess.
+  if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
+    throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
 }
 
