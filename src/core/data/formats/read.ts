@@ -2,6 +2,7 @@
 import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../csv.ts';
 import { tableFormat, unsupportedFormat } from './format.ts';
 import { readParquetRecords } from './parquet.ts';
+import { readXlsxRecords } from './xlsx.ts';
 
 export async function readFormatRecords(
   file: string,
@@ -12,6 +13,8 @@ export async function readFormatRecords(
   switch (format) {
     case 'parquet':
       return readParquetRecords(file, onRecord, opts);
+    case 'xlsx':
+      return readXlsxRecords(file, onRecord, opts);
     default:
       throw unsupportedFormat(file, format);
   }
