@@ -2,6 +2,7 @@ import path from 'node:path';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
+import { withFileDeclarations } from '../data/formats/declarations.ts';
 import { hasOwnHeader } from '../data/formats/format.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
@@ -225,7 +226,18 @@ export interface Committed {
 
 // ---- 1. prepare ------------------------------------------------------------------------------
 
-export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+  // A discovering release takes the file's own declarations (SPSS value labels) as declared.
+  const spec: ReleaseSpec =
+    given.source.discover === undefined
+      ? given
+      : {
+          ...given,
+          source: {
+            ...given.source,
+            schema: await withFileDeclarations(given.source.path, given.source.schema, given.source.columns),
+          },
+        };
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
   const choice = readChoice(spec);

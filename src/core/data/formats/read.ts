@@ -2,6 +2,7 @@
 import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../csv.ts';
 import { tableFormat, unsupportedFormat } from './format.ts';
 import { readParquetRecords } from './parquet.ts';
+import { readSavRecords } from './sav.ts';
 import { readXlsxRecords } from './xlsx.ts';
 
 export async function readFormatRecords(
@@ -15,6 +16,8 @@ export async function readFormatRecords(
       return readParquetRecords(file, onRecord, opts);
     case 'xlsx':
       return readXlsxRecords(file, onRecord, opts);
+    case 'sav':
+      return readSavRecords(file, onRecord, opts);
     default:
       throw unsupportedFormat(file, format);
   }

@@ -77,3 +77,79 @@ export function xlsxBytes(rows: readonly (readonly (string | number | null)[])[]
   };
   return zip(Object.entries(files).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })));
 }
+
+/** A variable of a test .sav file: numeric (with value labels) or a string of at most 8 bytes. */
+export interface SavVariable {
+  readonly name: string;
+  readonly type: 'numeric' | 'string';
+  readonly labels?: readonly (readonly [number, string])[];
+}
+
+/**
+ * A minimal uncompressed SPSS system file (the layout PSPP documents: header, variable records,
+ * value labels, dictionary end, then 8-byte cells). Numeric null is SYSMIS.
+ */
+export function savBytes(
+  vars: readonly SavVariable[],
+  rows: readonly (readonly (number | string | null)[])[],
+): Buffer {
+  const parts: Buffer[] = [];
+  const i32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(n);
+    return b;
+  };
+  const f64 = (x: number) => {
+    const b = Buffer.alloc(8);
+    b.writeDoubleLE(x);
+    return b;
+  };
+  const text = (s: string, len: number) => Buffer.from(s.padEnd(len, ' ').slice(0, len), 'latin1');
+  parts.push(
+    Buffer.from('$FL2', 'latin1'),
+    text('@(#) SPSS DATA FILE rap-studio test fixture', 60),
+    i32(2),
+    i32(vars.length),
+    i32(0),
+    i32(0),
+    i32(rows.length),
+    f64(100),
+    text('01 Jan 26', 9),
+    text('00:00:00', 8),
+    text('', 64),
+    Buffer.alloc(3),
+  );
+  for (const v of vars) {
+    const format = v.type === 'numeric' ? (5 << 16) | (8 << 8) | 0 : (1 << 16) | (8 << 8);
+    parts.push(
+      i32(2),
+      i32(v.type === 'numeric' ? 0 : 8),
+      i32(0),
+      i32(0),
+      i32(format),
+      i32(format),
+      text(v.name, 8),
+    );
+  }
+  vars.forEach((v, index) => {
+    if (!v.labels?.length) return;
+    parts.push(i32(3), i32(v.labels.length));
+    for (const [value, label] of v.labels) {
+      const bytes = Buffer.from(label, 'latin1');
+      const padded = Math.ceil((bytes.length + 1) / 8) * 8;
+      const cell = Buffer.alloc(padded, 0x20);
+      cell[0] = bytes.length;
+      bytes.copy(cell, 1);
+      parts.push(f64(value), cell);
+    }
+    parts.push(i32(4), i32(1), i32(index + 1));
+  });
+  parts.push(i32(999), i32(0));
+  for (const row of rows) {
+    row.forEach((value, j) => {
+      if (vars[j].type === 'numeric') parts.push(f64(value === null ? -Number.MAX_VALUE : Number(value)));
+      else parts.push(text(value === null ? '' : String(value), 8));
+    });
+  }
+  return Buffer.concat(parts);
+}
