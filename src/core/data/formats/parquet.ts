@@ -71,3 +71,20 @@ export async function readParquetRecords(
   opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
   return { file, delimiter: ',', totalBytes, records, blankLines: 0, fingerprint };
 }
+
+/** A Parquet file's row count, from its footer (no row is read); a damaged file is refused. */
+export async function parquetRowCount(file: string): Promise<number> {
+  return withDuckDb(async (c) => {
+    try {
+      const r = await c.runAndReadAll(
+        `SELECT COUNT(*) FROM ${relationSql({ kind: 'parquet', path: file }, 'duckdb')}`,
+      );
+      return Number(r.getRows()[0][0]);
+    } catch {
+      throw new InputError(
+        `${file}: not a readable Parquet file (its footer or schema is damaged). Export it again, or release a CSV.`,
+        { file },
+      );
+    }
+  });
+}
