@@ -2,6 +2,8 @@ import path from 'node:path';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
+import { withFileDeclarations } from '../data/formats/declarations.ts';
+import { hasOwnHeader } from '../data/formats/format.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
@@ -221,7 +223,18 @@ export interface Committed {
 
 // ---- 1. prepare ------------------------------------------------------------------------------
 
-export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+  // A discovering release takes the file's own declarations (SPSS value labels) as declared.
+  const spec: ReleaseSpec =
+    given.source.discover === undefined
+      ? given
+      : {
+          ...given,
+          source: {
+            ...given.source,
+            schema: await withFileDeclarations(given.source.path, given.source.schema, given.source.columns),
+          },
+        };
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
   const choice = readChoice(spec);
@@ -426,7 +439,9 @@ export async function releaseColumnNames(
     ...(said === undefined ? {} : { header: said }),
     ...(choice ? { choice } : {}),
   });
-  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  // A Parquet (or other self-describing) file names its columns in its schema: no guess.
+  if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
+    throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
 }
 
