@@ -2,6 +2,8 @@ import path from 'node:path';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
+import { withFileDeclarations } from '../data/formats/declarations.ts';
+import { hasOwnHeader } from '../data/formats/format.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
@@ -18,6 +20,7 @@ import {
   notDpRefusal,
   provenanceEntries,
 } from '../discovery/not-dp.ts';
+import { paidOneWaysFor } from '../discovery/one-way.ts';
 import {
   checkDiscoverable,
   checkRawSource,
@@ -220,7 +223,18 @@ export interface Committed {
 
 // ---- 1. prepare ------------------------------------------------------------------------------
 
-export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+  // A discovering release takes the file's own declarations (SPSS value labels) as declared.
+  const spec: ReleaseSpec =
+    given.source.discover === undefined
+      ? given
+      : {
+          ...given,
+          source: {
+            ...given.source,
+            schema: await withFileDeclarations(given.source.path, given.source.schema, given.source.columns),
+          },
+        };
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
   const choice = readChoice(spec);
@@ -425,7 +439,9 @@ export async function releaseColumnNames(
     ...(said === undefined ? {} : { header: said }),
     ...(choice ? { choice } : {}),
   });
-  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  // A Parquet (or other self-describing) file names its columns in its schema: no guess.
+  if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
+    throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
 }
 
@@ -628,12 +644,17 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     // to the discovered domains here (post-processing of DP outputs) rather than refused after
     // the reservation.
     if (reserved.raw) options = fitQueryRounds(options, data.dataset.schema, spec.workload);
+    // Discovery's one-way histograms are the engine's one-way measurements (budget spent once;
+    // discovery/one-way.ts): row level only.
+    const paid =
+      discovery && !person ? paidOneWaysFor(discovery.paidOneWays, data.dataset.schema, data.dataset.n) : [];
     const engine = startEngine(
       {
         data: data.dataset,
         workload: spec.workload,
         options,
         noise: spec.noise,
+        ...(paid.some((p) => p !== null) ? { paidOneWays: paid } : {}),
         ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
         ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
       },
