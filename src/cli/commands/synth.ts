@@ -15,7 +15,12 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
-import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
+import {
+  discoveryLossPreview,
+  hierarchyPreview,
+  hierarchySentences,
+  lossSentence,
+} from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
@@ -44,6 +49,7 @@ import {
 import { reportPathsFor, writeReportsBeside } from '../../core/release/report/index.ts';
 import {
   dataSource,
+  parseHierarchies,
   parseRunSettings,
   type RunSettingsText,
   releaseSpec,
@@ -82,6 +88,7 @@ export interface SynthFlags {
   confirmCap?: boolean;
   name?: string;
   discoveryShare?: string;
+  hierarchy?: string[];
   dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
@@ -267,22 +274,25 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
 
 async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
   const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
+  const hierarchies = flags.hierarchy?.length ? { hierarchies: parseHierarchies(flags.hierarchy) } : {};
   if (flags.domain !== undefined || flags.schema !== undefined) {
     const schema = await schemaFromOptions(flags);
     if (flags.domain !== undefined) {
       if (share !== undefined) throw new InputError('--discovery-share needs a raw CSV (no --domain)');
+      if (flags.hierarchy?.length) throw new InputError('--hierarchy needs a raw CSV (no --domain)');
       return { path: flags.data, schema };
     }
     if (!flags.discoverUndeclared) {
       if (share !== undefined)
         throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
-      return dataSource({ path: flags.data, schema, undeclared: 'as-read' });
+      return dataSource({ path: flags.data, schema, undeclared: 'as-read', ...hierarchies });
     }
     return dataSource({
       path: flags.data,
       schema,
       undeclared: 'discover',
       ...(share !== undefined && { share }),
+      ...hierarchies,
     });
   }
   const empty: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
@@ -291,6 +301,7 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
     schema: empty,
     undeclared: 'discover',
     ...(share !== undefined && { share }),
+    ...hierarchies,
   });
 }
 
@@ -367,8 +378,15 @@ async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void
       `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns ` +
         `(each ρ = ${(b.rhoDiscovery / raw.undeclared.length).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
     );
+    const marked = raw.hierarchies ?? {};
     const preview = discoveryLossPreview(b, raw.undeclared);
-    for (const p of preview) out.push(`  ${lossSentence(p, spec.epsilon)}`);
+    for (const p of preview) {
+      const h = marked[p.name];
+      const lines = h
+        ? hierarchySentences(p.name, hierarchyPreview(b, raw.undeclared.length, h), spec.epsilon)
+        : [lossSentence(p, spec.epsilon)];
+      for (const line of lines) out.push(`  ${line}`);
+    }
     if (preview.length > 0) {
       const p = preview[0];
       out.push(
@@ -466,6 +484,11 @@ export function register(program: Command): void {
     .option(
       '--discovery-share <s>',
       'share of the budget for discovering undeclared columns privately (0 < s < 1); default 0.2',
+    )
+    .option(
+      '--hierarchy <col=levels>',
+      'a column of hierarchical codes, discovered level by level from the top (repeatable): a preset (icd10, postcode, naics) or prefix lengths, e.g. zip=postcode, code=1,3,full; add ,full-codes to decode to released full codes',
+      (v: string, acc: string[] = []) => [...acc, v],
     )
     .option(
       '--allow-non-private-domain',

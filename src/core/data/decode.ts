@@ -9,7 +9,8 @@
  * of the bin by weight, then a value inside the piece.
  */
 import { secureNoise } from '../privacy/noise.ts';
-import type { Column, NumericColumn, NumericPiece, Schema } from './schema.ts';
+import { leavesUnder } from './hierarchy.ts';
+import type { CategoricalColumn, Column, NumericColumn, NumericPiece, Schema } from './schema.ts';
 import { domainSize } from './schema.ts';
 import { binOf, DEFAULT_MISSING_MARKERS, integerRange } from './values.ts';
 
@@ -105,6 +106,26 @@ function decodeBin(column: NumericColumn, bin: number, opts: DecodeOptions): str
   return shortText(edges, bin, x);
 }
 
+const leavesByColumn = new WeakMap<CategoricalColumn, number[][]>();
+
+/**
+ * A hierarchical column whose curator asked for full-length codes: a released prefix becomes a
+ * released leaf under it, uniformly (post-processing of the released domain; hierarchy.ts); a
+ * prefix with no released leaf under it stays itself (no code the release did not publish).
+ */
+function decodeCategory(column: CategoricalColumn, code: number, opts: DecodeOptions): string {
+  if (!column.hierarchy?.fullCodes) return column.categories[code];
+  let leaves = leavesByColumn.get(column);
+  if (!leaves) {
+    leaves = leavesUnder(column.hierarchy, column.categories);
+    leavesByColumn.set(column, leaves);
+  }
+  const under = leaves[code];
+  if (under.length === 0) return column.categories[code];
+  const random = opts.random ?? defaultRandom();
+  return column.categories[under[Math.min(under.length - 1, Math.floor(random() * under.length))]];
+}
+
 /** The text for code `code` of `column`. */
 export function decodeValue(column: Column, code: number, opts: DecodeOptions = {}): string {
   const size = domainSize(column);
@@ -112,7 +133,7 @@ export function decodeValue(column: Column, code: number, opts: DecodeOptions = 
     throw new RangeError(`code ${code} is outside column "${column.name}" (domain size ${size})`);
   }
   if (column.missing && code === size - 1) return opts.missingMarker ?? DEFAULT_MISSING_MARKERS[0];
-  return column.kind === 'categorical' ? column.categories[code] : decodeBin(column, code, opts);
+  return column.kind === 'categorical' ? decodeCategory(column, code, opts) : decodeBin(column, code, opts);
 }
 
 /** Rows of text, one at a time, from codes per column: `codes[j][i]` is row i's code for column j. */

@@ -6,6 +6,7 @@
  * an inferred schema leaks information about the data, so every screen and report that uses
  * it must say so until the curator confirms or edits it.
  */
+import type { Hierarchy } from './hierarchy.ts';
 
 /**
  * Categories or bins of one column at most (including "missing"): the engine's and the schema
@@ -56,6 +57,11 @@ interface ColumnBase {
 export interface CategoricalColumn extends ColumnBase {
   readonly kind: 'categorical';
   readonly categories: readonly string[];
+  /**
+   * Hierarchical codes (hierarchy.ts): the categories are keys of several levels (`C`, `C34`,
+   * `C34.90`), and a value is encoded as its finest key among them.
+   */
+  readonly hierarchy?: Hierarchy;
 }
 
 /**
@@ -98,6 +104,11 @@ export interface Schema {
    * leak that confirming does not undo. Reports may say so.
    */
   readonly confirmedFromInferred?: boolean;
+  /**
+   * Columns the curator marked as hierarchical codes without declaring their categories (a schema
+   * file's column with a `hierarchy` and no `categories`): discovered privately, level by level.
+   */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 /** One line for screens and reports saying where the schema came from and what that means. */

@@ -11,6 +11,7 @@
  * ρ-zCDP by composition (ρ's add, δ's add).
  */
 import { OTHER_CATEGORY } from '../data/encode.ts';
+import type { Hierarchy } from '../data/hierarchy.ts';
 import { Rejections } from '../data/rejections.ts';
 import { type Column, type ColumnProvenance, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
 import { readTable, type TableOptions } from '../data/table.ts';
@@ -19,6 +20,7 @@ import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn } from './budget.ts';
 import { discoverCategorical } from './categorical.ts';
+import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
 import { DiscoveryProfile } from './profile.ts';
 
@@ -55,6 +57,12 @@ export interface DiscoverOptions
    * multiplied by k, and partition selection counts distinct persons (docs/privacy.md).
    */
   readonly unit?: { readonly column: string; readonly bound: number; readonly rows: number };
+  /**
+   * Undeclared columns the curator marked as hierarchical codes (hierarchy.ts): discovered level
+   * by level (hierarchical.ts) with the column's whole ρ and δ — a code column by declaration, so
+   * no type test (level 1) is spent on it.
+   */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 export interface ColumnDiscovery {
@@ -73,6 +81,27 @@ export interface DiscoveredSchema {
   /** Records read (the header excluded; rows of the wrong width included): n. */
   readonly records: number;
   readonly header: readonly string[];
+}
+
+/** A hierarchical column's public facts: each level's mechanism, σ, threshold, ρ, δ and keys. */
+function hierarchicalDetail(d: HierarchicalDiscovery): Record<string, number | string> {
+  const detail: Record<string, number | string> = {
+    kind: 'hierarchical',
+    levels: d.levels.length,
+    otherCount: d.other.count,
+    otherSigma: d.other.sigma,
+  };
+  for (const l of d.levels) {
+    const at = `level${l.level + 1}`;
+    detail[`${at}Length`] = l.length;
+    detail[`${at}Mechanism`] = l.mechanism;
+    detail[`${at}Sigma`] = l.sigma;
+    detail[`${at}Threshold`] = l.threshold;
+    detail[`${at}Rho`] = l.rho;
+    detail[`${at}Delta`] = l.delta;
+    detail[`${at}Released`] = l.released;
+  }
+  return detail;
 }
 
 function withProvenance(column: Column, provenance: ColumnProvenance): Column {
@@ -130,6 +159,12 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   const n = opts.unit ? opts.unit.rows : table.rowsRead;
   const bound = opts.unit?.bound ?? 1;
   for (const counts of profile!.columns) {
+    const hierarchy = opts.hierarchies?.[counts.name];
+    if (hierarchy) {
+      const d = discoverHierarchical(counts, hierarchy, rhoColumn, deltaColumn, opts.noise, file, n, bound);
+      found.set(counts.name, { column: d.column, detail: hierarchicalDetail(d) });
+      continue;
+    }
     const l1 = measureLevel1(counts, n, LEVEL1_SHARE * rhoColumn, opts.noise, bound);
     const rest = (1 - LEVEL1_SHARE) * rhoColumn;
     if (looksNumeric(l1)) {

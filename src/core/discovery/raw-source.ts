@@ -5,6 +5,7 @@
  * then encoding against the discovered schema with every record kept).
  */
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
+import type { Hierarchy } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { type RejectedRows, Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
@@ -33,6 +34,8 @@ export interface RawSourcePlan {
    * thresholds, ρ and n only). Never used to encode data.
    */
   readonly provisional: Schema;
+  /** Undeclared columns to discover as hierarchical codes (discover.ts). */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 export interface RawSourceOptions {
@@ -42,6 +45,8 @@ export interface RawSourceOptions {
    * discovered, never in `header`, `undeclared` or the provisional schema.
    */
   readonly unitColumn?: string;
+  /** Undeclared columns marked hierarchical, by name (checked against the header here). */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -66,6 +71,15 @@ export async function planRawSource(
   }
   const columns = header.filter((h) => h !== opts.unitColumn);
   const undeclared = columns.filter((h) => !byName.has(h));
+  for (const name of Object.keys(opts.hierarchies ?? {})) {
+    if (!undeclared.includes(name)) {
+      throw new InputError(
+        `${path}: the hierarchical column "${name}" is not ${columns.includes(name) ? 'a column to discover' : 'in the table'} ` +
+          `(it has: ${header.join(', ')}); name a column of the table, or declare its hierarchy with its categories.`,
+        { file: path, column: name },
+      );
+    }
+  }
   return {
     path,
     header: columns,
@@ -74,6 +88,9 @@ export async function planRawSource(
     share: budget.share,
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
     provisional: provisionalSchema(columns, declared),
+    ...(opts.hierarchies && Object.keys(opts.hierarchies).length > 0
+      ? { hierarchies: opts.hierarchies }
+      : {}),
   };
 }
 
@@ -189,6 +206,7 @@ export async function discoverAndLoad(
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
     declared: plan.declared,
+    ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
     ...unit,
     ...header,
     ...(opts.signal ? { signal: opts.signal } : {}),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { checkDeclaredFit } from '../data/fit.ts';
+import { type Hierarchy, hierarchyText } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
@@ -85,6 +86,11 @@ export interface DataSource {
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
   readonly discover?: { readonly share?: number };
+  /**
+   * Undeclared columns to discover as hierarchical codes, by name (the CLI's --hierarchy, a schema
+   * file's `hierarchy` on a column without categories; spec.ts). Declared columns carry theirs.
+   */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 export type EngineOverrides = Partial<
@@ -206,6 +212,35 @@ export interface Committed {
 
 // ---- 1. prepare ------------------------------------------------------------------------------
 
+/**
+ * Hierarchical columns to discover need discovery, and the row level: at the person level a
+ * person adds up to k to one key, which the level-by-level map (discovery/hierarchical.ts) does
+ * not cover. Refused here, before anything is read or reserved.
+ */
+/** The hierarchies in their text form (parseHierarchy reads them back), for the ledger and manifest. */
+function hierarchyTexts(h: Readonly<Record<string, Hierarchy>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).map(([name, x]) => [name, hierarchyText(x)]));
+}
+
+function checkHierarchies(source: DataSource, discovering: boolean, personLevel: boolean): void {
+  const names = Object.keys(source.hierarchies ?? {});
+  if (names.length === 0) return;
+  const list = names.map((n) => `"${n}"`).join(', ');
+  if (!discovering) {
+    throw new InputError(
+      `${source.path}: hierarchical ${list} must be discovered privately, or declared with their categories in the schema`,
+      { file: source.path, field: 'hierarchy' },
+    );
+  }
+  if (personLevel) {
+    throw new InputError(
+      `${source.path}: hierarchical codes (${list}) are not available at the person level yet: release per row, ` +
+        'or leave the hierarchy out',
+      { file: source.path, field: 'hierarchy' },
+    );
+  }
+}
+
 export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
@@ -235,6 +270,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
       );
     }
   }
+  checkHierarchies(spec.source, discovering, unitSpec !== null);
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   // 1/n² would publish the row count, which at the person level is private: a public constant there.
   const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
@@ -246,7 +282,11 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           spec.source.path,
           schema.columns,
           { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
-          { ...header, ...(unitSpec ? { unitColumn: unitSpec.column } : {}) },
+          {
+            ...header,
+            ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
+            ...(spec.source.hierarchies ? { hierarchies: spec.source.hierarchies } : {}),
+          },
         )
       : null;
   // Every column declared: nothing to discover, the declared schema is the whole schema (at the
@@ -344,6 +384,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
               synthesisRho: engineBudget.rhoSynthesis,
               usedRho: engineBudget.rho,
               deltaTotal: delta,
+              ...(raw.hierarchies ? { hierarchies: hierarchyTexts(raw.hierarchies) } : {}),
             },
           }
         : {}),
@@ -362,7 +403,13 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
     // What really happened, as a whole (ledger schema 3): which column is which is in params.columns.
     schema: {
       hash: engineBudget
-        ? sha256Hex(canonicalJson({ declared: schema, discovery: raw?.share }))
+        ? sha256Hex(
+            canonicalJson({
+              declared: schema,
+              discovery: raw?.share,
+              ...(raw?.hierarchies ? { hierarchies: hierarchyTexts(raw.hierarchies) } : {}),
+            }),
+          )
         : sha256Hex(canonicalJson(schema)),
       origin: ledgerOrigin(columns),
     },
