@@ -28,7 +28,8 @@ import { type RawSuite, runRawSuite } from './lib/raw-run.ts';
 import { runCase } from './lib/run-case.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
-import { PREM_SUITES, RAW_SUITES, SUITES } from './suites/index.ts';
+import { runShapesParts } from './lib/shapes.ts';
+import { PREM_SUITES, RAW_SUITES, SHAPES_PARTS, SUITES } from './suites/index.ts';
 import { PERSON_SUITE, runPersonSuite } from './suites/person.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -37,7 +38,7 @@ function pickSuite(name: string): Suite | RawSuite | PremSuite {
   const suite = SUITES.get(name) ?? RAW_SUITES.get(name) ?? PREM_SUITES.get(name);
   if (!suite)
     throw new BenchArgsError(
-      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE].join(', ')}`,
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), ...SHAPES_PARTS.keys(), PERSON_SUITE].join(', ')}`,
     );
   return suite;
 }
@@ -122,6 +123,11 @@ async function main(): Promise<number> {
   if (args.suite === PERSON_SUITE) {
     const outDir = path.resolve(args.out ?? defaultOutDir(PERSON_SUITE));
     return runPersonSuite(args, outDir, latestTablePath(PERSON_SUITE), commandLine());
+  }
+  const part = SHAPES_PARTS.get(args.suite);
+  if (part) {
+    const outDir = path.resolve(args.out ?? defaultOutDir(part.name));
+    return runShapesParts([part], part.name, args, outDir, latestTablePath(part.name), commandLine());
   }
   const picked = pickSuite(args.suite);
   if ('kind' in picked && picked.kind === 'prem') {

@@ -2,6 +2,7 @@
 
 import type { PremSuite } from '../lib/prem-run.ts';
 import type { RawSuite } from '../lib/raw-run.ts';
+import type { ShapesPart } from '../lib/shapes.ts';
 import type { Suite } from '../lib/types.ts';
 import { future } from './future.ts';
 import { paper } from './paper.ts';
@@ -9,6 +10,7 @@ import { prem } from './prem.ts';
 import { quick } from './quick.ts';
 import { raw, rawShare } from './raw.ts';
 import { scale } from './scale.ts';
+import { shapesCodes } from './shapes-codes.ts';
 import { sota } from './sota.ts';
 
 export const SUITES: ReadonlyMap<string, Suite> = new Map(
@@ -20,3 +22,6 @@ export const RAW_SUITES: ReadonlyMap<string, RawSuite> = new Map([raw, rawShare]
 
 /** Release-pipeline suites of the relative-error pass and its certificate (issue 30). */
 export const PREM_SUITES: ReadonlyMap<string, PremSuite> = new Map([prem].map((s) => [s.name, s]));
+
+/** Parts of the `shapes` suite (issue 28), each also a suite of its own (bench/lib/shapes.ts). */
+export const SHAPES_PARTS: ReadonlyMap<string, ShapesPart> = new Map([shapesCodes].map((p) => [p.name, p]));
