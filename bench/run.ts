@@ -26,9 +26,9 @@ import {
 import { type PremSuite, runPremSuite } from './lib/prem-run.ts';
 import { type RawSuite, runRawSuite } from './lib/raw-run.ts';
 import { runCase } from './lib/run-case.ts';
+import { runShapesParts } from './lib/shapes.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
-import { runShapesParts } from './lib/shapes.ts';
 import { PREM_SUITES, RAW_SUITES, SHAPES_PARTS, SUITES } from './suites/index.ts';
 import { PERSON_SUITE, runPersonSuite } from './suites/person.ts';
 

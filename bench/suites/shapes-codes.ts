@@ -34,7 +34,8 @@ function workload(names: readonly string[]): Workload {
   };
 }
 
-const share = (xs: readonly string[], f: (x: string) => boolean) => xs.filter(f).length / Math.max(1, xs.length);
+const share = (xs: readonly string[], f: (x: string) => boolean) =>
+  xs.filter(f).length / Math.max(1, xs.length);
 
 export const shapesCodes: ShapesPart = {
   kind: 'shapes',
@@ -75,7 +76,12 @@ export const shapesCodes: ShapesPart = {
     const check = (name: string, value: number, target: string, pass: boolean) =>
       checks.push({ name, value, target, pass });
     const dxCategory = share(dx, (v) => v.length >= 3 && v !== OTHER && realDx.has(v.slice(0, 3)));
-    check('diagnosis: rows with at least a real 3-character category', dxCategory, '≥ 0.75', dxCategory >= 0.75);
+    check(
+      'diagnosis: rows with at least a real 3-character category',
+      dxCategory,
+      '≥ 0.75',
+      dxCategory >= 0.75,
+    );
     const dxOther = share(dx, (v) => v === OTHER);
     check('diagnosis: rows "(other)"', dxOther, '≤ 0.02', dxOther <= 0.02);
     const zip3 = share(zip, (v) => v.length >= 3 && v !== OTHER && realZip.has(v.slice(0, 3)));
@@ -85,7 +91,10 @@ export const shapesCodes: ShapesPart = {
     const byLength = (c: CategoricalColumn) => {
       const m = new Map<number, number>();
       for (const k of c.categories) if (k !== OTHER) m.set(k.length, (m.get(k.length) ?? 0) + 1);
-      return [...m].sort((a, b) => a[0] - b[0]).map(([l, k]) => `${k} of length ${l}`).join(', ');
+      return [...m]
+        .sort((a, b) => a[0] - b[0])
+        .map(([l, k]) => `${k} of length ${l}`)
+        .join(', ');
     };
     const dxDetail = r.outcome.finished.discovery?.columns.find((c) => c.name === 'diagnosis')?.detail ?? {};
     const zipDetail = r.outcome.finished.discovery?.columns.find((c) => c.name === 'zip')?.detail ?? {};

@@ -15,6 +15,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
+import { discoveryShares } from '../../core/discovery/budget.ts';
 import {
   discoveryLossPreview,
   hierarchyPreview,
@@ -374,16 +375,18 @@ async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void
     out.push('every column declared: nothing is discovered, no category merges');
   } else {
     const b = raw.budget;
-    out.push(
-      `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns ` +
-        `(each ρ = ${(b.rhoDiscovery / raw.undeclared.length).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
-    );
     const marked = raw.hierarchies ?? {};
-    const preview = discoveryLossPreview(b, raw.undeclared);
+    const shares = discoveryShares(raw.undeclared, marked).total;
+    const levels =
+      shares > raw.undeclared.length ? `, ${shares} shares: a hierarchical column one per level` : '';
+    out.push(
+      `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns${levels} ` +
+        `(each ρ = ${(b.rhoDiscovery / shares).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
+    );
+    const preview = discoveryLossPreview(b, raw.undeclared, marked);
     for (const p of preview) {
-      const h = marked[p.name];
-      const lines = h
-        ? hierarchySentences(p.name, hierarchyPreview(b, raw.undeclared.length, h), spec.epsilon)
+      const lines = marked[p.name]
+        ? hierarchySentences(p.name, hierarchyPreview(b, raw.undeclared, marked, p.name), spec.epsilon)
         : [lossSentence(p, spec.epsilon)];
       for (const line of lines) out.push(`  ${line}`);
     }

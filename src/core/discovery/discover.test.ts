@@ -212,10 +212,11 @@ describe('discoverSchema on a messy CSV', () => {
     expect(temp.kind).toBe('numeric');
     expect(temp.integer).toBe(false);
     expect(temp.edges[0]).toBeLessThan(-32);
-    // 'Rare' (one record) is not released, and "(other)", holding it alone, is below its noise:
-    // no "(other)", the record is kept in the largest category.
-    expect(city.categories).toEqual(['A', 'B', 'C']);
-    expect(city.fallbackCode).toBeGreaterThanOrEqual(0);
+    // 'Rare' (one record) is not released. "(other)" holds it and the ragged row (2 records)
+    // against σ ≈ 0.8 (ρ = 5, three keys): its bar 2.5σ ≈ 1.9 sits at its count, so the noise
+    // decides; either it is released, or the records are kept in the largest category.
+    expect(city.categories.filter((c) => c !== OTHER_CATEGORY)).toEqual(['A', 'B', 'C']);
+    if (!city.categories.includes(OTHER_CATEGORY)) expect(city.fallbackCode).toBeGreaterThanOrEqual(0);
     expect(note.categories).toEqual(['no', 'yes']); // every value released: no "(other)"
     expect(note.missing).toBe(true);
     expect(hours.integer).toBe(true);

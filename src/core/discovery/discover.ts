@@ -18,7 +18,7 @@ import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn } from './budget.ts';
+import { discoveryForColumn } from './budget.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
@@ -149,16 +149,22 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   );
 
   const undeclared = profile!.columns.length;
-  const { rho: rhoColumn, delta: deltaColumn } = discoveryPerColumn(
-    { rhoDiscovery: opts.rho, deltaDiscovery: opts.delta },
-    undeclared,
-  );
+  const undeclaredNames = profile!.columns.map((c) => c.name);
+  // Each column's ρ_c and δ_c: an equal share, a hierarchical column one share per level (budget.ts).
+  const costOf = (name: string) =>
+    discoveryForColumn(
+      { rhoDiscovery: opts.rho, deltaDiscovery: opts.delta },
+      undeclaredNames,
+      opts.hierarchies,
+      name,
+    );
   const bins = opts.bins ?? DEFAULT_DISCOVERED_BINS;
   const found = new Map<string, { column: Column; detail: Record<string, number | string> }>();
   // n is public at the row level; at the person level the noisy bounded row count n̂ stands for it.
   const n = opts.unit ? opts.unit.rows : table.rowsRead;
   const bound = opts.unit?.bound ?? 1;
   for (const counts of profile!.columns) {
+    const { rho: rhoColumn, delta: deltaColumn } = costOf(counts.name);
     const hierarchy = opts.hierarchies?.[counts.name];
     if (hierarchy) {
       const d = discoverHierarchical(counts, hierarchy, rhoColumn, deltaColumn, opts.noise, file, n, bound);
@@ -208,7 +214,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       continue;
     }
     const d = found.get(name)!;
-    const provenance: ColumnProvenance = { source: 'discovered', rho: rhoColumn, delta: deltaColumn };
+    const provenance: ColumnProvenance = { source: 'discovered', ...costOf(name) };
     columns.push(withProvenance(d.column, provenance));
     report.push({ name, provenance, detail: d.detail });
   }

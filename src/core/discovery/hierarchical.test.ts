@@ -177,11 +177,33 @@ describe('discoverSchema with a hierarchical column', () => {
     expect(detail.level1Mechanism).toBe('public-histogram');
     expect(detail.level3Mechanism).toBe('partition-selection');
     expect(Number(detail.level3Threshold)).toBeGreaterThan(1);
-    expect(found.columns[0].provenance).toEqual({ source: 'discovered', rho: 1, delta: 5e-7 });
+    // One share per level (3 + 2 = 5 shares): dx spends 3/5 of ρ and δ, zip 2/5.
+    const cost = found.columns.map((c) => c.provenance as { rho: number; delta: number });
+    expect(cost[0].rho).toBeCloseTo(1.2, 12);
+    expect(cost[0].delta).toBeCloseTo(6e-7, 18);
+    expect(cost[0].rho + cost[1].rho).toBeCloseTo(2, 12);
+    expect(cost[0].delta + cost[1].delta).toBeLessThanOrEqual(1e-6 * (1 + 1e-12));
     const loaded = await loadCsv(file, { schema: found.schema, outOfDomain: 'other', header: true });
     const code = loaded.dataset.codes[0][2]; // row 2 holds Q99.9: released as "(other)" (Q did not pass)
     expect(dx.categories[code]).toBe(
       dx.fallbackCode === undefined ? '(other)' : dx.categories[dx.fallbackCode],
     );
+  });
+});
+
+describe('codes are not numbers', () => {
+  it('discovers a column with zero-padded digit strings as codes, and a plain numeric column as numbers', async () => {
+    const lines = ['zip,age'];
+    for (let i = 0; i < 4000; i++) {
+      // One postcode in ten starts with 0 (as US ZIP codes do); ages never do.
+      const zip = i % 10 === 0 ? `0${2100 + (i % 3)}` : String(60000 + (i % 5));
+      lines.push(`${zip},${20 + (i % 50)}`);
+    }
+    const file = dir.file('zips.csv', `${lines.join('\n')}\n`);
+    const found = await discoverSchema(file, { rho: 1, delta: 1e-6, noise: seededNoise(3), header: true });
+    const [zip, age] = found.schema.columns;
+    expect(zip.kind).toBe('categorical');
+    expect((zip as CategoricalColumn).categories).toEqual(expect.arrayContaining(['02100', '60000']));
+    expect(age.kind).toBe('numeric');
   });
 });

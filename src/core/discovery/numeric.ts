@@ -3,8 +3,9 @@
  * inside each bin, from two Gaussian histograms over the public grid (grid.ts).
  *
  * Level 1 — one vector per column: the level-1 buckets (octaves and 0), the missing count, the
- * text count, and the count of fractional numbers. A record adds 1 to one bucket (or missing, or
- * text) and at most 1 to the fractional count, so under replace-one the vector moves by at most
+ * text count, the count of zero-padded digit strings (`02134`: codes), and the count of fractional
+ * numbers. A record adds 1 to one bucket (or missing, or text, or zero-padded) and at most 1 to the
+ * fractional count, so under replace-one the vector moves by at most
  * √(1 + 1 + 1): ℓ2 sensitivity √3, noise σ₁ = √3/√(2ρ₁) (counts.ts), ρ₁-zCDP. Level 1 decides,
  * as post-processing: numeric or categorical (noisy numbers > noisy texts), integer or not, which
  * octaves are occupied (noisy count > 4σ₁: an empty octave passes with probability 3·10⁻⁵, so a
@@ -55,6 +56,8 @@ const FRACTIONAL_SIGMAS = 4;
  * with none).
  */
 export const MISSING_SIGMAS = 3;
+/** A column is a code column when its noisy count of zero-padded digit strings passes this many σ₁. */
+export const PADDED_SIGMAS = 4;
 /**
  * A level-2 bucket (one integer, in an atomized octave) is a released value when its noisy count
  * passes this many σ₂; a dyadic block of m buckets in an edge octave is occupied when its noisy
@@ -92,10 +95,12 @@ export interface Level1 {
   readonly octaves: Float64Array;
   readonly missing: number;
   readonly texts: number;
+  /** Zero-padded digit strings (profile.ts): postcodes and other codes, not numbers. */
+  readonly padded: number;
   readonly fractional: number;
   /**
-   * Numbers, as n − noisy missing − noisy texts (n is public; at the person level the noisy bounded
-   * row count n̂): noise √2·σ₁, where the sum of the
+   * Numbers, as n − noisy missing − noisy texts − noisy zero-padded (n is public; at the person
+   * level the noisy bounded row count n̂): noise √3·σ₁, where the sum of the
    * 163 noisy octaves would carry √163·σ₁.
    */
   readonly numbers: number;
@@ -110,11 +115,12 @@ export function measureLevel1(
   bound = 1,
 ): Level1 {
   const mech = makeGaussianCounts(rho, bound * LEVEL1_SENSITIVITY);
-  const exact = new Float64Array(LEVEL1_BUCKETS + 3);
+  const exact = new Float64Array(LEVEL1_BUCKETS + 4);
   exact.set(counts.octaves);
   exact[LEVEL1_BUCKETS] = counts.missing;
   exact[LEVEL1_BUCKETS + 1] = counts.texts;
   exact[LEVEL1_BUCKETS + 2] = counts.fractional;
+  exact[LEVEL1_BUCKETS + 3] = counts.padded;
   const noisy = measureCounts(mech, exact, noise);
   const octaves = noisy.slice(0, LEVEL1_BUCKETS);
   return {
@@ -124,13 +130,23 @@ export function measureLevel1(
     missing: noisy[LEVEL1_BUCKETS],
     texts: noisy[LEVEL1_BUCKETS + 1],
     fractional: noisy[LEVEL1_BUCKETS + 2],
-    numbers: n - noisy[LEVEL1_BUCKETS] - noisy[LEVEL1_BUCKETS + 1],
+    padded: noisy[LEVEL1_BUCKETS + 3],
+    numbers: n - noisy[LEVEL1_BUCKETS] - noisy[LEVEL1_BUCKETS + 1] - noisy[LEVEL1_BUCKETS + 3],
   };
 }
 
-/** Numeric when the noisy count of numbers exceeds that of texts (post-processing). */
+/**
+ * Numeric when the noisy count of numbers exceeds that of texts (post-processing), and the noisy
+ * count of zero-padded digit strings does not pass PADDED_SIGMAS·σ₁: a column of postcodes or
+ * other fixed-width codes with leading zeros is categorical (a column with none is called a code
+ * column with probability Q(4) = 3·10⁻⁵).
+ */
 export function looksNumeric(l1: Level1): boolean {
-  return l1.numbers > l1.texts && l1.numbers > OCCUPIED_SIGMAS * l1.sigma;
+  return (
+    l1.numbers > l1.texts &&
+    l1.numbers > OCCUPIED_SIGMAS * l1.sigma &&
+    !(l1.padded > PADDED_SIGMAS * l1.sigma)
+  );
 }
 
 export function looksInteger(l1: Level1): boolean {

@@ -11,7 +11,7 @@
 import { type Hierarchy, publicFanout } from '../data/hierarchy.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import { makePartitionSelection } from '../privacy/partition-selection.ts';
-import { discoveryPerColumn, type ReleaseBudget } from './budget.ts';
+import { discoveryForColumn, discoveryPerColumn, discoveryShares, type ReleaseBudget } from './budget.ts';
 import { OTHER_SIGMAS } from './categorical.ts';
 import { LEVEL1_SHARE } from './discover.ts';
 import { LEVEL_SENSITIVITY, publicThreshold } from './hierarchical.ts';
@@ -30,9 +30,11 @@ export interface ColumnLossPreview {
 export function discoveryLossPreview(
   budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
   undeclared: readonly string[],
+  /** Hierarchical columns take a share per level (budget.ts): a plain column's share is smaller. */
+  hierarchies?: Readonly<Record<string, Hierarchy>>,
 ): ColumnLossPreview[] {
   if (undeclared.length === 0) return [];
-  const each = discoveryPerColumn(budget, undeclared.length);
+  const each = discoveryPerColumn(budget, discoveryShares(undeclared, hierarchies).total);
   const sel = makePartitionSelection((1 - LEVEL1_SHARE) * each.rho, each.delta);
   return undeclared.map((name) => ({
     name,
@@ -71,10 +73,12 @@ export interface LevelPreview {
  */
 export function hierarchyPreview(
   budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
-  undeclared: number,
-  hierarchy: Hierarchy,
+  undeclared: readonly string[],
+  hierarchies: Readonly<Record<string, Hierarchy>>,
+  name: string,
 ): LevelPreview[] {
-  const each = discoveryPerColumn(budget, undeclared);
+  const hierarchy = hierarchies[name];
+  const each = discoveryForColumn(budget, undeclared, hierarchies, name);
   const L = hierarchy.levels.length;
   let candidates: number | undefined = 1;
   return hierarchy.levels.map((lv, l) => {

@@ -12,6 +12,9 @@ import { FINE, fineBucket, LEVEL1_BUCKETS, octaveBucket, ZERO_BUCKET } from './g
 /** The key under which missing values are counted among a column's texts. */
 export const MISSING_KEY = '\u0000missing';
 
+/** A zero-padded digit string: a leading 0 followed by more digits (never `0`, `0.5`, `-0`). */
+export const ZERO_PADDED = /^0[0-9]+$/;
+
 /** Most distinct texts a column's profile keeps (a numeric column with more is fine). */
 export const MAX_DISTINCT_TEXTS = 100_000;
 
@@ -19,6 +22,11 @@ export class ColumnCounts {
   missing = 0;
   numbers = 0;
   texts = 0;
+  /**
+   * Zero-padded digit strings (`02134`, `007`): codes, not numbers (numeric.ts's level 1 keeps
+   * them in a bucket of their own, and a column with enough of them is categorical).
+   */
+  padded = 0;
   /** Numbers that are not integers. */
   fractional = 0;
   readonly octaves = new Float64Array(LEVEL1_BUCKETS);
@@ -38,6 +46,10 @@ export class ColumnCounts {
     this.countValue(isMissing ? MISSING_KEY : value);
     if (isMissing) {
       this.missing++;
+      return;
+    }
+    if (ZERO_PADDED.test(value)) {
+      this.padded++;
       return;
     }
     const x = parseNumber(value);
@@ -72,7 +84,7 @@ export class ColumnCounts {
 
   /** Records counted (every record counts once in every column). */
   get total(): number {
-    return this.missing + this.numbers + this.texts;
+    return this.missing + this.numbers + this.texts + this.padded;
   }
 }
 

@@ -14,7 +14,7 @@ import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget.ts';
+import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
@@ -129,7 +129,8 @@ export async function checkDiscoverable(
   opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
 ): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
   const rejections = new Rejections();
-  const { rho } = discoveryPerColumn(plan.budget, plan.undeclared.length);
+  // A plain column's ρ (one share; a hierarchical column is not type-tested: it skips level 1).
+  const { rho } = discoveryPerColumn(plan.budget, discoveryShares(plan.undeclared, plan.hierarchies).total);
   const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;
   const profile = new DiscoveryProfile(plan.undeclared, DEFAULT_MISSING_MARKERS);
   await readTable(
@@ -147,7 +148,7 @@ export async function checkDiscoverable(
     if (counts.values) continue;
     const where = `${plan.path}, column "${counts.name}"`;
     const untouched = 'Nothing was reserved: the budget is untouched.';
-    if (counts.texts > 0) {
+    if (counts.texts > 0 || counts.padded > 0) {
       throw new InputError(
         `${where}: more than ${limit} distinct values, not all numbers; discovery finds at most ${limit} ` +
           `categories in a column. ${untouched} Drop the column (an identifier?), or declare its categories ` +

@@ -6,7 +6,7 @@ import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
-import { discoveryPerColumn } from '../discovery/budget.ts';
+import { discoveryForColumn } from '../discovery/budget.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
   type ColumnProvenanceEntry,
@@ -466,9 +466,13 @@ function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   const declared = provenanceEntries(schema);
   if (!raw || raw.undeclared.length === 0) return declared;
   const byName = new Map(declared.map((e) => [e.name, e]));
-  const each = discoveryPerColumn(raw.budget, raw.undeclared.length);
   return raw.header.map(
-    (name) => byName.get(name) ?? { name, domain: 'discovered privately' as const, ...each },
+    (name) =>
+      byName.get(name) ?? {
+        name,
+        domain: 'discovered privately' as const,
+        ...discoveryForColumn(raw.budget, raw.undeclared, raw.hierarchies, name),
+      },
   );
 }
 
