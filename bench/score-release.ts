@@ -11,7 +11,7 @@
  */
 import { OTHER_CATEGORY, withOtherCategory } from '../src/core/data/encode.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../src/core/data/values.ts';
-import { splitBudget } from '../src/core/discovery/budget.ts';
+import { splitBudget } from '../src/core/discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, discoverSchema } from '../src/core/discovery/discover.ts';
 import { defaultDelta } from '../src/core/privacy/accounting.ts';
 import { seededNoise } from '../src/core/privacy/noise.ts';

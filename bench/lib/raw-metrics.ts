@@ -9,8 +9,8 @@
  * Non-private diagnostics (they read the real data): bench only.
  */
 import type { Schema } from '../../src/core/data/schema.ts';
+import { ksTwoSample } from '../../src/core/data/two-sample.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../../src/core/data/values.ts';
-import { ksTwoSample } from '../../src/core/privacy/testing/stats.ts';
 
 const OTHER = '(other)';
 const MISSING = '?';

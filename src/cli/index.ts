@@ -7,26 +7,31 @@ import { exitCodeFor } from '../core/errors.ts';
 import { APP_VERSION } from '../core/version.ts';
 
 type Registrar = (program: Command) => void;
-
-const COMMANDS = ['schema', 'workload', 'answers', 'synth', 'evaluate', 'ledger', 'report'] as const;
+type CommandModule = { readonly register: Registrar };
 
 /**
- * Loads the command modules. When argv names one command only that module is imported: each
- * module pulls in a different part of the core (tfjs, SQLite, …) and start-up time matters for
- * scripts that call the CLI many times.
+ * The command modules, each under its own name. Written as literal imports so that the layering
+ * test sees every edge and a module that fails to load fails loudly; a function each so that a
+ * call naming one command loads only that module: each pulls in a different part of the core
+ * (tfjs, SQLite, …) and start-up time matters for scripts that call the CLI many times.
  */
+export const COMMANDS = {
+  schema: () => import('./commands/schema.ts'),
+  workload: () => import('./commands/workload.ts'),
+  answers: () => import('./commands/answers.ts'),
+  synth: () => import('./commands/synth.ts'),
+  evaluate: () => import('./commands/evaluate.ts'),
+  ledger: () => import('./commands/ledger.ts'),
+  report: () => import('./commands/report.ts'),
+} as const satisfies Record<string, () => Promise<CommandModule>>;
+
+type CommandName = keyof typeof COMMANDS;
+const isCommand = (name: string | undefined): name is CommandName =>
+  name !== undefined && Object.hasOwn(COMMANDS, name);
+
 async function loadRegistrars(argv: readonly string[]): Promise<Registrar[]> {
-  const named = COMMANDS.find((c) => c === argv[0]);
-  const out: Registrar[] = [];
-  for (const name of named ? [named] : COMMANDS) {
-    try {
-      const mod = (await import(`./commands/${name}.ts`)) as { register: Registrar };
-      out.push(mod.register);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    }
-  }
-  return out;
+  const names = isCommand(argv[0]) ? [argv[0]] : (Object.keys(COMMANDS) as CommandName[]);
+  return Promise.all(names.map(async (name) => (await COMMANDS[name]()).register));
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -5,7 +5,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { defaultLedgerPathForApp } from '../services/paths.ts';
+import { defaultLedgerPath } from '../core/ledger/paths.ts';
 import { createServices } from '../services/services.ts';
 import {
   createWorkDir,
@@ -39,7 +39,7 @@ export async function runWebMode(argv: string[]): Promise<void> {
   removeOnExit(privateFilesRemover(workDir, !given), async () => {
     await host?.close();
   });
-  const ledgerPath = values.ledger ?? defaultLedgerPathForApp();
+  const ledgerPath = values.ledger ?? defaultLedgerPath();
   host = await startWebHost({
     staticDir: values.static ?? join(repoRoot, 'out/renderer'),
     resourcesDir: join(repoRoot, 'resources'),

@@ -1,6 +1,6 @@
-/** Native open/save dialogs for the services (src/services/context.ts NativeDialogs). */
+/** Native open/save dialogs for the services (src/services/service-context.ts NativeDialogs). */
 import { type BrowserWindow, dialog } from 'electron';
-import type { NativeDialogs } from '../services/context.ts';
+import type { NativeDialogs } from '../services/service-context.ts';
 
 export function electronDialogs(window: () => BrowserWindow | undefined): NativeDialogs {
   return {

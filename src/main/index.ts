@@ -5,9 +5,9 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session, shell } from 'electron';
+import { defaultLedgerPath } from '../core/ledger/paths.ts';
 import { dispatch, toErrorPayload } from '../services/dispatch.ts';
 import { bundledWorkerEntry } from '../services/ledger-client.ts';
-import { defaultLedgerPathForApp } from '../services/paths.ts';
 import { createServices, type Services } from '../services/services.ts';
 import { createWorkDir, privateFilesRemover, removeStaleWorkDirs } from '../services/work-dir.ts';
 import type { AppEvent } from '../shared/api.ts';
@@ -115,7 +115,7 @@ app.whenReady().then(async () => {
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => app.quit());
   const svc = createServices({
     mode: 'electron',
-    ledgerPath: defaultLedgerPathForApp(),
+    ledgerPath: defaultLedgerPath(),
     workDir,
     ledgerWorker: bundledWorkerEntry(here),
     emit: broadcast,

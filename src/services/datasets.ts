@@ -26,9 +26,9 @@ import type {
   UnitHint,
   WorkloadRole,
 } from '../shared/api.ts';
-import type { ServiceContext } from './context.ts';
+import { schemaView } from './schema-view.ts';
+import type { ServiceContext } from './service-context.ts';
 import { readablePath } from './upload-guard.ts';
-import { schemaView } from './views.ts';
 
 /** Rows shown in the Data step's preview. */
 export const PREVIEW_ROWS = 200;

@@ -1,6 +1,6 @@
 /**
  * The Export step: the release's synthetic CSV — decoded once when the run finished and kept in
- * the result store (result-store.ts) — copied to where the curator chose, with a release manifest
+ * the result store (finished-release-store.ts) — copied to where the curator chose, with a release manifest
  * beside it, then the ledger commits the release with the CSV's SHA-256. A write failure leaves
  * the release reserved (its spend counted) and says the file was not written; the curator can
  * export again.
@@ -31,8 +31,8 @@ import {
 } from '../core/release/report/index.ts';
 import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
-import type { ServiceContext } from './context.ts';
-import type { ResultStore, StoredRelease } from './result-store.ts';
+import type { ResultStore, StoredRelease } from './finished-release-store.ts';
+import type { ServiceContext } from './service-context.ts';
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
 

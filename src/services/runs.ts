@@ -1,7 +1,7 @@
 /**
  * Runs from the app, through the one release pipeline (src/core/release/release.ts): prepare,
  * validate and reserve are awaited (a refusal is the caller's error), the engine runs in the
- * background, and its output is decoded once and written to the result store (result-store.ts)
+ * background, and its output is decoded once and written to the result store (finished-release-store.ts)
  * BEFORE the run is shown as finished; it waits there — across restarts — until the curator
  * exports it (exporter.ts) or discards it. A failure or cancel marks the release aborted; its
  * spend stays counted. The run's state, progress history included, lives here, so a reloaded
@@ -32,10 +32,10 @@ import type {
   RunView,
 } from '../shared/api.ts';
 import { isActiveStatus } from '../shared/constants.ts';
-import type { ServiceContext } from './context.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { manifestFields } from './exporter.ts';
-import type { ResultStore, StoredRelease } from './result-store.ts';
+import type { ResultStore, StoredRelease } from './finished-release-store.ts';
+import type { ServiceContext } from './service-context.ts';
 import { domainPlan, INSECURE_SEED_NOTE, type ParsedSettings, parseSettings } from './settings.ts';
 import { resolveWorkload } from './workloads.ts';
 

@@ -6,16 +6,16 @@
  */
 
 import type { Schema } from '../core/data/schema.ts';
-import { discoveryPerColumn, splitBudget } from '../core/discovery/budget.ts';
+import { discoveryPerColumn, splitBudget } from '../core/discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
 import { discoveryLossPreview } from '../core/discovery/preview.ts';
 import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
-import { publicPlan } from '../core/engine/process/public-plan.ts';
+import { publicPlan } from '../core/engine/public-plan.ts';
 import { InputError } from '../core/errors.ts';
 import { parseCount } from '../core/input/numbers.ts';
-import { admits, capRhoAfter } from '../core/ledger/budget.ts';
+import { admits, capRhoAfter } from '../core/ledger/admission.ts';
 import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/accounting.ts';
 import { warnings as warnings_ } from '../core/release/messages.ts';
 import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
@@ -152,7 +152,7 @@ export function domainPlan(schema: Schema, choice: DomainChoice): 'declared' | '
 
 /**
  * Each column's domain at release and its cost, from the same split the release uses
- * (discovery/budget.ts): splitBudget for discovery's share of ρ, discoveryPerColumn for its
+ * (discovery/budget-split.ts): splitBudget for discovery's share of ρ, discoveryPerColumn for its
  * equal split over the discovered (undeclared) columns. Declared columns are free.
  */
 function columnsAtRelease(
@@ -314,7 +314,7 @@ export function planView(inputs: PlanInputs): RunPlanView {
     defaults = undefined;
   }
   // With discovery the reservation is the ρ(ε, 0.9δ) the run uses, plus partition selection's δ/10
-  // charged outside ρ (ledger/budget.ts), as the release reserves it.
+  // charged outside ρ (ledger/admission.ts), as the release reserves it.
   const runRho = discovery ? discovery.rhoDiscovery + discovery.rhoSynthesis : plan.rho;
   const runApproxDelta = discovery ? discovery.deltaDiscovery : 0;
   const planned = {
@@ -339,7 +339,7 @@ export function planView(inputs: PlanInputs): RunPlanView {
     b.capRho !== null && b.capEpsilon !== null && b.capDelta !== null
       ? { rho: b.capRho, epsilon: b.capEpsilon, delta: b.capDelta }
       : null;
-  // What the cap leaves after this run, as ε at what is left of its δ (ledger/budget.ts).
+  // What the cap leaves after this run, as ε at what is left of its δ (ledger/admission.ts).
   const deltaAfter = cap ? cap.delta - b.spentApproxDelta - runApproxDelta : 0;
   const remainingAfterEpsilon = cap
     ? deltaAfter > 0

@@ -6,7 +6,7 @@ import { realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { cannotRead } from '../core/input/files.ts';
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext } from './service-context.ts';
 
 export const UPLOAD_ONLY_MESSAGE =
   'In web mode only files uploaded through the app can be opened: choose the file with "Open CSV…" or drop it on the page.';

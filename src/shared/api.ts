@@ -9,8 +9,8 @@
  * JSON (no typed arrays, bigints as decimal strings).
  */
 
-import type { ErrorRow, WorkloadErrorTable } from '../core/engine/error-tables.ts';
 import type { ProgressEvent } from '../core/engine/progress.ts';
+import type { ErrorRow, WorkloadErrorTable } from '../core/engine/workload-error-types.ts';
 import type { ReportData } from '../core/release/report/types.ts';
 import type { RunStatus } from './constants.ts';
 

@@ -29,8 +29,8 @@ describe('docs state the rules', () => {
     expect(privacy).toMatch(/written with a leading apostrophe/);
   });
 
-  it('table-mode/budget.ts cites the zCDP filter for the adaptive schedule', () => {
-    const budget = read('src/core/engine/table-mode/budget.ts').replace(/\s*\n\s*\*\s*/g, ' ');
+  it('table-mode/rho-schedule.ts cites the zCDP filter for the adaptive schedule', () => {
+    const budget = read('src/core/engine/table-mode/rho-schedule.ts').replace(/\s*\n\s*\*\s*/g, ' ');
     expect(budget).not.toContain('adaptive zCDP composition with this fixed total');
     expect(budget).toMatch(/privacy filter/);
     expect(budget).toMatch(/Feldman & Zrnic 2021/);

@@ -9,7 +9,7 @@ import { type Command, Option } from 'commander';
 import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
-import { describeDataset, fmt } from '../../core/ledger/budget.ts';
+import { describeDataset, fmt } from '../../core/ledger/admission.ts';
 import { asLedgerError, LedgerAnchorError } from '../../core/ledger/errors.ts';
 import { keyPathFor } from '../../core/ledger/key.ts';
 import { BUSY_TIMEOUT_MS, Ledger, type OpenOptions } from '../../core/ledger/ledger.ts';

@@ -13,9 +13,10 @@
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import { keepsColumn, keptColumnIndices } from '../../core/data/column-choice.ts';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readTableHeader } from '../../core/data/table.ts';
-import { discoveryShares } from '../../core/discovery/budget.ts';
+import { discoveryShares } from '../../core/discovery/budget-split.ts';
 import {
   discoveryLossPreview,
   hierarchyPreview,
@@ -55,6 +56,7 @@ import {
   type RunSettingsText,
   releaseSpec,
   type SettingName,
+  workloadOverKept,
 } from '../../core/release/spec.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
@@ -101,6 +103,8 @@ export interface SynthFlags {
   header?: string;
   unitColumn?: string;
   rowsPerPerson?: string;
+  columns?: string;
+  exclude?: string;
 }
 
 export const INSECURE_SEED_WARNING =
@@ -139,6 +143,8 @@ export const SETTING_FLAGS: Readonly<Record<SettingName, string>> = {
   certifyShare: '--certify-share',
   certifyBeta: '--certify-beta',
   certifyViolations: '--certify-violations',
+  columns: '--columns',
+  exclude: '--exclude',
 };
 
 /** The flags as the spec module's text settings (the app's fields give the same). */
@@ -163,6 +169,8 @@ export function settingsText(flags: SynthFlags): RunSettingsText {
     certifyShare: flags.certifyShare,
     certifyBeta: flags.certifyBeta,
     certifyViolations: flags.certifyViolations,
+    columns: flags.columns,
+    exclude: flags.exclude,
   };
 }
 
@@ -202,10 +210,17 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
   // Workload features are column names: resolved against the declared schema, or, with
   // discovery, against the header (placeholder domains until discovery, after the reservation).
   // With a unit column, against the header with the unit column, which no threshold may name.
+  // With a column choice, against every column, then refused if a threshold names one left out.
   const names = unit ? unit.withUnit : await workloadSchema(source);
+  const all = names.columns.map((c) => c.name);
+  const choice = settings.columns;
+  // Unknown names (and a choice keeping fewer than two) refused first, naming the header.
+  if (choice && (source.discover !== undefined || unit)) keptColumnIndices(source.path, all, choice);
+  const kept = all.filter((n) => keepsColumn(choice, n) || n === unit?.spec.column);
   const readWorkload = async (file: string) => {
-    const w = await readWorkloadFile(file, names);
-    return unit ? workloadWithoutUnit(w, unit.index, unit.spec.column) : w;
+    const read = await readWorkloadFile(file, names);
+    const w = choice ? workloadOverKept(read, all, kept, file) : read;
+    return unit ? workloadWithoutUnit(w, kept.indexOf(unit.spec.column), unit.spec.column) : w;
   };
   const workload = await readWorkload(flags.workload);
   const spec = releaseSpec(settings, {
@@ -214,7 +229,7 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
     datasetChosen: flags.name !== undefined,
     workload,
     history: flags.history === undefined ? undefined : await readWorkload(flags.history),
-    columns: names.columns.length - (unit ? 1 : 0),
+    columns: kept.length - (unit ? 1 : 0),
     evalWorkload: flags.evalWorkload === undefined ? undefined : await readWorkload(flags.evalWorkload),
     budgetCap,
     allowNonPrivateDomain: flags.allowNonPrivateDomain === true,
@@ -244,7 +259,6 @@ async function unitFromFlags(flags: SynthFlags, source: DataSource) {
   // The release's columns are the header's in order, the unit column left out (release/person.ts).
   return {
     spec,
-    index: header.indexOf(spec.column),
     withUnit: provisionalSchema(header, source.schema.columns),
   };
 }
@@ -484,6 +498,14 @@ export function register(program: Command): void {
       "with --schema: also release the table's other columns, and the schema's columns it does not declare (read off the data), discovered privately",
     )
     .option('--domain <file>', 'benchmark domain file {"column": size, …} (integer-coded CSV)')
+    .option(
+      '--columns <a,b,c>',
+      'release only these columns (comma-separated header names); the others are never read and cost nothing',
+    )
+    .option(
+      '--exclude <x,y>',
+      'leave these columns out (comma-separated header names): never read, never released, no cost',
+    )
     .option(
       '--discovery-share <s>',
       'share of the budget for discovering undeclared columns privately (0 < s < 1); default 0.2',

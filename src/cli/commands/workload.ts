@@ -12,6 +12,7 @@ import { HEADER_CHOICES, HEADER_VALUE } from '../../core/input/choices.ts';
 import { readTextFile } from '../../core/input/files.ts';
 import { integerAtLeast, parseChoice } from '../../core/input/numbers.ts';
 import { releaseColumnNames } from '../../core/release/release.ts';
+import { parseColumnChoice } from '../../core/release/spec.ts';
 import { DEFAULT_WORKLOAD_WEIGHT, defaultWorkloadFor } from '../../core/workload/default.ts';
 import { futureWorkload } from '../../core/workload/future.ts';
 import { type FeatureDistribution, randomWorkload } from '../../core/workload/random.ts';
@@ -53,7 +54,25 @@ export async function readWorkloadFile(file: string, schema: Schema): Promise<Wo
   return parseWorkloadJson(await readTextFile(file, 'workload file'), schema, file);
 }
 
-interface RandomOptions {
+interface ColumnFlags {
+  columns?: string;
+  exclude?: string;
+}
+
+/** --columns / --exclude with --data: the columns a release with the same flags keeps. */
+function columnChoiceOf(opts: ColumnFlags & { data?: string }) {
+  if (opts.data === undefined && (opts.columns !== undefined || opts.exclude !== undefined)) {
+    throw new InputError('--columns and --exclude go with --data <csv>');
+  }
+  try {
+    return parseColumnChoice(opts);
+  } catch (err) {
+    const field = (err as InputError).where?.field;
+    throw new InputError(`${field === 'exclude' ? '--exclude' : '--columns'}: ${(err as Error).message}`);
+  }
+}
+
+interface RandomOptions extends ColumnFlags {
   schema?: string;
   domain?: string;
   data?: string;
@@ -87,7 +106,7 @@ async function randomFromHeader(opts: RandomOptions & { data: string }): Promise
     opts.header === undefined
       ? undefined
       : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
-  const header = await releaseColumnNames(opts.data, said);
+  const header = await releaseColumnNames(opts.data, said, columnChoiceOf(opts));
   const w = randomWorkload({
     numFeatures: header.length,
     k: opts.k,
@@ -105,6 +124,7 @@ async function randomFromHeader(opts: RandomOptions & { data: string }): Promise
 }
 
 async function randomCommand(opts: RandomOptions): Promise<void> {
+  columnChoiceOf(opts);
   if (opts.data !== undefined) return randomFromHeader({ ...opts, data: opts.data });
   const schema = await schemaFromOptions(opts);
   const d = schema.columns.length;
@@ -139,18 +159,20 @@ async function randomCommand(opts: RandomOptions): Promise<void> {
 }
 
 /** Every 2-way marginal (plus 3-way with the target): from the column names only. */
-async function defaultCommand(opts: {
-  data: string;
-  header?: string;
-  target?: string;
-  out: string;
-}): Promise<void> {
+async function defaultCommand(
+  opts: ColumnFlags & {
+    data: string;
+    header?: string;
+    target?: string;
+    out: string;
+  },
+): Promise<void> {
   // The names a release would publish: a guessed header row is refused there, so here too.
   const said =
     opts.header === undefined
       ? undefined
       : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
-  const header = await releaseColumnNames(opts.data, said);
+  const header = await releaseColumnNames(opts.data, said, columnChoiceOf(opts));
   const w = defaultWorkloadFor(header, opts.target, opts.data);
   await writeFileAtomic(opts.out, workloadToJson(w, header));
   const pairs = w.thresholds.filter((t) => t.features.length === 2).length;
@@ -190,6 +212,8 @@ export function register(program: Command): void {
       '--header <yes|no>',
       'with --data: whether its first row names the columns (asked when it looks like a header)',
     )
+    .option('--columns <a,b,c>', 'with --data: draw over only these columns (as synth --columns)')
+    .option('--exclude <x,y>', 'with --data: draw over every column but these (as synth --exclude)')
     .requiredOption('--k <k>', 'features per threshold', parseIntegerOption(1))
     .requiredOption(
       '--r <r>',
@@ -239,8 +263,12 @@ export function register(program: Command): void {
       'whether its first row names the columns (asked when it looks like a header)',
     )
     .option('--target <column>', 'a target column: also every 3-way marginal of two other columns with it')
+    .option('--columns <a,b,c>', 'only these columns (as synth --columns)')
+    .option('--exclude <x,y>', 'every column but these (as synth --exclude)')
     .requiredOption('--out <file>', 'workload file to write')
-    .action((opts: { data: string; header?: string; target?: string; out: string }) => defaultCommand(opts));
+    .action((opts: ColumnFlags & { data: string; header?: string; target?: string; out: string }) =>
+      defaultCommand(opts),
+    );
   workload
     .command('stats')
     .description('validate a workload file and print its size and SHA-256')

@@ -38,7 +38,7 @@ export interface FitCheck {
   readonly first: Misfit | null;
 }
 
-export type FitOptions = Pick<TableOptions, 'header' | 'signal' | 'missingMarkers'>;
+export type FitOptions = Pick<TableOptions, 'header' | 'signal' | 'missingMarkers' | 'choice'>;
 
 /**
  * One pass over the file: each record against each declared column, by name (or by position in

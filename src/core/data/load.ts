@@ -33,6 +33,8 @@ export interface LoadOptions extends InferOptions {
   readonly outOfDomain?: OutOfDomainRule;
   readonly header?: TableOptions['header'];
   readonly columns?: readonly string[];
+  /** The columns to read (column-choice.ts): the others are dropped as the file is parsed. */
+  readonly choice?: TableOptions['choice'];
   readonly delimiter?: TableOptions['delimiter'];
   readonly trim?: boolean;
   readonly maxRecordChars?: number;

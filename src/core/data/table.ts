@@ -4,6 +4,7 @@
  * one bad line in a million should not block a release, and the summary reports it.
  */
 import { InputError } from '../errors.ts';
+import { type ColumnChoice, keptColumnIndices } from './column-choice.ts';
 import { type CsvReadOptions, type CsvReadResult, readCsvRecords } from './csv.ts';
 import {
   checkColumnNames,
@@ -29,10 +30,19 @@ export interface TableOptions extends CsvReadOptions {
    * reason that says it was kept.
    */
   readonly raggedAsMissing?: boolean;
+  /**
+   * The columns to read (column-choice.ts): the others are dropped from every record as it is
+   * parsed, so the sink never sees them; the shape's header is the kept columns'. A row's width is
+   * still checked against the whole table.
+   */
+  readonly choice?: ColumnChoice;
 }
 
 export interface TableShape {
-  /** Column names: the header's, the `columns` option's, or column_1…column_N. */
+  /**
+   * Column names: the header's, the `columns` option's, or column_1…column_N; with a `choice`,
+   * the kept columns' only.
+   */
   readonly header: readonly string[];
   readonly hasHeader: boolean;
   /** Line of the header row, or of the first data row when there is none. */
@@ -78,18 +88,23 @@ export async function readTable(
   const missingText = (opts.missingMarkers ?? DEFAULT_MISSING_MARKERS)[0] ?? '';
   const sample: Sampled[] = [];
   let shape: TableShape | undefined;
+  /** The whole table's width, and the kept columns' indices when a choice drops some. */
+  let width = 0;
+  let kept: readonly number[] | undefined;
   let rowsRead = 0;
   const accept = (fields: readonly string[], line: number): void => {
-    const width = shape!.header.length;
     rowsRead++;
-    if (fields.length === width) sink.row(fields, line);
+    if (fields.length === width) sink.row(kept ? kept.map((c) => fields[c]) : fields, line);
     else if (opts.raggedAsMissing) {
       rejections.add(`row has ${fields.length} fields, expected ${width} ${KEPT_AS_MISSING}`, line);
-      sink.row(new Array<string>(width).fill(missingText), line);
+      sink.row(new Array<string>(shape!.header.length).fill(missingText), line);
     } else rejections.add(`row has ${fields.length} fields, expected ${width}`, line);
   };
   const settle = (): void => {
-    shape = decideShape(file, sample, opts);
+    const whole = decideShape(file, sample, opts);
+    width = whole.header.length;
+    kept = opts.choice ? keptColumnIndices(file, whole.header, opts.choice) : undefined;
+    shape = kept ? { ...whole, header: kept.map((c) => whole.header[c]) } : whole;
     sink.start(shape);
     for (const r of sample.slice(shape.hasHeader ? 1 : 0)) accept(r.fields, r.line);
     sample.length = 0;

@@ -18,7 +18,7 @@ import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryForColumn } from './budget.ts';
+import { discoveryForColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
@@ -40,7 +40,10 @@ export const DEFAULT_DISCOVERY_SHARE = 0.2;
 export const DEFAULT_DISCOVERED_BINS = 16;
 
 export interface DiscoverOptions
-  extends Pick<TableOptions, 'header' | 'columns' | 'delimiter' | 'trim' | 'maxRecordChars' | 'signal'> {
+  extends Pick<
+    TableOptions,
+    'header' | 'columns' | 'choice' | 'delimiter' | 'trim' | 'maxRecordChars' | 'signal'
+  > {
   /** zCDP budget of the whole discovery. */
   readonly rho: number;
   /** δ for partition selection, over all columns. */
@@ -150,7 +153,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
 
   const undeclared = profile!.columns.length;
   const undeclaredNames = profile!.columns.map((c) => c.name);
-  // Each column's ρ_c and δ_c: an equal share, a hierarchical column one share per level (budget.ts).
+  // Each column's ρ_c and δ_c: an equal share, a hierarchical column one share per level (budget-split.ts).
   const costOf = (name: string) =>
     discoveryForColumn(
       { rhoDiscovery: opts.rho, deltaDiscovery: opts.delta },

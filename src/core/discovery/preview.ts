@@ -11,7 +11,12 @@
 import { type Hierarchy, publicFanout } from '../data/hierarchy.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import { makePartitionSelection } from '../privacy/partition-selection.ts';
-import { discoveryForColumn, discoveryPerColumn, discoveryShares, type ReleaseBudget } from './budget.ts';
+import {
+  discoveryForColumn,
+  discoveryPerColumn,
+  discoveryShares,
+  type ReleaseBudget,
+} from './budget-split.ts';
 import { OTHER_SIGMAS } from './categorical.ts';
 import { LEVEL1_SHARE } from './discover.ts';
 import { LEVEL_SENSITIVITY, publicThreshold } from './hierarchical.ts';

@@ -4,6 +4,7 @@
  * T and K, a readability check that keeps nothing), and what happens after (private discovery,
  * then encoding against the discovered schema with every record kept).
  */
+import type { ColumnChoice } from '../data/column-choice.ts';
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import type { Hierarchy } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
@@ -14,7 +15,7 @@ import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget.ts';
+import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
@@ -34,6 +35,11 @@ export interface RawSourcePlan {
    * thresholds, ρ and n only). Never used to encode data.
    */
   readonly provisional: Schema;
+  /**
+   * The curator's column choice: every read of `path` drops the columns it leaves out as it
+   * parses (they are not in `header`, never profiled, counted or encoded). Absent: every column.
+   */
+  readonly choice?: ColumnChoice;
   /** Undeclared columns to discover as hierarchical codes (discover.ts). */
   readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
@@ -45,6 +51,8 @@ export interface RawSourceOptions {
    * discovered, never in `header`, `undeclared` or the provisional schema.
    */
   readonly unitColumn?: string;
+  /** The columns to read (column-choice.ts); the unit column must be among them. */
+  readonly choice?: ColumnChoice;
   /** Undeclared columns marked hierarchical, by name (checked against the header here). */
   readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
@@ -56,7 +64,10 @@ export async function planRawSource(
   budget: { epsilon: number; delta: number; share: number },
   opts: RawSourceOptions = {},
 ): Promise<RawSourcePlan> {
-  const { header } = await readTableHeader(path, opts.header === undefined ? {} : { header: opts.header });
+  const { header } = await readTableHeader(path, {
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+    ...(opts.choice ? { choice: opts.choice } : {}),
+  });
   const byName = new Map(declared.map((c) => [c.name, c]));
   for (const c of declared) {
     if (!header.includes(c.name)) {
@@ -88,6 +99,7 @@ export async function planRawSource(
     share: budget.share,
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
     provisional: provisionalSchema(columns, declared),
+    ...(opts.choice ? { choice: opts.choice } : {}),
     ...(opts.hierarchies && Object.keys(opts.hierarchies).length > 0
       ? { hierarchies: opts.hierarchies }
       : {}),
@@ -109,7 +121,10 @@ export function provisionalSchema(header: readonly string[], declared: readonly 
  * checked against the declared columns, which are used exactly (the release refuses a misfit).
  */
 export async function checkRawSource(plan: RawSourcePlan, opts: RawSourceOptions = {}): Promise<FitCheck> {
-  return checkDeclaredFit(plan.path, plan.declared, opts.header === undefined ? {} : { header: opts.header });
+  return checkDeclaredFit(plan.path, plan.declared, {
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+    ...(plan.choice ? { choice: plan.choice } : {}),
+  });
 }
 
 /**
@@ -140,6 +155,7 @@ export async function checkDiscoverable(
     {
       raggedAsMissing: true,
       ...(opts.header === undefined ? {} : { header: opts.header }),
+      ...(plan.choice ? { choice: plan.choice } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     },
   );
@@ -196,6 +212,8 @@ export async function discoverAndLoad(
 ): Promise<DiscoveredSource> {
   const header = opts.person ? { header: true } : opts.header === undefined ? {} : { header: opts.header };
   const file = opts.person ? opts.person.file : plan.path;
+  // The bounded file (person level) holds the kept columns only; the curator's file is read through the choice.
+  const choice = !opts.person && plan.choice ? { choice: plan.choice } : {};
   const unit =
     opts.person && opts.unitColumn !== undefined
       ? { unit: { column: opts.unitColumn, bound: opts.person.bound, rows: opts.person.rows } }
@@ -210,6 +228,7 @@ export async function discoverAndLoad(
     ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
     ...unit,
     ...header,
+    ...choice,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const loaded = await loadCsv(file, {
@@ -217,6 +236,7 @@ export async function discoverAndLoad(
     outOfDomain: (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other'),
     raggedAsMissing: true,
     ...header,
+    ...choice,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (loaded.dataset.n !== n || discovery.records !== n) {

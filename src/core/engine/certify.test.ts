@@ -8,7 +8,7 @@ import type { Workload } from '../workload/types.ts';
 import { certifyPlan } from './certify.ts';
 import { defaultOptions } from './defaults.ts';
 import { planRun } from './plan.ts';
-import { publicPlan } from './process/public-plan.ts';
+import { publicPlan } from './public-plan.ts';
 import { runRap } from './rap.ts';
 import type { RapInput, RapOptions } from './types.ts';
 

@@ -120,7 +120,7 @@ export function defaultTablePlan(p: { rho: number; n: number; thresholds: number
  * table directly when the Gaussian mechanism on them all would already be accurate — its
  * expected max error over their cells, σ·E max|Z| with σ = √(2N/(2ρ))/n, at most
  * DIRECT_MAX_EXPECTED_ERROR — and otherwise the mixed plan: MIXED_DIRECT_SHARE of ρ measures
- * every table, the rest selects adaptively (table-mode/budget.ts). Measured on ADULT (64 random
+ * every table, the rest selects adaptively (table-mode/rho-schedule.ts). Measured on ADULT (64 random
  * 3-way marginals, released CSV, tight ρ, mean of seeds 0–4):
  *
  *   ε (GM expected)   direct    mixed (0.5)   adaptive

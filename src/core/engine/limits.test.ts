@@ -3,7 +3,7 @@ import type { Column, Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import { defaultOptions } from './defaults.ts';
 import { assertRunFits, LIMITS, memoryEstimate, type RunSize } from './limits.ts';
-import { publicPlan } from './process/public-plan.ts';
+import { publicPlan } from './public-plan.ts';
 
 const GiB = 2 ** 30;
 const BIG_MACHINE = { totalBytes: 24 * GiB, availableBytes: 20 * GiB };

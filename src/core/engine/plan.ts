@@ -30,9 +30,13 @@ interface PlanBase {
   readonly weights: Float64Array;
 }
 
-/** Query mode: T rounds of K selected queries, or non-adaptive (T = 1, K = m: all at once). */
+/**
+ * Query mode: T rounds of K selected queries (`rounds`, RAP's adaptive rounds), or every query
+ * measured at once (`all-at-once`: T = 1, K = m). Not to be confused with table mode's
+ * `adaptive` plan or the query selection users call adaptive (the engine's `iterative`).
+ */
 export interface QueryPlan extends PlanBase {
-  readonly kind: 'adaptive' | 'non-adaptive';
+  readonly kind: 'rounds' | 'all-at-once';
   readonly rounds: number;
   readonly perRound: number;
 }
@@ -159,7 +163,7 @@ export function planRun(input: RapInput): RunPlan {
   }
   if (o.mode === 'table') {
     // Table mode measures `perRound` whole tables per round; `rounds` is T₀, the bound on
-    // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/budget.ts): the run
+    // rounds (T₀·K bounds the measurements and sets their first ρ, table-mode/rho-schedule.ts): the run
     // ends when the budget is spent.
     const rule = defaultTablePlan({ rho, n: rowsForRules, thresholds: N });
     const cells = directTables(workload, weights, layout.sizes).map((t) => t.cells);
@@ -197,8 +201,8 @@ export function planRun(input: RapInput): RunPlan {
   });
   const rounds = o.rounds ?? rule.rounds;
   const perRound = Math.min(o.perRound ?? rule.perRound, m);
-  if (rounds === 1 && perRound >= m) return { ...base, kind: 'non-adaptive', rounds, perRound: m };
+  if (rounds === 1 && perRound >= m) return { ...base, kind: 'all-at-once', rounds, perRound: m };
   if (rounds * perRound > m)
     bad('rounds × perRound', rounds * perRound, `exceeds the workload's ${m} queries`);
-  return { ...base, kind: 'adaptive', rounds, perRound };
+  return { ...base, kind: 'rounds', rounds, perRound };
 }

@@ -6,7 +6,7 @@ import { randomDataset } from '../workload/test-data.ts';
 import type { Workload } from '../workload/types.ts';
 import { defaultOptions } from './defaults.ts';
 import { runRap } from './rap.ts';
-import { MIXED_DIRECT_SHARE } from './table-mode/budget.ts';
+import { MIXED_DIRECT_SHARE } from './table-mode/rho-schedule.ts';
 import type { AdaptiveTableTrace, ProgressEvent, RapInput, RapOptions, RapReport } from './types.ts';
 
 const SIZES = [3, 2, 4, 2];

@@ -3,24 +3,16 @@
  * it emits. The engine process protocol and the CLI/app are written against this file.
  */
 import type { CodeArray, EncodedDataset } from '../data/schema.ts';
+import type { BackendName, EngineMode, EngineSelection, Relaxation } from '../input/choices.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
-import type { ErrorTables } from './error-tables.ts';
 import type { PersonUnit } from './measure.ts';
 import type { ProgressEvent } from './progress.ts';
+import type { ErrorTables } from './workload-error-types.ts';
 
-/**
- * How D' is kept on the simplex: 'sparsemax' (RAP) projects D' after every step; 'softmax'
- * (GEM, Liu et al. 2021) lets Adam move free logits and reads D' as their softmax per block.
- */
-export type Relaxation = 'sparsemax' | 'softmax';
-
-/** Which implementation of the engine's kernels runs. */
-export type BackendName = 'node-gpu' | 'webgpu' | 'node' | 'wasm' | 'cpu';
-
-/** Query-level RAP (the papers' mechanism) or table mode (select/measure whole thresholds). */
-export type EngineMode = 'query' | 'table';
+/** The names users type for these (input/choices.ts lists them once). */
+export type { BackendName, EngineMode, Relaxation };
 
 /**
  * Table mode's plans (issue 19): every workload table measured once (`direct`), AIM-style rounds
@@ -42,7 +34,7 @@ export interface RapOptions {
   /** Table mode's plan; undefined = the public rule (defaults.ts, defaultTableStrategy). */
   readonly tablePlan?: TableStrategy;
   /** 'oneshot' = OSAS (default), 'iterative' = AS, for comparison. */
-  readonly selection: 'oneshot' | 'iterative';
+  readonly selection: EngineSelection;
   /** Adam learning rate, step budget per round, early-stopping tolerance, query mini-batch. */
   readonly learningRate: number;
   readonly maxSteps: number;
@@ -203,7 +195,7 @@ export interface TableModeFallback {
 /** One table-mode measurement (several share a round: one projection after them). */
 export interface TableMeasurementRecord {
   readonly round: number;
-  /** 1-based measurement number (its budget share, table-mode/budget.ts). */
+  /** 1-based measurement number (its budget share, table-mode/rho-schedule.ts). */
   readonly measurement: number;
   readonly features: readonly number[];
   readonly thresholds: readonly number[];

@@ -20,9 +20,9 @@ import {
   gmTablesBaseline,
   simulateMaxError,
 } from './baselines/gm-tables.ts';
-import type { ErrorRow, WorkloadErrorTable } from './error-tables.ts';
 import { expectedMaxAbsNormal } from './gaussian-baseline.ts';
 import type { WorkloadEvaluation } from './metrics.ts';
+import type { ErrorRow, WorkloadErrorTable } from './workload-error-types.ts';
 
 export interface GmBaseline {
   /** Expected max error over the whole workload, and over each threshold's queries. */

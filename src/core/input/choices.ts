@@ -2,18 +2,18 @@
  * The engine's named choices users may type (CLI flags, the app's Privacy step), listed once.
  * The engine process's protocol and every parser use these lists.
  */
-import type { BackendName, EngineMode, RapOptions, Relaxation } from '../engine/types.ts';
 
-/** Kernel backends, the default-first order every message lists them in. */
-export const BACKENDS = [
-  'cpu',
-  'wasm',
-  'node',
-  'node-gpu',
-  'webgpu',
-] as const satisfies readonly BackendName[];
+/**
+ * Kernel backends (which implementation of the engine's kernels runs), the default-first order
+ * every message lists them in. The engine's types are these names (engine/types.ts re-exports
+ * them): input sits below the engine in src/core (test/unit/layering/graph.ts, CORE_ORDER).
+ */
+export const BACKENDS = ['cpu', 'wasm', 'node', 'node-gpu', 'webgpu'] as const;
+export type BackendName = (typeof BACKENDS)[number];
 
-export const ENGINE_MODES = ['query', 'table'] as const satisfies readonly EngineMode[];
+/** Query-level RAP (the papers' mechanism) or table mode (select/measure whole thresholds). */
+export const ENGINE_MODES = ['query', 'table'] as const;
+export type EngineMode = (typeof ENGINE_MODES)[number];
 
 /**
  * Query-mode selection as users name it: one-shot Gumbel top-K (OSAS, the default) or adaptive
@@ -21,13 +21,19 @@ export const ENGINE_MODES = ['query', 'table'] as const satisfies readonly Engin
  */
 export const SELECTIONS = ['one-shot', 'adaptive'] as const;
 export type SelectionName = (typeof SELECTIONS)[number];
-export const ENGINE_SELECTION: Readonly<Record<SelectionName, RapOptions['selection']>> = {
+/** The engine's names: 'oneshot' = OSAS (default), 'iterative' = AS, for comparison. */
+export type EngineSelection = 'oneshot' | 'iterative';
+export const ENGINE_SELECTION: Readonly<Record<SelectionName, EngineSelection>> = {
   'one-shot': 'oneshot',
   adaptive: 'iterative',
 };
 
-/** How D' is kept on the simplex (sparsemax, the default, or GEM's softmax). */
-export const RELAXATIONS = ['sparsemax', 'softmax'] as const satisfies readonly Relaxation[];
+/**
+ * How D' is kept on the simplex: 'sparsemax' (RAP, the default) projects D' after every step;
+ * 'softmax' (GEM, Liu et al. 2021) lets Adam move free logits and reads D' as their softmax per block.
+ */
+export const RELAXATIONS = ['sparsemax', 'softmax'] as const;
+export type Relaxation = (typeof RELAXATIONS)[number];
 
 /**
  * Whether the first row of a CSV names the columns, as the curator says it (`--header yes|no`,

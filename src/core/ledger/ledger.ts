@@ -43,6 +43,14 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../data/atomic-write.ts';
 import { InputError } from '../errors.ts';
 import { looseRhoFromEpsilon, rhoFromEpsilon } from '../privacy/accounting.ts';
 import {
+  admits,
+  computeTotals,
+  describeDataset,
+  noCapRefusal,
+  overCapRefusal,
+  type Spend,
+} from './admission.ts';
+import {
   type AnchorReport,
   anchorPathFor,
   checkAnchor,
@@ -52,14 +60,6 @@ import {
   readAnchor,
   writeAnchors,
 } from './anchor.ts';
-import {
-  admits,
-  computeTotals,
-  describeDataset,
-  noCapRefusal,
-  overCapRefusal,
-  type Spend,
-} from './budget.ts';
 import { asLedgerError, LedgerAnchorError, LedgerError, LedgerTamperedError } from './errors.ts';
 import { chainEvent, type EventRow, GENESIS_HASH, type LedgerEvent, parseEventRow } from './events.ts';
 import { exportLedger } from './export.ts';

@@ -78,7 +78,7 @@ export interface ReserveRequest {
    * The δ of the release's approximate-zCDP part (partition selection in private discovery):
    * the release is approxDelta-approximately ρ-zCDP (Bun & Steinke 2016, Def. 1.9), so
    * ρ = rhoFromEpsilon(ε, δ − approxDelta). 0 (the default) for a plain ρ-zCDP release.
-   * The ledger charges it: the dataset's δ-spends add up outside ρ (budget.ts).
+   * The ledger charges it: the dataset's δ-spends add up outside ρ (admission.ts).
    */
   approxDelta?: number;
   /** The released file's fingerprint when it is another file of the dataset (named datasets). */
@@ -141,7 +141,7 @@ export type ReleaseRecord = ReservedRelease | CommittedRelease | AbortedRelease;
  * counts, whatever its status. The cap fields (and everything stated as ε, which needs the
  * cap's δ) are null while no cap is set. What the releases' δ-spends leave of the cap's δ
  * converts ρ to ε: spentEpsilon = ε(Σρ, δ_cap − Σδ), so (spentEpsilon, δ_cap) is the whole
- * dataset's guarantee so far (budget.ts, docs/privacy.md "The ledger's admission rule").
+ * dataset's guarantee so far (admission.ts, docs/privacy.md "The ledger's admission rule").
  */
 export interface BudgetTotals {
   readonly fingerprint: string;

@@ -9,7 +9,7 @@
  * pass's range monitor) and is paid for.
  */
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
-import { statementOf, type TablePlanStatement } from '../engine/process/public-plan.ts';
+import { statementOf, type TablePlanStatement } from '../engine/public-plan.ts';
 import type { AccuracyCertificate, TableStrategy } from '../engine/types.ts';
 import type { ReserveRequest } from '../ledger/types.ts';
 import type { SeedMode } from '../privacy/noise.ts';

@@ -13,7 +13,7 @@ import { discoverNumeric, LEVEL1_SENSITIVITY, measureLevel1 } from '../discovery
 import { DiscoveryProfile } from '../discovery/profile.ts';
 import { ExactAnswers } from '../engine/exact-answers.ts';
 import { measurementSigma } from '../engine/measure.ts';
-import { scalesFor } from '../engine/table-mode/budget.ts';
+import { scalesFor } from '../engine/table-mode/rho-schedule.ts';
 import { boundContributions, personIndices } from '../privacy/contribution.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { makePartitionSelection } from '../privacy/partition-selection.ts';

@@ -21,9 +21,9 @@ import path from 'node:path';
 import Papa from 'papaparse';
 import { Rejections } from '../data/rejections.ts';
 import type { Schema } from '../data/schema.ts';
-import { readTable } from '../data/table.ts';
+import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
-import type { ReleaseBudget } from '../discovery/budget.ts';
+import type { ReleaseBudget } from '../discovery/budget-split.ts';
 import { InputError } from '../errors.ts';
 import { epsilonFromRho } from '../privacy/accounting.ts';
 import {
@@ -159,7 +159,12 @@ export async function boundSource(
   unit: UnitSpec,
   budget: UnitBudget,
   noise: NoiseSource,
-  opts: { readonly header?: boolean; readonly signal?: AbortSignal } = {},
+  opts: {
+    readonly header?: boolean;
+    readonly signal?: AbortSignal;
+    /** The columns to read (column-choice.ts): the bounded file holds these only. */
+    readonly choice?: TableOptions['choice'];
+  } = {},
 ): Promise<BoundedSource> {
   const records: string[][] = [];
   let header: readonly string[] = [];
@@ -190,6 +195,7 @@ export async function boundSource(
     {
       raggedAsMissing: true,
       ...(opts.header === undefined ? {} : { header: opts.header }),
+      ...(opts.choice ? { choice: opts.choice } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     },
   );

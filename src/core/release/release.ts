@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
+import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { type Hierarchy, hierarchyText } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
@@ -6,7 +8,7 @@ import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
-import { discoveryForColumn } from '../discovery/budget.ts';
+import { discoveryForColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import {
   type ColumnProvenanceEntry,
@@ -27,8 +29,7 @@ import { defaultOptions } from '../engine/defaults.ts';
 import { type EngineSpawner, startEngine } from '../engine/process/client.ts';
 import { CancelledError } from '../engine/process/errors.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
-import { type PublicPlan, publicPlan } from '../engine/process/public-plan.ts';
-import { type FileFacts, fingerprintAndCountRows } from '../engine/process/row-count.ts';
+import { type PublicPlan, publicPlan } from '../engine/public-plan.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
 import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
@@ -91,6 +92,23 @@ export interface DataSource {
    * file's `hierarchy` on a column without categories; spec.ts). Declared columns carry theirs.
    */
   readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
+  /**
+   * The columns to release (column-choice.ts): every read of the file drops the others as it
+   * parses, so a column left out is never profiled, counted, encoded or written, and costs
+   * nothing. `schema` holds no column it leaves out (dataSource and withColumnChoice, spec.ts).
+   * Absent: every column of the table (or of a declared schema without discovery).
+   */
+  readonly columns?: ColumnChoice;
+}
+
+/**
+ * The choice every read of the release's source applies: the curator's, with the person level's
+ * unit column kept (it is read for bounding, then dropped: never released).
+ */
+export function readChoice(spec: Pick<ReleaseSpec, 'source' | 'unit'>): { readonly choice?: ColumnChoice } {
+  const choice = spec.source.columns;
+  if (!choice) return {};
+  return { choice: spec.unit ? alsoKeeping(choice, spec.unit.column) : choice };
 }
 
 export type EngineOverrides = Partial<
@@ -244,6 +262,7 @@ function checkHierarchies(source: DataSource, discovering: boolean, personLevel:
 export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
+  const choice = readChoice(spec);
   // Refused before anything else: a domain read off the data without DP leaks.
   const notDp = notDpColumns(schema);
   if (notDp.length > 0 && !spec.allowNonPrivateDomain) {
@@ -254,8 +273,13 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
   const unitSpec = spec.unit ?? null;
   const names =
     discovering || unitSpec
-      ? await releaseColumnNames(spec.source.path, spec.source.header)
+      ? await releaseColumnNames(spec.source.path, spec.source.header, choice.choice)
       : schema.columns.map((c) => c.name);
+  // A declared release reads the schema's columns only; the choice's names are still checked
+  // against the header here, before anything is reserved.
+  if (choice.choice && !(discovering || unitSpec)) {
+    await readTableHeader(spec.source.path, { ...header, ...choice, expectedNames: names });
+  }
   if (unitSpec) {
     checkUnitColumn(spec.source.path, unitSpec, names, schema);
     const undeclared = names.filter(
@@ -284,6 +308,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
           { epsilon: spec.epsilon, delta, share: spec.source.discover?.share ?? DEFAULT_DISCOVERY_SHARE },
           {
             ...header,
+            ...choice,
             ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
             ...(spec.source.hierarchies ? { hierarchies: spec.source.hierarchies } : {}),
           },
@@ -441,8 +466,12 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
 export async function releaseColumnNames(
   file: string,
   said: boolean | undefined,
+  choice?: ColumnChoice,
 ): Promise<readonly string[]> {
-  const shape = await readTableHeader(file, said === undefined ? {} : { header: said });
+  const shape = await readTableHeader(file, {
+    ...(said === undefined ? {} : { header: said }),
+    ...(choice ? { choice } : {}),
+  });
   if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
 }
@@ -519,11 +548,13 @@ export async function validate(
     warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return { ...prepared, stage: 'validated', loaded: null };
   }
+  const choice = readChoice(prepared.spec);
   const loaded = await loadCsv(source.path, {
     schema: source.schema,
     signal,
     raggedAsMissing: true,
     ...header,
+    ...choice,
   });
   // The ledger records the bytes fingerprinted when n was counted; the file must not change meanwhile.
   if (loaded.fingerprint !== prepared.facts.fingerprint) throw fileChangedWhileRead(source.path);
@@ -531,7 +562,11 @@ export async function validate(
   // reservation, rather than dropped (which would make the engine's n differ from the ledger's).
   if (loaded.dataset.n !== prepared.facts.rows) {
     // The first record that does not fit, with its value, for the curator's message.
-    const check = await checkDeclaredFit(source.path, source.schema.columns, { ...header, signal });
+    const check = await checkDeclaredFit(source.path, source.schema.columns, {
+      ...header,
+      ...choice,
+      signal,
+    });
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     throw recordsDoNotFit(loaded, prepared.facts.rows);
   }
@@ -613,6 +648,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         personNoise(spec),
         {
           ...header,
+          ...readChoice(spec),
           ...(signal ? { signal } : {}),
         },
       );

@@ -8,6 +8,8 @@
  * Every message names the setting with its one label (SETTING_LABELS, e.g. "ε", "K (per
  * round)"); the CLI prefixes its flag ("--per-round: …"), the app shows it under the field.
  */
+
+import { type ColumnChoice, keepsColumn, parseColumnList } from '../data/column-choice.ts';
 import { type Hierarchy, parseHierarchy } from '../data/hierarchy.ts';
 import type { Schema } from '../data/schema.ts';
 import { declaredColumns } from '../discovery/not-dp.ts';
@@ -61,6 +63,12 @@ export interface RunSettingsText {
   readonly certifyShare?: string;
   readonly certifyBeta?: string;
   readonly certifyViolations?: string;
+  /**
+   * The columns to release, comma-separated (the CLI's --columns); or the columns to leave out
+   * (--exclude). One or the other: a column left out is never read (column-choice.ts).
+   */
+  readonly columns?: string;
+  readonly exclude?: string;
 }
 
 export type SettingName = keyof RunSettingsText;
@@ -86,6 +94,8 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
   certifyShare: "the relative-error pass's share",
   certifyBeta: "the certificate's β",
   certifyViolations: "the pass's violations c",
+  columns: 'the columns to release',
+  exclude: 'the columns to leave out',
 };
 
 /**
@@ -112,6 +122,8 @@ export interface RunSettings {
   readonly overrides: EngineOverrides;
   readonly noise: NoiseSpec;
   readonly importance: ImportanceName;
+  /** The columns to release or leave out; absent: every column. */
+  readonly columns?: ColumnChoice;
 }
 
 const blank = (s: string | undefined): s is undefined => s === undefined || s.trim() === '';
@@ -160,6 +172,16 @@ export function parseRunSettings(text: RunSettingsText): {
   const certifyShare = field('certifyShare', unitInterval);
   const certifyBeta = field('certifyBeta', unitInterval);
   const certifyViolations = field('certifyViolations', parseCount);
+  const only = field('columns', parseColumnList);
+  const exclude = field('exclude', parseColumnList);
+  if (only !== undefined && exclude !== undefined) {
+    problems.push({
+      field: 'exclude',
+      message: `give ${SETTING_LABELS.columns} or ${SETTING_LABELS.exclude}, not both`,
+    });
+  }
+  const columns: ColumnChoice | undefined =
+    only !== undefined ? { only } : exclude !== undefined ? { exclude } : undefined;
   for (const name of ['certifyShare', 'certifyBeta', 'certifyViolations'] as const) {
     if (blank(text.certify) && !blank(text[name]))
       problems.push({
@@ -197,7 +219,26 @@ export function parseRunSettings(text: RunSettingsText): {
     }),
   };
   const noise: NoiseSpec = seed === undefined ? { mode: 'secure' } : { mode: 'insecure-seed', seed };
-  return { settings: { epsilon, delta, overrides, noise, importance }, problems };
+  return {
+    settings: { epsilon, delta, overrides, noise, importance, ...(columns && { columns }) },
+    problems,
+  };
+}
+
+/**
+ * The column choice alone, by the same rules and messages (the CLI's `workload random|default
+ * --data`, which draw a workload over the columns a release would keep); the first problem throws.
+ */
+export function parseColumnChoice(
+  text: Pick<RunSettingsText, 'columns' | 'exclude'>,
+): ColumnChoice | undefined {
+  const { settings, problems } = parseRunSettings({
+    columns: text.columns,
+    exclude: text.exclude,
+    epsilon: '1',
+  });
+  if (problems.length > 0) throw new InputError(problems[0].message, { field: problems[0].field });
+  return settings?.columns;
 }
 
 function unitInterval(label: string, text: string): number {
@@ -321,10 +362,12 @@ function withHierarchies(
 
 /** Everything a release needs besides the settings: all public. */
 export interface SpecInputs {
+  /** The file and its schema before the column choice (releaseSpec applies settings.columns). */
   readonly source: DataSource;
   readonly datasetName?: string;
   /** ReleaseSpec.datasetChosen: the curator named the dataset (never inferred from a default name). */
   readonly datasetChosen?: boolean;
+  /** Over the released columns (workloadOverKept drops those the choice leaves out). */
   readonly workload: Workload;
   readonly evalWorkload?: Workload;
   readonly evalWorkloads?: readonly Workload[];
@@ -336,6 +379,78 @@ export interface SpecInputs {
   readonly allowNonPrivateDomain?: boolean;
   /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
   readonly unit?: ReleaseSpec['unit'];
+}
+
+/**
+ * The source with the curator's column choice: the choice goes with it (every read applies it)
+ * and the schema keeps only the declared columns it releases. Refused: leaving out the person
+ * level's unit column (it must be read to bound persons; it is never released anyway), and,
+ * without discovery, releasing a column the schema does not declare.
+ */
+export function withColumnChoice(
+  source: DataSource,
+  choice: ColumnChoice | undefined,
+  unit?: ReleaseSpec['unit'],
+): DataSource {
+  if (!choice) return source;
+  if (unit && choice.exclude?.includes(unit.column)) {
+    throw new InputError(
+      `${SETTING_LABELS.exclude} name the unit column "${unit.column}": it identifies persons and is read to ` +
+        'bound them (it is never released); leave it out of the list.',
+      { field: 'exclude', column: unit.column },
+    );
+  }
+  if (source.discover === undefined && choice.only) {
+    const declared = new Set(source.schema.columns.map((c) => c.name));
+    const undeclared = choice.only.find((n) => !declared.has(n) && n !== unit?.column);
+    if (undeclared !== undefined) {
+      throw new InputError(
+        `${SETTING_LABELS.columns} name "${undeclared}", which the schema does not declare: declare it, ` +
+          'or discover the undeclared columns privately (--discover-undeclared; in the app, "discover privately").',
+        { field: 'columns', column: undeclared },
+      );
+    }
+  }
+  const dropped = Object.keys(source.hierarchies ?? {}).find((n) => !keepsColumn(choice, n));
+  if (dropped !== undefined) {
+    throw new InputError(
+      `the hierarchy marks "${dropped}", which the column choice leaves out: release the column, or leave its hierarchy out`,
+      { field: 'hierarchy', column: dropped },
+    );
+  }
+  const columns = source.schema.columns.filter((c) => keepsColumn(choice, c.name));
+  return { ...source, schema: { ...source.schema, columns }, columns: choice };
+}
+
+/**
+ * A workload read against the table's columns (`names`, in order) as one over the columns the
+ * choice keeps (`kept`, in the same order): refused, naming the column, when a threshold names a
+ * column the choice leaves out — before anything is reserved.
+ */
+export function workloadOverKept(
+  workload: Workload,
+  names: readonly string[],
+  kept: readonly string[],
+  file = 'the workload',
+): Workload {
+  const index = new Map(kept.map((n, j) => [n, j]));
+  return {
+    ...workload,
+    thresholds: workload.thresholds.map((t, i) => ({
+      ...t,
+      features: t.features.map((f) => {
+        const j = index.get(names[f]);
+        if (j === undefined) {
+          throw new InputError(
+            `${file}, thresholds[${i}]: names the column "${names[f]}", which the column choice leaves out ` +
+              '(--columns / --exclude; in the app, "leave out"): remove it from the workload, or release the column.',
+            { file, column: names[f], field: 'workload' },
+          );
+        }
+        return j;
+      }),
+    })),
+  };
 }
 
 /** The release the settings and inputs describe. */
@@ -359,7 +474,7 @@ export function releaseSpec(settings: RunSettings, inputs: SpecInputs): ReleaseS
       ? weightByHistory(workload, history ?? workload, inputs.columns)
       : workload;
   return {
-    source: inputs.source,
+    source: withColumnChoice(inputs.source, settings.columns, inputs.unit),
     ...(inputs.datasetName !== undefined && { datasetName: inputs.datasetName }),
     ...(inputs.datasetChosen === true && { datasetChosen: true }),
     workload: weighted,

@@ -42,7 +42,7 @@ function assertShape(D: Float32Array, nRows: number, layout: OneHotLayout): void
  * (1/n') Σ_rows ⊗_{f ∈ features} block_f(row), row-major over the features: the product table of
  * the blocks (or of their complements 1 − x).
  */
-export function productTable(
+export function referenceProductTable(
   D: Float32Array,
   nRows: number,
   layout: OneHotLayout,
@@ -89,7 +89,7 @@ export function surrogateThresholdAnswers(
   const expansion = thresholdExpansion(k, t.r, options.form);
   const complement = expansion.form === 'negated';
   return combineTables(k, thresholdSizes(t, layout.sizes), expansion.terms, (subset) =>
-    productTable(
+    referenceProductTable(
       D,
       nRows,
       layout,

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { splitBudget } from '../../../src/core/discovery/budget.ts';
+import { splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { discoveryLossPreview } from '../../../src/core/discovery/preview.ts';
 import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHierarchy } from '../../../src/core/data/hierarchy.ts';
-import { splitBudget } from '../../../src/core/discovery/budget.ts';
+import { splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { hierarchyPreview } from '../../../src/core/discovery/preview.ts';
 import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
 
@@ -139,8 +139,7 @@ describe('hierarchical codes through synth', () => {
       expect(dx.has('K20.1')).toBe(true);
       withLedger(ledger, (l) => {
         const [release] = l.releases();
-        const discovery = (release.params as { discovery: { hierarchies: Record<string, string> } })
-          .discovery;
+        const discovery = release.params.discovery as { hierarchies: Record<string, string> };
         expect(discovery.hierarchies).toEqual({ dx: '1,3,full' });
       });
 

@@ -48,6 +48,9 @@ function typeOnlyImport(node: ts.ImportDeclaration): boolean {
   );
 }
 
+/** The specifier recorded for `import(expr)` when `expr` is not a string literal: an edge no one can follow. */
+export const COMPUTED = '(computed)';
+
 /** Every module specifier in `text`: static imports and re-exports, dynamic import(). */
 export function importsOf(file: string, text: string): { spec: string; typeOnly: boolean }[] {
   const source = ts.createSourceFile(file, scriptOf(file, text), ts.ScriptTarget.Latest, false);
@@ -68,6 +71,8 @@ export function importsOf(file: string, text: string): { spec: string; typeOnly:
       ts.isStringLiteral(node.arguments[0])
     ) {
       found.push({ spec: node.arguments[0].text, typeOnly: false });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      found.push({ spec: COMPUTED, typeOnly: false });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       const lit = node.argument.literal;
       if (ts.isStringLiteral(lit)) found.push({ spec: lit.text, typeOnly: true });
@@ -88,10 +93,10 @@ function resolveRelative(from: string, spec: string): string | null {
 
 const posix = (p: string) => p.split(sep).join('/');
 
-/** The graph of every .ts/.vue file under `root/dir`, keyed by path relative to `root`. */
-export function importGraph(root: string, dir = 'src'): Graph {
+/** The graph of every .ts/.vue file under `root/dir` (each of `dirs`), keyed by path relative to `root`. */
+export function importGraph(root: string, ...dirs: string[]): Graph {
   const graph = new Map<string, Import[]>();
-  for (const file of sourceFiles(join(root, dir))) {
+  for (const file of (dirs.length > 0 ? dirs : ['src']).flatMap((d) => sourceFiles(join(root, d)))) {
     const imports = importsOf(file, readFileSync(file, 'utf8')).map(({ spec, typeOnly }) => {
       if (!spec.startsWith('.')) return { spec, target: null, typeOnly };
       const hit = resolveRelative(file, spec);
@@ -128,10 +133,115 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 };
 const TYPES_ONLY_MAY_IMPORT: Partial<Record<Layer, readonly Layer[]>> = { shared: ['core'] };
 
+/**
+ * The order inside src/core, lowest first: a folder may import its own files and the folders on
+ * lower rows, never a folder on its own row or above. '.' is the files directly in src/core
+ * (errors.ts, version.ts). This is the one place the order is written; the README points here.
+ */
+export const CORE_ORDER: readonly (readonly string[])[] = [
+  ['.'],
+  ['privacy'],
+  ['input'],
+  ['data'],
+  ['workload', 'ledger'],
+  ['engine', 'discovery'],
+  ['release'],
+];
+
+/** The folder of a file under src/core ('.' for src/core/x.ts), or null outside src/core. */
+export function coreFolderOf(file: string): string | null {
+  const m = /^src\/core\/(?:([^/]+)\/)?[^/]+$/.exec(file) ?? /^src\/core\/([^/]+)\//.exec(file);
+  if (!m) return null;
+  return m[1] ?? '.';
+}
+
+function coreRank(folder: string): number {
+  const rank = CORE_ORDER.findIndex((row) => row.includes(folder));
+  return rank < 0 ? Number.POSITIVE_INFINITY : rank;
+}
+
+/**
+ * Test support: modules that exist for the tests (the naming conventions in use). Product code
+ * under src/ never loads them; tests, bench/ and other test support may.
+ */
+export function isTestSupport(file: string): boolean {
+  return (
+    file.startsWith('test/') ||
+    /\.test\.ts$/.test(file) ||
+    /(^|\/)(testing|fixtures)\//.test(file) ||
+    /(^|\/)(testing|test-data|[^/]*fixtures)\.ts$/.test(file)
+  );
+}
+
+/**
+ * Product code that loads test support on purpose, with the reason. Keep this short.
+ */
+const TEST_SUPPORT_USERS: Record<string, string> = {
+  // The GPU backend's start-up self-check runs the kernel tests' fixture batch against the typed
+  // kernels (README "GPU"), so the check and the tests cannot drift apart.
+  'src/core/engine/kernels/kernel-check.ts': 'the start-up self-check runs the kernel fixture batch',
+};
+
+/** Edges inside src/core that go against CORE_ORDER (tests included: they live in the same folders). */
+export function coreOrderViolations(graph: Graph): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = coreFolderOf(file);
+    if (from === null) continue;
+    if (!Number.isFinite(coreRank(from))) {
+      found.push(`${file}: src/core/${from} has no row in CORE_ORDER (test/unit/layering/graph.ts)`);
+      continue;
+    }
+    for (const imp of imports) {
+      const to = imp.target ? coreFolderOf(imp.target) : null;
+      if (to === null || to === from) continue;
+      if (coreRank(to) >= coreRank(from)) {
+        found.push(
+          `${file} (core/${from}) imports ${imp.target} (core/${to}): the order inside src/core is ` +
+            `${CORE_ORDER.map((row) => row.join(' = ')).join(' < ')}`,
+        );
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Where src/, bench/ and test/ meet: bench/ and test/ may import src/; src/ never imports bench/
+ * or test/, and product code under src/ never imports test support (TEST_SUPPORT_USERS aside).
+ */
+export function supportViolations(graph: Graph): string[] {
+  const found: string[] = [];
+  for (const [file, imports] of graph) {
+    if (!file.startsWith('src/') || isTestSupport(file)) continue;
+    for (const imp of imports) {
+      const t = imp.target;
+      if (t === null || t.startsWith('unresolved:')) continue;
+      if (t.startsWith('bench/')) found.push(`${file} imports ${t}: src/ never imports bench/`);
+      else if (t.startsWith('test/')) found.push(`${file} imports ${t}: src/ never imports test/`);
+      else if (isTestSupport(t) && !(file in TEST_SUPPORT_USERS)) {
+        found.push(
+          `${file} imports ${t}, which is test support: move what the product needs into product code`,
+        );
+      }
+    }
+  }
+  return found;
+}
+
 /** Packages only some folders may load (prefix of the importing file). */
 const PACKAGE_OWNERS: Record<string, readonly string[]> = {
   electron: ['src/main/', 'src/preload/'],
   'better-sqlite3': ['src/core/ledger/'],
+};
+
+/**
+ * Files that may load a module whose name is computed at run time, with the reason. Everything
+ * else names its imports literally, so this graph sees every edge and a missing module fails loudly.
+ */
+const COMPUTED_IMPORTS: Record<string, string> = {
+  // tfjs-node(-gpu) are optional packages: a literal import would not type-check where they are absent.
+  'src/core/engine/kernels/backend.ts': 'optional native TensorFlow.js packages',
 };
 
 export function violations(graph: Graph): string[] {
@@ -139,6 +249,12 @@ export function violations(graph: Graph): string[] {
   for (const [file, imports] of graph) {
     const from = layerOf(file);
     for (const imp of imports) {
+      if (imp.spec === COMPUTED) {
+        if (!(file in COMPUTED_IMPORTS)) {
+          found.push(`${file} imports a computed module name: write the specifier as a literal`);
+        }
+        continue;
+      }
       if (imp.target === null) {
         const pkg = imp.spec.startsWith('@')
           ? imp.spec.split('/').slice(0, 2).join('/')

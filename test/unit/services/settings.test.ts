@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Schema } from '../../../src/core/data/schema.ts';
-import { discoveryPerColumn, splitBudget } from '../../../src/core/discovery/budget.ts';
+import { discoveryPerColumn, splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
 import { makePartitionSelection } from '../../../src/core/privacy/partition-selection.ts';
+import { UNREGISTERED_BUDGET } from '../../../src/services/ledger-views.ts';
 import { parseSettings, planView } from '../../../src/services/settings.ts';
-import { UNREGISTERED_BUDGET } from '../../../src/services/views.ts';
 import type { BudgetView } from '../../../src/shared/api.ts';
 
 const schema: Schema = {

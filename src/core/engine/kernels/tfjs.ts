@@ -196,7 +196,7 @@ class TfjsSession implements KernelSession {
 
   /** The threshold's k-way table P_S (a new tensor, the caller disposes it). */
   thresholdTable(t: Threshold): Tensor {
-    return this.productTable(this.x, t.features);
+    return this.productTensor(this.x, t.features);
   }
 
   /** The threshold's answers from its k-way table's values. */
@@ -206,7 +206,7 @@ class TfjsSession implements KernelSession {
   }
 
   /** (1/n') Σ_rows ⊗_f block_f(row) as a flat tensor, row-major over the features. */
-  private productTable(x: Tensor2D, features: readonly number[]): Tensor {
+  private productTensor(x: Tensor2D, features: readonly number[]): Tensor {
     const tf = this.tf;
     const { rows, layout } = this.shape;
     return tf.tidy(() => {
@@ -308,7 +308,7 @@ class TfjsSession implements KernelSession {
     for (const term of thresholdTerms(k, t.r)) {
       const shape = dims.map((d, p) => (term.subset.includes(p) ? d : 1));
       const table = tf.reshape(
-        this.productTable(
+        this.productTensor(
           x,
           term.subset.map((p) => t.features[p]),
         ),

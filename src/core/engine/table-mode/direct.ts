@@ -20,8 +20,8 @@ import type { ExactAnswers } from '../exact-answers.ts';
 import type { TableTarget } from '../kernels/session.ts';
 import { fitTarget, measure, measurementSigma, type NoiseScale } from '../measure.ts';
 import type { RelaxedShape } from '../relaxed.ts';
-import { TableBudget } from './budget.ts';
 import { measureOneWays } from './one-way-start.ts';
+import { TableBudget } from './rho-schedule.ts';
 import { asUnit, groupedVersion, unitTable } from './units.ts';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Table mode's one-way start: all d one-way marginals measured together (σ₀, budget.ts); D'
+ * Table mode's one-way start: all d one-way marginals measured together (σ₀, rho-schedule.ts); D'
  * starts as one-hot rows whose categories follow the noisy one-way marginals (post-processing),
  * so the first rounds fit from a sensible, sparse point. The same noisy marginals compress each
  * feature's domain (domain-compression.ts, after MST): categories with an estimated share under
@@ -14,8 +14,8 @@ import type { TableTarget } from '../kernels/session.ts';
 import { sparsemax } from '../kernels/sparsemax.ts';
 import { measure } from '../measure.ts';
 import type { RelaxedShape } from '../relaxed.ts';
-import type { TableBudget } from './budget.ts';
 import { compressDomain, KEEP_SIGMAS } from './domain-compression.ts';
+import type { TableBudget } from './rho-schedule.ts';
 import { unitTable } from './units.ts';
 
 /**

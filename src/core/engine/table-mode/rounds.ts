@@ -3,7 +3,7 @@
  * (units.ts) by Gumbel-max on w·(‖exact − relaxed‖₁ − √(2/π)·σ·cells) and measures its table
  * (measure.ts), averaged with the unit's earlier measurements by inverse variance; a *round*
  * makes up to K measurements on the same D', then projects D' once onto every measured table
- * (weights w/σ²); the *measurement bound* B = T₀·K sets the first measurements' ρ (budget.ts).
+ * (weights w/σ²); the *measurement bound* B = T₀·K sets the first measurements' ρ (rho-schedule.ts).
  * If a round's fit moved its tables by less than their noise's expected ℓ1, σ halves from the
  * next measurement (annealing). AIM fits after every measurement; a fit here is the run's main
  * cost, so K tables share one (ADULT, 64 3-way marginals, ε = 1: K = 4 halved the CPU time of
@@ -27,15 +27,15 @@ import type {
   TableMeasurementRecord,
   TableModeFallback,
 } from '../types.ts';
+import { type DirectStart, directTables, measureDirect } from './direct.ts';
+import { measureOneWays, type OneWayStart } from './one-way-start.ts';
 import {
   expectedNoiseL1,
   type MeasurementScales,
   MIXED_DIRECT_SHARE,
   ONE_WAY_SHARE,
   TableBudget,
-} from './budget.ts';
-import { type DirectStart, directTables, measureDirect } from './direct.ts';
-import { measureOneWays, type OneWayStart } from './one-way-start.ts';
+} from './rho-schedule.ts';
 import {
   asUnit,
   type MeasurementUnit,

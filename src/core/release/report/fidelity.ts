@@ -17,8 +17,8 @@ import { OTHER_CATEGORY } from '../../data/encode.ts';
 import { Rejections } from '../../data/rejections.ts';
 import { type Column, domainSize, type EncodedDataset } from '../../data/schema.ts';
 import { readTable } from '../../data/table.ts';
+import { ksTwoSample } from '../../data/two-sample.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../../data/values.ts';
-import { ksTwoSample } from '../../privacy/testing/stats.ts';
 import { contingencyTable } from '../../workload/exact.ts';
 import type { ColumnFidelity, DomainSource, PairFidelity } from './types.ts';
 
@@ -166,7 +166,7 @@ function sortedNumbers(values: readonly string[]): Float64Array {
   return Float64Array.from(out).sort();
 }
 
-/** Fraction of the sorted values ≤ x (also the Results step's comparison, services/results.ts). */
+/** Fraction of the sorted values ≤ x (also the Results step's comparison, services/results-step.ts). */
 export function cdfAt(sorted: Float64Array, x: number): number {
   let lo = 0;
   let hi = sorted.length;

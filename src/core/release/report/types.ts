@@ -2,7 +2,7 @@
  * The shapes of a release's private report (data.ts builds it), in their own file with no imports
  * but import-free type files, so that the renderer's API types can use them without Node types.
  */
-import type { ErrorRow } from '../../engine/error-tables.ts';
+import type { ErrorRow } from '../../engine/workload-error-types.ts';
 
 export const REPORT_DATA_FORMAT = 'rap-studio-private-report';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { epsilonFromRho, rhoFromEpsilon } from '../privacy/accounting.ts';
-import { PARTITION_DELTA_SHARE, splitBudget } from './budget.ts';
+import { PARTITION_DELTA_SHARE, splitBudget } from './budget-split.ts';
 
 describe('splitBudget', () => {
   it('spends exactly (ε, δ): ρ_disc + ρ_synth = ρ(ε, 0.9δ), δ_disc + 0.9δ = δ (property)', () => {

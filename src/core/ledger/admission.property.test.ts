@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetRefusedError } from '../errors.ts';
 import { epsilonFromRho, rhoFromEpsilon } from '../privacy/accounting.ts';
 import { bruteDelta } from '../privacy/testing/cks20-brute-force.ts';
-import { computeTotals } from './budget.ts';
+import { computeTotals } from './admission.ts';
 import { canonicalJson } from './canonical.ts';
 import { Ledger } from './ledger.ts';
 import { fingerprintOf, requestFor } from './testing/fixtures.ts';

@@ -8,7 +8,7 @@ import {
   ONE_WAY_SHARE,
   SCORE_SENSITIVITY_CELLS,
   TableBudget,
-} from './budget.ts';
+} from './rho-schedule.ts';
 
 /** zCDP of the Gaussian mechanism: Δ₂² / (2σ²). */
 const gaussianCost = (l2: number, sigma: number) => (l2 * l2) / (2 * sigma * sigma);

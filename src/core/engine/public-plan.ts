@@ -3,14 +3,14 @@
  * reserves: the ledger records T and K with the spend, and bad option combinations are refused
  * before any budget is spent.
  */
-import type { EncodedDataset, Schema } from '../../data/schema.ts';
-import type { NoiseSource } from '../../privacy/noise.ts';
-import type { Workload } from '../../workload/types.ts';
-import { assertRunFits, type MachineMemory, thisMachine } from '../limits.ts';
-import { plannedRounds, planRun, type RunKind, type RunPlan } from '../plan.ts';
-import { MEASURE_SHARE, MIXED_DIRECT_SHARE, ONE_WAY_SHARE } from '../table-mode/budget.ts';
-import { DIRECT_ONE_WAY_SHARE } from '../table-mode/direct.ts';
-import type { RapOptions, TableStrategy } from '../types.ts';
+import type { EncodedDataset, Schema } from '../data/schema.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
+import type { Workload } from '../workload/types.ts';
+import { assertRunFits, type MachineMemory, thisMachine } from './limits.ts';
+import { plannedRounds, planRun, type RunKind, type RunPlan } from './plan.ts';
+import { DIRECT_ONE_WAY_SHARE } from './table-mode/direct.ts';
+import { MEASURE_SHARE, MIXED_DIRECT_SHARE, ONE_WAY_SHARE } from './table-mode/rho-schedule.ts';
+import type { RapOptions, TableStrategy } from './types.ts';
 
 /**
  * Table mode's plan as a release states it (ledger event, manifest, report): which plan ran and
@@ -51,7 +51,7 @@ export interface PublicCertifyPlan {
   readonly alpha: number;
 }
 
-/** What a table plan shares (table-mode/budget.ts and direct.ts hold the constants and why). */
+/** What a table plan shares (table-mode/rho-schedule.ts and direct.ts hold the constants and why). */
 export function tablePlanStatement(plan: RunPlan): TablePlanStatement | null {
   if (plan.kind !== 'table') return null;
   return statementOf(plan.strategy, plan.roundBound, plan.perRound);

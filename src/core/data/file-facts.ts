@@ -10,10 +10,10 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import Papa from 'papaparse';
-import { detectDelimiter } from '../../data/csv.ts';
-import { holdsNames } from '../../data/header.ts';
-import { InputError } from '../../errors.ts';
-import { cannotRead } from '../../input/files.ts';
+import { InputError } from '../errors.ts';
+import { cannotRead } from '../input/files.ts';
+import { detectDelimiter } from './csv.ts';
+import { holdsNames } from './header.ts';
 
 export interface FileFacts {
   /** SHA-256 (lower-case hex) of the file bytes. */

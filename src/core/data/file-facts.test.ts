@@ -5,7 +5,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import Papa from 'papaparse';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fingerprintAndCountRows } from './row-count.ts';
+import { fingerprintAndCountRows } from './file-facts.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-rowcount-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

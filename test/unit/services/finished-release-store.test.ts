@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeCsv } from '../../../src/core/data/csv-write.ts';
-import { ResultStore } from '../../../src/services/result-store.ts';
+import { ResultStore } from '../../../src/services/finished-release-store.ts';
 import type { RunView } from '../../../src/shared/api.ts';
 import { diskFullUnavailable, mountDisk } from '../../e2e/fs-faults.ts';
 
