@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseHierarchies } from '../release/spec.ts';
 import { decodeValue } from './decode.ts';
 import { columnEncoder, OTHER_CATEGORY } from './encode.ts';
 import {
@@ -65,10 +64,6 @@ describe('hierarchy presets and the text form', () => {
     expect(() => parseHierarchy('full,3')).toThrow(/last/);
     expect(() => parseHierarchy('icd10,3')).toThrow(/alone/);
     expect(() => parseHierarchy('zip')).toThrow(/not a level/);
-    expect(() => parseHierarchies(['diagnosis'])).toThrow(/COLUMN=LEVELS/);
-    expect(() => parseHierarchies(['a=icd10', 'a=naics'])).toThrow(/twice/);
-    expect(() => parseHierarchies(['a=3,1'])).toThrow(/hierarchy of "a": levels must be ascending/);
-    expect(parseHierarchies(['diagnosis=icd10', 'zip=postcode']).zip.preset).toBe('postcode');
   });
 
   it('reads a schema file column with a hierarchy, with categories (declared) or without (to discover)', () => {
