@@ -141,6 +141,13 @@ describe('hierarchical codes through synth', () => {
         const [release] = l.releases();
         const discovery = release.params.discovery as { hierarchies: Record<string, string> };
         expect(discovery.hierarchies).toEqual({ dx: '1,3,full' });
+        // The ledger charges dx one share per level: 3 of the 4 shares of discovery's ρ and δ.
+        const columns = release.params.columns as { name: string; rho: number; delta: number }[];
+        const [dx, flag] = ['dx', 'flag'].map((n) => columns.find((c) => c.name === n)!);
+        const spent = release.params.discovery as { rho: number; delta: number };
+        expect(dx.rho / flag.rho).toBeCloseTo(3, 10);
+        expect(dx.rho + flag.rho).toBeCloseTo(spent.rho, 12);
+        expect(dx.delta + flag.delta).toBeLessThanOrEqual(spent.delta * (1 + 1e-12));
       });
 
       const codes = await runCli(
