@@ -7,9 +7,14 @@
  * the released domain has them, numbers inside the discovered bounds, exact integers where the
  * column is released value by value. A bench tool: it reads the private file.
  *
- *   npx tsx bench/score-release.ts RAW SYNTHETIC EPSILON SEED [--exclude col,col]
+ * With `--schema FILE` (the run's --schema: ours, or a Frictionless Table Schema such as the one
+ * `rap-studio schema from-names adult.names` writes) its declared columns are used as declared
+ * (no "(other)" allowed in them) and only the others rediscovered, as the release did.
+ *
+ *   npx tsx bench/score-release.ts RAW SYNTHETIC EPSILON SEED [--exclude col,col] [--schema FILE]
  */
 import { OTHER_CATEGORY, withOtherCategory } from '../src/core/data/encode.ts';
+import { readDeclaredSchema } from '../src/core/data/schema-file.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../src/core/data/values.ts';
 import { splitBudget } from '../src/core/discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, discoverSchema } from '../src/core/discovery/discover.ts';
@@ -19,7 +24,14 @@ import { fidelity } from './lib/raw-metrics.ts';
 import { readRows } from './lib/raw-pipeline.ts';
 
 const [rawFile, synFile, eps, seed, ...rest] = process.argv.slice(2);
-const exclude = new Set(rest[0] === '--exclude' ? rest[1].split(',') : []);
+const option = (name: string) => {
+  const i = rest.indexOf(name);
+  return i >= 0 ? rest[i + 1] : undefined;
+};
+const exclude = new Set(option('--exclude')?.split(',') ?? []);
+const schemaFile = option('--schema');
+const declared = schemaFile ? (await readDeclaredSchema(schemaFile)).schema.columns : [];
+const declaredNames = new Set(declared.map((c) => c.name));
 const { names, rows } = await readRows(rawFile);
 const syn = await readRows(synFile);
 const n = rows.length;
@@ -28,8 +40,14 @@ const found = await discoverSchema(rawFile, {
   rho: budget.rhoDiscovery,
   delta: budget.deltaDiscovery,
   noise: seededNoise(`${seed}/discovery`),
+  ...(declared.length > 0 && { declared }),
 });
-const schema = withOtherCategory(found.schema, 'other');
+const widened = withOtherCategory(found.schema, 'other');
+// A declared column is used exactly: no "(other)" is added to it.
+const schema = {
+  ...widened,
+  columns: widened.columns.map((c, j) => (declaredNames.has(c.name) ? found.schema.columns[j] : c)),
+};
 const keep = names.map((name, i) => (exclude.has(name) ? -1 : i)).filter((i) => i >= 0);
 const pick = (r: readonly string[]) => keep.map((i) => r[i]);
 const f = fidelity(

@@ -56,7 +56,12 @@ const ORCHESTRATION = /engine\/rap\.ts$/;
 
 const KINDS: readonly [RegExp, string][] = [
   [/kernels\/sparsemax\.ts$/, 'sparsemax'],
-  [/kernels\/(product-tables|sparse-rows)\.ts$/, 'product tables'],
+  [
+    /kernels\/(product-tables|threshold-answers|backprop|group-sums|scratch|sparse-rows)\.ts$/,
+    'product tables',
+  ],
+  // Shared by the kernels and the exact answers (the at-least-r transform, marginalisation).
+  [/workload\/(table|at-least-r)\.ts$/, 'table algebra'],
   [/kernels\/query-gradient\.ts$/, 'loss & gradient'],
   [/kernels\/adam\.ts$/, 'adam'],
   [/kernels\/(typed|tfjs)\.ts$|engine\/relaxed\.ts$/, 'kernel session (with inlined callees)'],

@@ -6,11 +6,15 @@
  * read off the data (equal-width bins, not private), released with the non-private override.
  * Seeded, INSECURE noise and a throwaway ledger: benchmarks release nothing.
  */
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { OTHER_CATEGORY } from '../../src/core/data/encode.ts';
 import { inferSchema } from '../../src/core/data/infer.ts';
 import { Rejections } from '../../src/core/data/rejections.ts';
 import type { Schema } from '../../src/core/data/schema.ts';
 import { readTable } from '../../src/core/data/table.ts';
+import { readTableSchema } from '../../src/core/data/table-schema.ts';
+import { tableSchemaFromNames } from '../../src/core/data/uci-names.ts';
 import type { RapReport } from '../../src/core/engine/types.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
 import type { Threshold, Workload } from '../../src/core/workload/types.ts';
@@ -36,6 +40,12 @@ export interface RawCase {
   readonly rows: number;
   /** Also fit every 2-way marginal at this weight (the curator's thresholds keep theirs). */
   readonly pairWeight?: number;
+  /**
+   * A public codebook (a UCI .names file) read as a Frictionless Table Schema (`rap-studio schema
+   * from-names`) and given as the declared schema: its listed categories are declared, the rest
+   * discovered (private method only).
+   */
+  readonly codebook?: { readonly names: string; readonly className: string };
 }
 
 export interface RawResult {
@@ -48,6 +58,8 @@ export interface RawResult {
   readonly fidelity: Fidelity;
   readonly schema: Schema;
   readonly cpuSeconds: number;
+  /** The largest share of released rows that say "(other)" in one categorical column. */
+  readonly otherShare?: number;
 }
 
 export async function readRows(file: string): Promise<{ names: readonly string[]; rows: string[][] }> {
@@ -74,9 +86,11 @@ export async function runRawCase(c: RawCase, workDir: string): Promise<RawResult
   const drawn = randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
   const workload = c.pairWeight ? withAllPairs(drawn, names.length, c.pairWeight) : drawn;
   const schema = c.method === 'private' ? null : (await inferSchema(c.file)).schema;
+  const declared = c.codebook ? await codebookSchema(c.codebook) : undefined;
   const r = await releaseCase({
     data: c.file,
     schema,
+    ...(declared && { declared }),
     workload,
     settings: {
       epsilon: String(c.epsilon),
@@ -103,7 +117,19 @@ export async function runRawCase(c: RawCase, workDir: string): Promise<RawResult
     fidelity: fidelity(names, rows, synthetic, c.method === 'private' ? released : undefined),
     schema: released,
     cpuSeconds: r.cpuSeconds,
+    otherShare: Math.max(
+      0,
+      ...names.map((_, j) => synthetic.filter((row) => row[j] === OTHER_CATEGORY).length / synthetic.length),
+    ),
   };
+}
+
+/** The codebook as `rap-studio schema from-names` writes it, read as `--schema` reads it. */
+async function codebookSchema(codebook: NonNullable<RawCase['codebook']>): Promise<Schema> {
+  const ts = tableSchemaFromNames(await readFile(codebook.names, 'utf8'), codebook.names, {
+    className: codebook.className,
+  });
+  return readTableSchema(ts, codebook.names).schema;
 }
 
 /** The workload plus every 2-way marginal not already in it, at `weight`. */

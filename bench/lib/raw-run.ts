@@ -79,6 +79,9 @@ export function rawTable(results: readonly RawResult[]): string {
       line('… with real values mapped into the released domain', (r) => r.fidelity.maxTwoWayReleased);
       line('engine present error (workload)', (r) => r.report.presentError);
       line('CPU s', (r) => r.cpuSeconds);
+      if (ps.some((r) => r.otherShare !== undefined)) {
+        line('largest share of "(other)" in a column', (r) => r.otherShare ?? 0, false);
+      }
       out.push('');
       out.push(
         `Worst 2-way pairs (private): ${ps.map((r) => r.fidelity.worstPair).join('; ')}; baseline: ${base.map((r) => r.fidelity.worstPair).join('; ')}.\n`,

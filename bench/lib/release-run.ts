@@ -31,6 +31,8 @@ export interface ReleaseCaseInput {
   readonly data: string;
   /** Its declared schema (a benchmark domain), or null: every column discovered privately. */
   readonly schema: Schema | null;
+  /** With schema null: the columns the curator declared (a Table Schema's), the others discovered. */
+  readonly declared?: Schema;
   readonly workload: Workload;
   readonly evalWorkloads?: readonly Workload[];
   /** The settings as a curator would type them (seed: the insecure seed). */
@@ -96,7 +98,7 @@ export async function releaseCase(input: ReleaseCaseInput): Promise<ReleasedCase
     ? dataSource({ path: input.data, schema: input.schema, undeclared: 'as-read' })
     : dataSource({
         path: input.data,
-        schema: { version: 1, origin: 'declared', columns: [] } as Schema,
+        schema: input.declared ?? ({ version: 1, origin: 'declared', columns: [] } as Schema),
         undeclared: 'discover',
         ...(input.discoveryShare !== undefined && { share: input.discoveryShare }),
         ...(input.hierarchy && { hierarchies: parseHierarchies(input.hierarchy) }),

@@ -11,6 +11,7 @@ import { quick } from './quick.ts';
 import { raw, rawShare } from './raw.ts';
 import { scale } from './scale.ts';
 import { shapesCodes } from './shapes-codes.ts';
+import { shapesSchema } from './shapes-schema.ts';
 import { sota } from './sota.ts';
 
 export const SUITES: ReadonlyMap<string, Suite> = new Map(
@@ -18,7 +19,9 @@ export const SUITES: ReadonlyMap<string, Suite> = new Map(
 );
 
 /** Whole raw-CSV release pipelines (discovery, engine, decoding) measured against the raw file. */
-export const RAW_SUITES: ReadonlyMap<string, RawSuite> = new Map([raw, rawShare].map((s) => [s.name, s]));
+export const RAW_SUITES: ReadonlyMap<string, RawSuite> = new Map(
+  [raw, rawShare, shapesSchema].map((s) => [s.name, s]),
+);
 
 /** Release-pipeline suites of the relative-error pass and its certificate (issue 30). */
 export const PREM_SUITES: ReadonlyMap<string, PremSuite> = new Map([prem].map((s) => [s.name, s]));

@@ -5,7 +5,8 @@
  */
 
 import type { Schema } from '../core/data/schema.ts';
-import { confirmSchema as confirmedSchema, parseSchemaJson, schemaToJson } from '../core/data/schema-file.ts';
+import { confirmSchema as confirmedSchema, schemaToJson } from '../core/data/schema-file.ts';
+import { importedSchema } from '../core/data/schema-import.ts';
 import { editedSchema } from '../core/discovery/schema-edit.ts';
 import { InputError } from '../core/errors.ts';
 import { LedgerError } from '../core/ledger/errors.ts';
@@ -19,6 +20,7 @@ import {
   type OpenedDataset,
   openDataset,
   unitHints,
+  withCategoryLimit,
 } from './datasets.ts';
 import { budgetView, UNREGISTERED_BUDGET } from './ledger-views.ts';
 import { resolveWorkload } from './workloads.ts';
@@ -54,6 +56,7 @@ export type DatasetService = Pick<
   | 'setHeader'
   | 'histogram'
   | 'unitHints'
+  | 'setCategoryLimit'
   | 'setSchema'
   | 'importSchema'
   | 'exportSchema'
@@ -117,13 +120,20 @@ export function datasetService(state: AppState): DatasetService {
       return unitHints(datasets.get(datasetId));
     },
 
+    async setCategoryLimit({ datasetId, column, limit }) {
+      const next = await withCategoryLimit(ctx, datasets.get(datasetId), column, limit);
+      datasets.replace(next);
+      return viewOf(state, next);
+    },
+
     async setSchema({ datasetId, schema }) {
       const ds = datasets.get(datasetId);
       return replaceSchema(ds, editedSchema(schema.columns, ds.schema));
     },
 
     async importSchema({ datasetId, text, fileName }) {
-      return replaceSchema(datasets.get(datasetId), parseSchemaJson(text, fileName ?? 'the schema file'));
+      const ds = datasets.get(datasetId);
+      return replaceSchema(ds, importedSchema(text, fileName ?? 'the schema file', ds.schema));
     },
 
     async exportSchema({ datasetId }) {

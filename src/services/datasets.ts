@@ -51,6 +51,8 @@ export interface OpenedDataset {
    * (setHeader) and refuses to run until they answer (docs/privacy.md, "The header rule").
    */
   headerGuessed: boolean;
+  /** Category limits the curator raised, by column (setCategoryLimit); others: the default 1,000. */
+  readonly categoryLimits: Readonly<Record<string, number>>;
 }
 
 const HEADER_MODES = { auto: 'auto', yes: true, no: false } as const;
@@ -108,7 +110,11 @@ function declaredSchema(arg: OpenDatasetArg): { schema?: Schema; format: Dataset
   return { format: 'csv' };
 }
 
-export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Promise<OpenedDataset> {
+export async function openDataset(
+  ctx: ServiceContext,
+  arg: OpenDatasetArg,
+  categoryLimits: Readonly<Record<string, number>> = {},
+): Promise<OpenedDataset> {
   const path = await readablePath(ctx, arg.path);
   const { schema, format } = declaredSchema(arg);
   const fileName = arg.name ?? basename(arg.path);
@@ -117,6 +123,10 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
     // The release's rule for a row of the wrong width (docs/privacy.md): kept, every value missing.
     raggedAsMissing: true,
     onProgress: throttled(ctx),
+    // One column's cardinality never refuses the whole file: it is set aside, and the Schema step
+    // asks the curator to leave it out, mark it as the identifier, or raise its limit.
+    overLimit: 'set-aside',
+    columnLimits: categoryLimits,
     ...(schema ? { schema } : {}),
   };
   const loaded = await namedAs(path, fileName, () => loadCsv(path, opts));
@@ -132,7 +142,34 @@ export async function openDataset(ctx: ServiceContext, arg: OpenDatasetArg): Pro
     preview: await readPreview(path, loaded.summary.hasHeader, loaded.header),
     workloads: { main: [], eval: [] },
     headerGuessed: (arg.header ?? 'auto') === 'auto' && !schema && loaded.summary.hasHeader,
+    categoryLimits,
   };
+}
+
+/**
+ * A column's category limit raised (or lowered) on the curator's screens: the file is read again
+ * with it, as the curator last said about its header; the workloads are kept.
+ */
+export async function withCategoryLimit(
+  ctx: ServiceContext,
+  ds: OpenedDataset,
+  column: string,
+  limit: number,
+): Promise<OpenedDataset> {
+  if (!ds.loaded.header.includes(column)) {
+    throw new InputError(`${ds.fileName}: no column named "${column}".`, { column });
+  }
+  const again = await openDataset(
+    ctx,
+    { path: ds.path, name: ds.fileName, header: ds.loaded.summary.hasHeader ? 'yes' : 'no' },
+    { ...ds.categoryLimits, [column]: limit },
+  );
+  if (again.loaded.fingerprint !== ds.loaded.fingerprint) {
+    throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`, {
+      file: ds.fileName,
+    });
+  }
+  return { ...again, id: ds.id, workloads: ds.workloads, headerGuessed: ds.headerGuessed };
 }
 
 /**
@@ -179,7 +216,9 @@ export function datasetView(ds: OpenedDataset, budget: BudgetView): DatasetView 
       .filter((r) => isKeptAsMissing(r.reason))
       .map((r) => ({ reason: r.reason, count: r.count, firstLine: r.firstLine })),
     blankLines: s.blankLines,
-    ignoredColumns: [...s.ignoredColumns],
+    // Columns set aside for their category limit are listed apart (overLimit), not as ignored.
+    ignoredColumns: s.ignoredColumns.filter((c) => !s.overLimit.some((o) => o.column === c)),
+    overLimit: s.overLimit.map((o) => ({ ...o })),
     preview: ds.preview,
     schema: schemaView(ds.schema),
     budget,

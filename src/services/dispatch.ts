@@ -5,10 +5,12 @@
  * (they could quote private values); the curator gets the actionable message of an InputError.
  */
 import { z } from 'zod';
+import { MAX_DOMAIN_SIZE } from '../core/data/schema.ts';
 import { CancelledError } from '../core/engine/process/errors.ts';
 import { BudgetRefusedError, InputError } from '../core/errors.ts';
 import { LedgerError } from '../core/ledger/errors.ts';
 import { OutputNotWrittenError } from '../core/release/messages.ts';
+import { TEXT_SETTINGS, type TextSettingName } from '../core/release/spec.ts';
 import type { ApiErrorPayload, ApiMethod, ApiMethods } from '../shared/api.ts';
 import type { Services } from './services.ts';
 
@@ -22,12 +24,17 @@ const role = z.enum(['main', 'eval']);
 const count = z.int().min(1).max(1_000_000);
 const field = z.string().max(100);
 
+const temporal = z
+  .object({ kind: z.enum(['date', 'time', 'datetime']), format: z.string().min(1).max(100) })
+  .strict();
+
 const columnSchema = z.discriminatedUnion('kind', [
   z.object({
     name: feature,
     kind: z.literal('categorical'),
     categories: z.array(z.string().max(10_000)).max(100_000),
     missing: z.boolean(),
+    temporal: temporal.optional(),
     declare: z.boolean().optional(),
   }),
   z.object({
@@ -36,6 +43,7 @@ const columnSchema = z.discriminatedUnion('kind', [
     edges: z.array(z.number()).max(100_000),
     integer: z.boolean(),
     missing: z.boolean(),
+    temporal: temporal.optional(),
     declare: z.boolean().optional(),
   }),
 ]);
@@ -50,16 +58,17 @@ const ledgerDataset = z.union([
   z.object({ new: z.literal(true) }).strict(),
 ]);
 
+/** Every plain text setting of the release spec (core/release/spec.ts, TEXT_SETTINGS). */
+const textSettings = Object.fromEntries(TEXT_SETTINGS.map((name) => [name, field.optional()])) as Record<
+  TextSettingName,
+  z.ZodOptional<typeof field>
+>;
+
 const settings = z
   .object({
+    ...textSettings,
     epsilon: field,
-    delta: field.optional(),
-    rows: field.optional(),
-    rounds: field.optional(),
-    perRound: field.optional(),
-    oversample: field.optional(),
     mode: z.enum(['query', 'table']).optional(),
-    backend: field.optional(),
     selection: z.enum(['one-shot', 'adaptive']).optional(),
     relaxation: z.enum(['sparsemax', 'softmax']).optional(),
     importance: z.enum(['none', 'history']).optional(),
@@ -67,10 +76,9 @@ const settings = z
     domain: z.enum(['discover', 'as-read']).optional(),
     allowNonPrivateDomain: z.boolean().optional(),
     ledgerDataset: ledgerDataset.optional(),
-    certify: field.optional(),
-    certifyShare: field.optional(),
     unitColumn: z.string().max(1000).optional(),
     rowsPerPerson: field.optional(),
+    exclude: z.array(feature).max(10_000).optional(),
   })
   .strict();
 
@@ -91,6 +99,9 @@ export const argSchemas = {
   setHeader: z.object({ ...datasetRef, header: z.enum(['yes', 'no']) }).strict(),
   histogram: z.object({ ...datasetRef, column: feature }).strict(),
   unitHints: z.object({ ...datasetRef }).strict(),
+  setCategoryLimit: z
+    .object({ ...datasetRef, column: feature, limit: z.int().min(1).max(MAX_DOMAIN_SIZE) })
+    .strict(),
   setSchema: z
     .object({ ...datasetRef, schema: z.object({ columns: z.array(columnSchema).max(10_000) }).strict() })
     .strict(),

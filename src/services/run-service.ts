@@ -57,6 +57,7 @@ export function runService(state: AppState): RunService {
         busy: state.runs().busy,
         ledgerMatches: choice.matches,
         headerGuessed: ds.headerGuessed,
+        overLimit: ds.loaded.summary.overLimit,
       });
     },
 

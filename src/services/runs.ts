@@ -32,6 +32,7 @@ import type {
   RunView,
 } from '../shared/api.ts';
 import { isActiveStatus } from '../shared/constants.ts';
+import { keptSchema, keptWorkload, undecidedColumns, undecidedReason } from './columns.ts';
 import { namedAs, type OpenedDataset } from './datasets.ts';
 import { manifestFields } from './exporter.ts';
 import type { ResultStore, StoredRelease } from './finished-release-store.ts';
@@ -238,19 +239,25 @@ export class RunManager {
     }
     // One person, several rows: the identifier column is no column of the release (never
     // released, never in the workload: a threshold on it is refused), release/person.ts.
+    // Columns left out (the Schema step) are no columns of the release either; one set aside for
+    // its category limit waits until the curator says what it is.
     const unit = parsed.unit;
-    const unitIndex = unit ? ds.schema.columns.findIndex((c) => c.name === unit.column) : -1;
-    if (unit && unitIndex < 0) {
+    const overLimit = ds.loaded.summary.overLimit;
+    const undecided = undecidedColumns(overLimit, parsed.columns, unit?.column);
+    if (undecided.length > 0)
+      throw new InputError(undecidedReason(ds.fileName, undecided), { field: 'schema' });
+    const kept = keptSchema(ds.schema, parsed.columns);
+    const unitIndex = unit ? kept.columns.findIndex((c) => c.name === unit.column) : -1;
+    if (unit && unitIndex < 0 && !overLimit.some((o) => o.column === unit.column)) {
       throw new InputError(
         `${ds.fileName}: no column named "${unit.column}": choose the column that identifies a person.`,
       );
     }
-    const schema = unit
-      ? { ...ds.schema, columns: ds.schema.columns.filter((_, i) => i !== unitIndex) }
-      : ds.schema;
+    const schema =
+      unitIndex >= 0 ? { ...kept, columns: kept.columns.filter((_, i) => i !== unitIndex) } : kept;
     const resolved = (w: typeof ds.workloads.main) => {
-      const r = resolveWorkload(w, ds.schema);
-      return unit ? workloadWithoutUnit(r, unitIndex, unit.column) : r;
+      const r = keptWorkload(resolveWorkload(w, ds.schema), ds.schema, parsed.columns);
+      return unitIndex >= 0 && unit ? workloadWithoutUnit(r, unitIndex, unit.column) : r;
     };
     const warnings: string[] = [];
     if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);

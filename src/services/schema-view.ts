@@ -5,11 +5,19 @@ import { declaredColumns } from '../core/discovery/not-dp.ts';
 import type { ColumnView, SchemaView } from '../shared/api.ts';
 
 export function schemaView(schema: Schema): SchemaView {
-  const columns: ColumnView[] = schema.columns.map((c) =>
-    c.kind === 'categorical'
-      ? { name: c.name, kind: 'categorical', categories: [...c.categories], missing: c.missing }
-      : { name: c.name, kind: 'numeric', edges: [...c.edges], integer: c.integer, missing: c.missing },
-  );
+  const columns: ColumnView[] = schema.columns.map((c) => {
+    const temporal = c.temporal ? { temporal: { ...c.temporal } } : {};
+    return c.kind === 'categorical'
+      ? { name: c.name, kind: 'categorical', categories: [...c.categories], missing: c.missing, ...temporal }
+      : {
+          name: c.name,
+          kind: 'numeric',
+          edges: [...c.edges],
+          integer: c.integer,
+          missing: c.missing,
+          ...temporal,
+        };
+  });
   return {
     origin: schema.origin,
     confirmedFromInferred: schema.confirmedFromInferred === true,

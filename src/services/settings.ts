@@ -20,7 +20,12 @@ import { defaultDelta, deltaWarning, epsilonFromRho } from '../core/privacy/acco
 import { warnings as warnings_ } from '../core/release/messages.ts';
 import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
-import { parseRunSettings, type RunSettings, type RunSettingsText } from '../core/release/spec.ts';
+import {
+  parseRunSettings,
+  type RunSettings,
+  type RunSettingsText,
+  TEXT_SETTINGS,
+} from '../core/release/spec.ts';
 import type { Workload } from '../core/workload/types.ts';
 import type {
   BudgetView,
@@ -31,6 +36,7 @@ import type {
   RunPlanView,
   RunSettingsInput,
 } from '../shared/api.ts';
+import { keptSchema, keptWorkload, undecidedColumns, undecidedReason } from './columns.ts';
 
 export interface ParsedSettings extends RunSettings {
   /** A schema read off the data: discovered privately (default) or released over as read. */
@@ -48,20 +54,13 @@ const blank = (s: string | undefined): s is undefined => s === undefined || s.tr
 /** The Privacy step's fields as the spec module's text settings (the CLI's flags give the same). */
 export function settingsText(input: RunSettingsInput): RunSettingsText {
   return {
+    ...Object.fromEntries(TEXT_SETTINGS.map((name) => [name, input[name]])),
     epsilon: input.epsilon,
-    delta: input.delta,
-    rows: input.rows,
-    rounds: input.rounds,
-    perRound: input.perRound,
-    oversample: input.oversample,
     mode: input.mode,
-    backend: input.backend,
     selection: input.selection,
     relaxation: input.relaxation,
     importance: input.importance,
     seed: input.insecureSeed,
-    certify: input.certify,
-    certifyShare: input.certifyShare,
   };
 }
 
@@ -116,6 +115,8 @@ export interface PlanInputs {
   readonly ledgerMatches?: readonly LedgerMatchView[];
   /** Line 1 was taken for the header by a guess: no run until the curator says (the header rule). */
   readonly headerGuessed?: boolean;
+  /** Columns set aside for their category limit (DatasetView.overLimit): no run until decided. */
+  readonly overLimit?: readonly { readonly column: string; readonly limit: number }[];
 }
 
 const EMPTY_PLAN = {
@@ -196,6 +197,8 @@ function columnsAtRelease(
  */
 function personLevel(p: PlanInputs, unit: UnitSpec): PlanInputs {
   const at = p.schema.columns.findIndex((c) => c.name === unit.column);
+  // An identifier set aside for its category limit is in no schema or workload: nothing to remove.
+  if (at < 0 && (p.overLimit ?? []).some((o) => o.column === unit.column)) return p;
   if (at < 0) {
     return {
       ...p,
@@ -239,9 +242,24 @@ export const HEADER_GUESSED_REASON =
   'Line 1 was taken for the column names by a guess: a release publishes the column names, so say on the ' +
   'Data step whether line 1 names the columns ("Does line 1 name the columns?").';
 
+/** The columns the curator leaves out are no columns of the release (their cost is not shown). */
+function chosenColumns(p: PlanInputs, choice: ParsedSettings['columns']): PlanInputs {
+  if (!choice) return p;
+  let workload: PlanInputs['workload'] = p.workload;
+  if (!('problem' in workload)) {
+    try {
+      workload = keptWorkload(workload, p.schema, choice);
+    } catch (err) {
+      workload = { problem: (err as Error).message };
+    }
+  }
+  return { ...p, schema: keptSchema(p.schema, choice), workload };
+}
+
 export function planView(inputs: PlanInputs): RunPlanView {
   const { parsed, problems } = parseSettings(inputs.settings);
-  const p = parsed?.unit ? personLevel(inputs, parsed.unit) : inputs;
+  const chosen = chosenColumns(inputs, parsed?.columns);
+  const p = parsed?.unit ? personLevel(chosen, parsed.unit) : chosen;
   const base = {
     n: p.n,
     // At the person level 1/n² would publish the row count: a public constant (release/person.ts).
@@ -279,6 +297,8 @@ export function planView(inputs: PlanInputs): RunPlanView {
   if (!parsed || delta === null)
     return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings', { columns });
   if (p.headerGuessed) return refuse(HEADER_GUESSED_REASON, 'header', { columns });
+  const undecided = undecidedColumns(p.overLimit ?? [], parsed.columns, parsed.unit?.column);
+  if (undecided.length > 0) return refuse(undecidedReason(p.fileName, undecided), 'domain', { columns });
   // Refused as the release refuses it (core/discovery/not-dp.ts), before any reservation.
   if (mode === 'not-dp' && !parsed.allowNonPrivateDomain) {
     const refusal = notDpRefusal(p.fileName, notDpColumns(p.schema), NOT_DP_OVERRIDE);

@@ -12,6 +12,10 @@
 import type { ProgressEvent } from '../core/engine/progress.ts';
 import type { ErrorRow, WorkloadErrorTable } from '../core/engine/workload-error-types.ts';
 import type { ReportData } from '../core/release/report/types.ts';
+import type { TextSettingName } from '../core/release/spec.ts';
+
+export type { TextSettingName };
+
 import type { RunStatus } from './constants.ts';
 
 export type AppMode = 'electron' | 'web';
@@ -28,11 +32,18 @@ export interface AppInfo {
 
 // ---- data and schema -------------------------------------------------------------------------
 
+/** A column declared a date, time or datetime, in this format (e.g. MM/DD/YYYY): the curator's setting. */
+export interface TemporalView {
+  readonly kind: 'date' | 'time' | 'datetime';
+  readonly format: string;
+}
+
 export interface CategoricalColumnView {
   readonly name: string;
   readonly kind: 'categorical';
   readonly categories: readonly string[];
   readonly missing: boolean;
+  readonly temporal?: TemporalView;
 }
 
 export interface NumericColumnView {
@@ -42,6 +53,7 @@ export interface NumericColumnView {
   readonly edges: readonly number[];
   readonly integer: boolean;
   readonly missing: boolean;
+  readonly temporal?: TemporalView;
 }
 
 export type ColumnView = CategoricalColumnView | NumericColumnView;
@@ -114,6 +126,12 @@ export interface DatasetView {
   readonly keptAsMissing: readonly RejectedRowsView[];
   readonly blankLines: number;
   readonly ignoredColumns: readonly string[];
+  /**
+   * Text columns with more distinct values than their category limit: not on the curator's
+   * screens (no schema column), never a refusal of the file. A run waits until each is left out
+   * (RunSettingsInput.exclude), the identifier (unitColumn), or its limit raised (setCategoryLimit).
+   */
+  readonly overLimit: readonly { readonly column: string; readonly limit: number }[];
   /** The first rows as read (the curator's own screen; never logged or sent anywhere else). */
   readonly preview: { readonly columns: readonly string[]; readonly rows: readonly (readonly string[])[] };
   readonly schema: SchemaView;
@@ -179,15 +197,9 @@ export type WorkloadErrorsView = Pick<WorkloadErrorTable, 'max' | 'perThreshold'
  * The Privacy step's fields as typed (text), so the services check them with the CLI's rules
  * and return the same messages. Empty optional fields mean "default".
  */
-export interface RunSettingsInput {
+export interface RunSettingsInput extends Readonly<Partial<Record<TextSettingName, string>>> {
   readonly epsilon: string;
-  readonly delta?: string;
-  readonly rows?: string;
-  readonly rounds?: string;
-  readonly perRound?: string;
-  readonly oversample?: string;
   readonly mode?: 'query' | 'table';
-  readonly backend?: string;
   /** Query mode: one-shot top-K (OSAS, default) or adaptive peeling (AS); same privacy cost. */
   readonly selection?: 'one-shot' | 'adaptive';
   /** How the relaxed data stays on the simplex: sparsemax (default) or GEM's softmax. */
@@ -204,10 +216,6 @@ export interface RunSettingsInput {
   readonly domain?: DomainChoice;
   /** The curator's explicit override ("Release over a non-private domain"). */
   readonly allowNonPrivateDomain?: boolean;
-  /** The relative-error pass (PREM) at this margin ζ (0 < ζ < 1); empty: no pass. */
-  readonly certify?: string;
-  /** Its share of the run's ε/ρ (0 < s < 1); empty: the default 0.1. */
-  readonly certifyShare?: string;
   /**
    * One person can appear in several rows: the column that identifies the person (never
    * released). Blank or absent: one row is the unit of privacy.
@@ -215,6 +223,8 @@ export interface RunSettingsInput {
   readonly unitColumn?: string;
   /** With unitColumn: at most k rows per person, or 'private' (the default: k chosen privately). */
   readonly rowsPerPerson?: string;
+  /** Columns left out of the release (the Schema step's "leave out"): never read, no cost. */
+  readonly exclude?: readonly string[];
   /**
    * The dataset picker: whose budget this file spends when it looks like a dataset the ledger
    * knows (RunPlanView.ledgerMatches): a known dataset's name, or a new dataset of its own.
@@ -595,6 +605,8 @@ export interface ApiMethods {
   histogram: [DatasetRef & { readonly column: string }, HistogramView];
   /** How often each column's values repeat (curator only; the unit question's hint). */
   unitHints: [DatasetRef, readonly UnitHint[]];
+  /** A column's category limit on the curator's screens (the file is read again with it). */
+  setCategoryLimit: [DatasetRef & { readonly column: string; readonly limit: number }, DatasetView];
   setSchema: [DatasetRef & { readonly schema: SchemaInput }, DatasetView];
   importSchema: [DatasetRef & { readonly text: string; readonly fileName?: string }, DatasetView];
   exportSchema: [DatasetRef, TextFile];

@@ -1,15 +1,16 @@
 /**
- * The second curator flow, on the benchmark-format ADULT (integer codes + a domain JSON, as in
- * the DP papers): the domain file declares the schema, the workload is every 3-way marginal
+ * The second curator flow, on a benchmark-format table (integer codes + a domain JSON, as in the
+ * DP papers; the vendored test/e2e/data/census-coded.csv with ADULT's public column sizes): the domain file declares the schema, the workload is every 3-way marginal
  * (r = k = 3) over four features, and a small run (n' = 200, T = 2) goes through results,
  * export and the ledger. A screenshot of every step goes to test-results/screenshots/bench-*.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
+import { CENSUS_ROWS } from './data/make-census.ts';
 import {
   chromiumAvailable,
   launchBrowser,
@@ -20,18 +21,15 @@ import {
 } from './harness.ts';
 import { chartPoints, num, openApp, openFile, shot, stat, waitForRunStatus } from './ui.ts';
 
-const DATA = join(repoRoot, '../shared/datasets/adult/adult.csv');
-const DOMAIN = join(repoRoot, '../shared/datasets/adult/adult-domain.json');
-const skipReason = !chromiumAvailable()
-  ? 'Chromium is not installed'
-  : !existsSync(DATA) || !existsSync(DOMAIN)
-    ? `the benchmark ADULT files are missing (${DATA}, ${DOMAIN})`
-    : null;
+/** The vendored census table in the benchmark format (test/e2e/data/make-census.ts writes it). */
+const DATA = join(repoRoot, 'test/e2e/data/census-coded.csv');
+const DOMAIN = join(repoRoot, 'test/e2e/data/census-domain.json');
+const skipReason = !chromiumAvailable() ? 'Chromium is not installed' : null;
 
 /** The four features of the 3-way marginals and their domain sizes. */
 const FEATURES = ['sex', 'race', 'relationship', 'income>50K'] as const;
 
-describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format ADULT', () => {
+describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (integer-coded) table', () => {
   let host: RunningHost;
   let browser: Browser;
   let page: Page;
@@ -51,9 +49,9 @@ describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format A
   it('opens the integer-coded CSV with its domain file as a declared schema', async () => {
     await openFile(page, DATA, { domain: DOMAIN });
     expect(await page.getByTestId('error-banner').count()).toBe(0);
-    expect(await page.getByTestId('data-file-name').textContent()).toBe('adult.csv');
-    expect(await stat(page, 'data-rows-read')).toBe('48,842');
-    expect(await stat(page, 'data-rows-accepted')).toBe('48,842');
+    expect(await page.getByTestId('data-file-name').textContent()).toBe('census-coded.csv');
+    expect(await stat(page, 'data-rows-read')).toBe(CENSUS_ROWS.toLocaleString('en-US'));
+    expect(await stat(page, 'data-rows-accepted')).toBe(CENSUS_ROWS.toLocaleString('en-US'));
     expect(await stat(page, 'data-rows-rejected')).toBe('0');
     expect(await stat(page, 'data-columns')).toBe(String(Object.keys(domain).length));
     expect(await page.getByTestId('data-columns').locator('.stat-hint').textContent()).toBe(
@@ -118,7 +116,7 @@ describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format A
     expect(await page.getByTestId('run-button').isDisabled()).toBe(true);
     // The delta placeholder is 1/n² for this n.
     expect(await page.getByTestId('privacy-delta').getAttribute('placeholder')).toBe(
-      `1/n² = ${(1 / 48842 ** 2).toExponential(2).replace('e-', 'e−')}`,
+      `1/n² = ${(1 / CENSUS_ROWS ** 2).toExponential(2).replace('e-', 'e−')}`,
     );
     await page.getByTestId('cap-epsilon').fill('2');
     await page.getByTestId('cap-set').click();
@@ -211,5 +209,5 @@ describe.skipIf(skipReason !== null)('the curator flow on the benchmark-format A
 });
 
 if (skipReason !== null) {
-  it.skip(`the benchmark ADULT flow: skipped because ${skipReason}`, () => {});
+  it.skip(`the benchmark-format flow: skipped because ${skipReason}`, () => {});
 }

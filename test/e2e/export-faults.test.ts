@@ -156,6 +156,8 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
       [
         join(runId, 'people-synthetic.csv'),
         join(runId, 'people-synthetic.manifest.json'),
+        // The release as a Frictionless Data Package (core/release/data-package.ts).
+        join(runId, 'people-synthetic.datapackage.json'),
         // The release reports, written beside the CSV once the release is committed.
         join(runId, 'people-synthetic.report.html'),
         join(runId, 'people-synthetic.REPORT.private.html'),

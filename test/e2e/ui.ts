@@ -165,24 +165,17 @@ export async function prepareRun(page: Page, s: RunSetup): Promise<void> {
   await waitForRunEnabled(page);
 }
 
-/** Waits until the Privacy step's Run button is enabled, with no reason shown against it. */
+/**
+ * Waits until the Privacy step's plan is current (asked for after the last edit: the step marks
+ * it stale on every change, before its re-plan pause) and Run is enabled with no reason against it.
+ */
 export async function waitForRunEnabled(page: Page): Promise<void> {
-  // Enabled on three checks in a row, 250 ms apart: a field edit re-plans after a 200 ms pause
-  // (PrivacyStep's debounce) and disables Run while it does, so one early look can see the
-  // button enabled just before it goes busy, and a click then lands on a disabled button.
-  let streak = 0;
-  await waitFor(
-    'the Run button to be enabled',
-    async () => {
-      const ready =
-        (await textNow(page, 'run-disabled-reason')) === null &&
-        (await page.getByTestId('plan-panel').getAttribute('aria-busy')) !== 'true' &&
-        (await page.getByTestId('run-button').isEnabled());
-      streak = ready ? streak + 1 : 0;
-      return streak >= 3 ? true : undefined;
-    },
-    60_000,
-    250,
+  await waitFor('a current plan and the Run button enabled', async () =>
+    (await page.getByTestId('plan-panel').getAttribute('data-plan')) === 'current' &&
+    (await textNow(page, 'run-disabled-reason')) === null &&
+    (await page.getByTestId('run-button').isEnabled())
+      ? true
+      : undefined,
   );
 }
 

@@ -107,3 +107,29 @@ describe('rap-studio schema check / confirm', () => {
     expect(schema.confirmedFromInferred).toBe(true);
   });
 });
+
+describe('rap-studio schema from-names / check (Frictionless)', () => {
+  const names = dir.file(
+    'shop.names',
+    '| a codebook\n| Convert Unknown to "?"\nyes, no.\n\ncolour: red, green, blue.\nweight: continuous.\n',
+  );
+
+  it('writes a Table Schema from a codebook, and check describes it: declared columns and open fields', async () => {
+    const out = `${dir.path}/shop.schema.json`;
+    await run('schema', 'from-names', names, '--class-name', 'bought', '--out', out);
+    const ts = JSON.parse(readFileSync(out, 'utf8'));
+    expect(ts.fields.map((f: { name: string }) => f.name)).toEqual(['colour', 'weight', 'bought']);
+    expect(ts.missingValues).toEqual(['?']);
+    const { out: text } = await run('schema', 'check', out);
+    expect(text).toContain('2 columns, one-hot width');
+    expect(text).toContain('  colour: categorical, 3 categories, missing category → 4 codes\n');
+    expect(text).toContain('  weight: number, no domain stated → discovered privately by a release\n');
+  });
+
+  it('check refuses a bad Table Schema naming the field', async () => {
+    const bad = dir.file('bad.json', JSON.stringify({ fields: [{ name: 'a', type: 'geopoint' }] }));
+    await expect(run('schema', 'check', bad)).rejects.toThrow(
+      /fields\[0\] \("a"\)\.type: "geopoint" values cannot be released/,
+    );
+  });
+});

@@ -10,7 +10,14 @@ import { INFER_DEFAULTS, inferSchema } from '../../core/data/infer.ts';
 import { layoutOf } from '../../core/data/onehot.ts';
 import type { RejectedRows } from '../../core/data/rejections.ts';
 import { describeSchemaOrigin, domainSize, type Schema } from '../../core/data/schema.ts';
-import { confirmSchema, readSchemaFile, schemaToJson } from '../../core/data/schema-file.ts';
+import {
+  confirmSchema,
+  readDeclaredSchema,
+  readSchemaFile,
+  schemaToJson,
+} from '../../core/data/schema-file.ts';
+import { tableSchemaFromNames } from '../../core/data/uci-names.ts';
+import { readTextFile } from '../../core/input/files.ts';
 import { parseIntegerOption } from './workload.ts';
 
 const commaList = (value: string): string[] => value.split(',').map((s) => s.trim());
@@ -116,10 +123,37 @@ export function register(program: Command): void {
 
   schema
     .command('check')
-    .description('validate a schema file and describe it')
+    .description(
+      'validate a schema file (ours, or a Frictionless Table Schema / datapackage.json) and describe it',
+    )
     .argument('<schema>', 'schema JSON file')
     .action(async (file: string) => {
-      process.stdout.write(describe(await readSchemaFile(file)));
+      const { schema: declared, open } = await readDeclaredSchema(file);
+      process.stdout.write(describe(declared));
+      // A Table Schema's fields that state only a type: a release discovers them privately.
+      for (const f of open) {
+        const format = f.temporal?.format ? `, format ${f.temporal.format}` : '';
+        process.stdout.write(
+          `  ${f.name}: ${f.type}${format}, no domain stated → discovered privately by a release\n`,
+        );
+      }
+    });
+
+  schema
+    .command('from-names')
+    .description(
+      "a Frictionless Table Schema from a UCI .names codebook (public): its listed values are declared, 'continuous' attributes are discovered privately by a release",
+    )
+    .argument('<names>', 'the codebook, e.g. adult.names')
+    .option('-o, --out <file>', 'write the Table Schema here (atomically) instead of stdout')
+    .option('--class-name <name>', 'the name of the class column (the codebook does not name it)', 'class')
+    .option('--missing <marker>', 'how the data writes an unknown value', '?')
+    .action(async (file: string, flags: { out?: string; className: string; missing: string }) => {
+      const ts = tableSchemaFromNames(await readTextFile(file, 'codebook'), file, {
+        className: flags.className,
+        missing: flags.missing,
+      });
+      await emit(`${JSON.stringify(ts, null, 2)}\n`, flags.out);
     });
 
   schema

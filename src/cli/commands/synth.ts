@@ -15,6 +15,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { keepsColumn, keptColumnIndices } from '../../core/data/column-choice.ts';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
+import { readDeclaredSchema } from '../../core/data/schema-file.ts';
 import { readTableHeader } from '../../core/data/table.ts';
 import { discoveryShares } from '../../core/discovery/budget-split.ts';
 import {
@@ -25,7 +26,7 @@ import {
 } from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
-import { DEFAULT_TUNING, TABLE_TUNING } from '../../core/engine/defaults.ts';
+import { DEFAULT_TUNING, SOFTMAX_LR_SCALE, TABLE_TUNING } from '../../core/engine/defaults.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
 import {
@@ -39,6 +40,7 @@ import {
 import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
+import { dataPackagePathFor } from '../../core/release/data-package.ts';
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
@@ -55,12 +57,16 @@ import {
   parseRunSettings,
   type RunSettingsText,
   releaseSpec,
+  SETTING_LABELS,
   type SettingName,
+  TEXT_SETTINGS,
+  type TextSettingName,
   workloadOverKept,
 } from '../../core/release/spec.ts';
 import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 
-export interface SynthFlags {
+/** commander's values: every text setting of the spec under its own name, and the CLI's own flags. */
+export interface SynthFlags extends Partial<Record<TextSettingName, string>> {
   data: string;
   schema?: string;
   domain?: string;
@@ -122,55 +128,24 @@ function checkSeedFlags(flags: SynthFlags): void {
   }
 }
 
-/** Each setting's flag: the CLI's messages start with it. */
-export const SETTING_FLAGS: Readonly<Record<SettingName, string>> = {
-  epsilon: '--epsilon',
-  delta: '--delta',
-  rows: '--rows',
-  rounds: '--rounds',
-  perRound: '--per-round',
-  oversample: '--oversample',
-  mode: '--mode',
-  backend: '--backend',
-  threads: '--threads',
-  maxSteps: '--max-steps',
-  tolerance: '--tolerance',
-  selection: '--selection',
-  relaxation: '--relaxation',
-  importance: '--importance',
-  seed: '--seed',
-  certify: '--certify',
-  certifyShare: '--certify-share',
-  certifyBeta: '--certify-beta',
-  certifyViolations: '--certify-violations',
-  columns: '--columns',
-  exclude: '--exclude',
-};
+/** Each setting's flag, its name in kebab case (commander's camelCase in reverse): the CLI's messages start with it. */
+export const SETTING_FLAGS = Object.fromEntries(
+  (Object.keys(SETTING_LABELS) as SettingName[]).map((name) => [
+    name,
+    `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+  ]),
+) as Readonly<Record<SettingName, string>>;
 
 /** The flags as the spec module's text settings (the app's fields give the same). */
 export function settingsText(flags: SynthFlags): RunSettingsText {
   return {
+    ...Object.fromEntries(TEXT_SETTINGS.map((name) => [name, flags[name]])),
     epsilon: flags.epsilon,
-    delta: flags.delta,
-    rows: flags.rows,
-    rounds: flags.rounds,
-    perRound: flags.perRound,
-    oversample: flags.oversample,
     mode: flags.mode,
-    backend: flags.backend,
-    threads: flags.threads,
-    maxSteps: flags.maxSteps,
-    tolerance: flags.tolerance,
     selection: flags.selection,
     relaxation: flags.relaxation,
     importance: flags.importance,
     seed: flags.seed,
-    certify: flags.certify,
-    certifyShare: flags.certifyShare,
-    certifyBeta: flags.certifyBeta,
-    certifyViolations: flags.certifyViolations,
-    columns: flags.columns,
-    exclude: flags.exclude,
   };
 }
 
@@ -274,9 +249,11 @@ function parseRowsPerPerson(text: string | undefined): number | 'private' {
 
 /**
  * No --schema and no --domain: a raw CSV, every column discovered privately (the default).
- * --schema: its columns are declared and are the release's columns (with --discover-undeclared,
- * the table's other columns, and the schema's columns it does not declare — read off the data,
- * e.g. an app schema with some columns edited — are discovered privately and released too).
+ * --schema (a rap-studio schema, or a Frictionless Table Schema / Data Package): its declared
+ * columns are the release's columns. A Table Schema's fields that state no domain (a string
+ * without "enum", a number without bounds, a date) are discovered privately, with the table's
+ * other columns; so are, with --discover-undeclared, the table's other columns and the schema's
+ * columns read off the data (e.g. an app schema with some columns edited).
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
@@ -291,13 +268,15 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
   const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
   const hierarchies = flags.hierarchy?.length ? { hierarchies: parseHierarchies(flags.hierarchy) } : {};
   if (flags.domain !== undefined || flags.schema !== undefined) {
-    const schema = await schemaFromOptions(flags);
     if (flags.domain !== undefined) {
+      const schema = await schemaFromOptions(flags);
       if (share !== undefined) throw new InputError('--discovery-share needs a raw CSV (no --domain)');
       if (flags.hierarchy?.length) throw new InputError('--hierarchy needs a raw CSV (no --domain)');
       return { path: flags.data, schema };
     }
-    if (!flags.discoverUndeclared) {
+    // A Table Schema may name fields without stating their domain: those are discovered privately.
+    const { schema, open } = await readDeclaredSchema(flags.schema!);
+    if (!flags.discoverUndeclared && open.length === 0) {
       if (share !== undefined)
         throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
       return dataSource({ path: flags.data, schema, undeclared: 'as-read', ...hierarchies });
@@ -449,7 +428,8 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
     const shown = (p: string) => path.relative('.', p) || p;
     process.stdout.write(
       `released ${release.id}: ${report.output.rows} synthetic rows → ${shown(report.output.path)} ` +
-        `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n`,
+        `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n` +
+        `public: manifest ${shown(manifestPath)}, Data Package ${shown(dataPackagePathFor(report.output.path))}\n`,
     );
     // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
     if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
@@ -491,7 +471,7 @@ export function register(program: Command): void {
     )
     .option(
       '--schema <file>',
-      'declared schema file (rap-studio-schema JSON); without it, every column is discovered privately',
+      'declared schema file (rap-studio-schema JSON, or a Frictionless Table Schema / datapackage.json); without it, every column is discovered privately',
     )
     .option(
       '--discover-undeclared',
@@ -543,6 +523,10 @@ export function register(program: Command): void {
     .option(
       '--max-steps <n>',
       `Adam steps per round at most; default ${TABLE_TUNING.maxSteps} (table mode), ${DEFAULT_TUNING.maxSteps} (query mode)`,
+    )
+    .option(
+      '--learning-rate <x>',
+      `Adam's step size (> 0); default ${DEFAULT_TUNING.learningRate} (query mode), ${TABLE_TUNING.learningRate} (table mode), ×${SOFTMAX_LR_SCALE} with softmax unless given`,
     )
     .option(
       '--tolerance <x>',

@@ -11,14 +11,17 @@ export type ColumnChoice =
   | { readonly only: readonly string[]; readonly exclude?: undefined }
   | { readonly exclude: readonly string[]; readonly only?: undefined };
 
-/** A comma-separated list of column names, each trimmed; blank entries and repeats refused. */
-export function parseColumnList(label: string, text: string): string[] {
-  const names = text.split(',').map((s) => s.trim());
+/**
+ * A comma-separated list of column names, each trimmed (the CLI's flags), or the names as a list
+ * (the app's, exact: a header name may hold a comma); blank entries and repeats refused.
+ */
+export function parseColumnList(label: string, text: string | readonly string[]): string[] {
+  const names = typeof text === 'string' ? text.split(',').map((s) => s.trim()) : [...text];
   const seen = new Set<string>();
   for (const name of names) {
     if (name === '') {
       throw new InputError(
-        `${label} must be column names separated by commas, got "${text}" (an empty name)`,
+        `${label} must be column names separated by commas, got "${String(text)}" (an empty name)`,
       );
     }
     if (seen.has(name)) throw new InputError(`${label} lists the column "${name}" twice`);

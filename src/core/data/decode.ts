@@ -132,7 +132,8 @@ export function decodeValue(column: Column, code: number, opts: DecodeOptions = 
   if (!Number.isInteger(code) || code < 0 || code >= size) {
     throw new RangeError(`code ${code} is outside column "${column.name}" (domain size ${size})`);
   }
-  if (column.missing && code === size - 1) return opts.missingMarker ?? DEFAULT_MISSING_MARKERS[0];
+  if (column.missing && code === size - 1)
+    return column.missingText ?? opts.missingMarker ?? DEFAULT_MISSING_MARKERS[0];
   return column.kind === 'categorical' ? decodeCategory(column, code, opts) : decodeBin(column, code, opts);
 }
 

@@ -26,6 +26,21 @@ export interface InferOptions {
   readonly numericBins?: number;
   /** A number column with at most this many distinct values stays categorical. Default 20. */
   readonly numericCategoryLimit?: number;
+  /** Per column, a category limit other than `maxCategories` (the app's "raise the limit"). */
+  readonly columnLimits?: Readonly<Record<string, number>>;
+  /**
+   * A text column past its limit: an error naming it ('refuse', the default), or set aside — left
+   * out of the inferred schema and listed in `overLimit` — so that one column never refuses the
+   * whole file (the app's screens, where the curator then leaves it out, marks it as the
+   * identifier, or raises its limit).
+   */
+  readonly overLimit?: 'refuse' | 'set-aside';
+}
+
+/** A text column set aside for having more distinct values than its category limit. */
+export interface OverLimitColumn {
+  readonly column: string;
+  readonly limit: number;
 }
 
 export const INFER_DEFAULTS = { maxCategories: 1000, numericBins: 10, numericCategoryLimit: 20 } as const;
@@ -40,10 +55,12 @@ class ColumnProfile {
   max = Number.NEGATIVE_INFINITY;
   /** Distinct values while there are at most maxCategories of them; undefined past that. */
   distinct: Set<string> | undefined = new Set();
+  /** Set aside: a text column past its limit (InferOptions.overLimit 'set-aside'); no longer read. */
+  setAside = false;
 
   constructor(
     readonly name: string,
-    private readonly maxCategories: number,
+    readonly maxCategories: number,
   ) {}
 
   /** Returns false when the column has become a text column with too many categories. */
@@ -85,7 +102,8 @@ class ColumnProfile {
 export class SchemaInferrer {
   private profiles: ColumnProfile[] = [];
   private readonly missing: ReadonlySet<string>;
-  private readonly opts: Required<InferOptions>;
+  private readonly opts: Required<Omit<InferOptions, 'columnLimits'>>;
+  private readonly limits: Readonly<Record<string, number>>;
 
   constructor(
     private readonly file: string,
@@ -96,33 +114,46 @@ export class SchemaInferrer {
       maxCategories: opts.maxCategories ?? INFER_DEFAULTS.maxCategories,
       numericBins: opts.numericBins ?? INFER_DEFAULTS.numericBins,
       numericCategoryLimit: opts.numericCategoryLimit ?? INFER_DEFAULTS.numericCategoryLimit,
+      overLimit: opts.overLimit ?? 'refuse',
     };
+    this.limits = opts.columnLimits ?? {};
     this.missing = new Set(this.opts.missingMarkers);
   }
 
   start(names: readonly string[]): void {
-    this.profiles = names.map((n) => new ColumnProfile(n, this.opts.maxCategories));
+    this.profiles = names.map((n) => new ColumnProfile(n, this.limits[n] ?? this.opts.maxCategories));
   }
 
   row(values: readonly string[], line: number): void {
     for (let c = 0; c < this.profiles.length; c++) {
       const profile = this.profiles[c];
+      if (profile.setAside) continue;
       const v = values[c];
       if (this.missing.has(v)) profile.hasMissing = true;
-      else if (!profile.add(v)) throw this.tooManyCategories(profile.name, line);
+      else if (!profile.add(v)) {
+        if (this.opts.overLimit === 'refuse') throw this.tooManyCategories(profile, line);
+        profile.setAside = true;
+        profile.distinct = undefined;
+      }
     }
   }
 
+  /** The text columns set aside for passing their category limit (none with overLimit 'refuse'). */
+  overLimit(): OverLimitColumn[] {
+    return this.profiles.filter((p) => p.setAside).map((p) => ({ column: p.name, limit: p.maxCategories }));
+  }
+
   schema(): Schema {
-    const columns = this.profiles.map((p) =>
-      p.toColumn(this.opts.numericBins, this.opts.numericCategoryLimit),
-    );
+    const columns = this.profiles
+      .filter((p) => !p.setAside)
+      .map((p) => p.toColumn(this.opts.numericBins, this.opts.numericCategoryLimit));
     return { version: SCHEMA_VERSION, origin: 'inferred', columns };
   }
 
-  private tooManyCategories(column: string, line: number): InputError {
+  private tooManyCategories(profile: ColumnProfile, line: number): InputError {
+    const column = profile.name;
     return new InputError(
-      `${this.file}, line ${line}, column "${column}": more than ${this.opts.maxCategories} distinct values. ` +
+      `${this.file}, line ${line}, column "${column}": more than ${profile.maxCategories} distinct values. ` +
         'If the column is numeric, declare it numeric (with bounds) in a schema file; if it is an identifier, ' +
         'drop it; otherwise raise the category limit.',
       { file: this.file, line, column },
@@ -132,6 +163,8 @@ export class SchemaInferrer {
 
 export interface InferResult {
   readonly schema: Schema;
+  /** Text columns set aside for their category limit (InferOptions.overLimit 'set-aside'). */
+  readonly overLimit: readonly OverLimitColumn[];
   readonly table: TableResult;
   readonly rejections: Rejections;
 }
@@ -157,7 +190,7 @@ export async function inferSchema(
     opts,
   );
   if (usable === 0) throw noUsableRows(file, table.rowsRead, rejections);
-  return { schema: inferrer.schema(), table, rejections };
+  return { schema: inferrer.schema(), overLimit: inferrer.overLimit(), table, rejections };
 }
 
 /** Nothing can be inferred (or released) from zero usable rows. */

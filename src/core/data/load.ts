@@ -7,7 +7,7 @@
 import { InputError } from '../errors.ts';
 import type { Delimiter } from './csv.ts';
 import { DatasetEncoder, type OutOfDomainRule, withOtherCategory } from './encode.ts';
-import { type InferOptions, inferSchema, noUsableRows } from './infer.ts';
+import { type InferOptions, inferSchema, noUsableRows, type OverLimitColumn } from './infer.ts';
 import { type RejectedRows, Rejections } from './rejections.ts';
 import type { EncodedDataset, Schema, SchemaOrigin } from './schema.ts';
 import { assertValidSchema } from './schema-file.ts';
@@ -58,6 +58,8 @@ export interface LoadSummary {
   readonly blankLines: number;
   /** Table columns the declared schema does not mention, left out of the dataset. */
   readonly ignoredColumns: readonly string[];
+  /** Text columns an inferred schema set aside for their category limit (InferOptions.overLimit). */
+  readonly overLimit: readonly OverLimitColumn[];
 }
 
 export interface LoadResult {
@@ -86,9 +88,11 @@ export async function loadCsv(file: string, opts: LoadOptions = {}): Promise<Loa
   if (opts.schema) assertValidSchema(opts.schema, 'the declared schema');
   let schema = opts.schema;
   let firstFingerprint: string | undefined;
+  let overLimit: readonly OverLimitColumn[] = [];
   if (!schema) {
     const inferred = await inferSchema(file, { ...opts, missingMarkers, onProgress: progress('infer') });
     schema = inferred.schema;
+    overLimit = inferred.overLimit;
     firstFingerprint = inferred.table.fingerprint;
     size.done = inferred.table.totalBytes;
     opts.signal?.throwIfAborted();
@@ -148,6 +152,7 @@ export async function loadCsv(file: string, opts: LoadOptions = {}): Promise<Loa
       delimiter: table.delimiter,
       blankLines: table.blankLines,
       ignoredColumns,
+      overLimit,
     },
   };
 }

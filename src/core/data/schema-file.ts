@@ -14,6 +14,9 @@
  *
  * A numeric column gives either explicit `edges` or `lower`, `upper` and `bins` (equal width,
  * see values.ts); export always writes `edges`. `missing` and `integer` default to false.
+ *
+ * A Frictionless Table Schema (`{ "fields": [...] }`) or Data Package (`{ "resources": [...] }`)
+ * is read too, by table-schema.ts: told apart by its `fields` / `resources` (ours has `columns`).
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
@@ -25,7 +28,13 @@ import {
   hierarchyText,
   parseHierarchy,
 } from './hierarchy.ts';
-import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema } from './schema.ts';
+import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema, TEMPORAL_KINDS } from './schema.ts';
+import {
+  type DeclaredTableSchema,
+  isFrictionless,
+  openFieldsRefusal,
+  readTableSchema,
+} from './table-schema.ts';
 import { equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
 
 export const SCHEMA_FORMAT = 'rap-studio-schema';
@@ -39,6 +48,11 @@ const provenanceJson = z.discriminatedUnion('source', [
   z.strictObject({ source: z.literal('discovered'), rho: z.number().min(0), delta: z.number().min(0) }),
   z.strictObject({ source: z.literal('not-dp') }),
 ]);
+
+const temporalJson = z.strictObject({
+  kind: z.enum(TEMPORAL_KINDS),
+  format: z.string().min(1, 'must be a non-empty format, e.g. MM/DD/YYYY').max(100),
+});
 
 const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.number().min(0) });
 
@@ -60,6 +74,8 @@ const hierarchyJson = z.union([
 const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
+  temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   /** Absent with a hierarchy: the column is discovered privately as hierarchical codes. */
   categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit).optional(),
   hierarchy: hierarchyJson.optional(),
@@ -71,6 +87,8 @@ const categoricalJson = z.strictObject({
 const numericJson = z.strictObject({
   name,
   kind: z.literal('numeric'),
+  temporal: temporalJson.optional(),
+  missingText: z.string().max(100).optional(),
   edges: z
     .array(z.number())
     .min(2, 'needs at least two edges')
@@ -215,18 +233,39 @@ function toColumn(c: ColumnJson & { categories: readonly string[] }): Column {
     ...(c.provenance ? { provenance: c.provenance } : {}),
     ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
     ...(c.valueByValue ? { valueByValue: true } : {}),
+    ...(c.temporal ? { temporal: c.temporal } : {}),
+    ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
   };
 }
 
-/** Parses and validates a schema file's text; `file` names it in errors. */
+/**
+ * Parses and validates a schema file's text — a rap-studio schema, or a Frictionless Table Schema
+ * / Data Package (table-schema.ts) whose every field states its domain; `file` names it in errors.
+ */
 export function parseSchemaJson(text: string, file: string): Schema {
+  const declared = parseDeclaredSchema(text, file);
+  if (declared.open.length > 0) throw openFieldsRefusal(file, declared.open);
+  return declared.schema;
+}
+
+/**
+ * A declared schema in either format: the rap-studio schema (every column declared), or a
+ * Frictionless descriptor, whose fields without a stated domain come back `open` for a release
+ * to discover privately.
+ */
+export function parseDeclaredSchema(text: string, file: string): Omit<DeclaredTableSchema, 'fields'> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
     throw new InputError(`${file}: not valid JSON (${(err as Error).message}).`, { file });
   }
-  return schemaFromJsonValue(raw, file, 'schema file');
+  if (isFrictionless(raw)) return readTableSchema(raw, file);
+  return { schema: schemaFromJsonValue(raw, file, 'schema file'), open: [] };
+}
+
+export async function readDeclaredSchema(file: string): Promise<Omit<DeclaredTableSchema, 'fields'>> {
+  return parseDeclaredSchema(await readTextFile(file, 'schema file'), file);
 }
 
 function schemaFromJsonValue(raw: unknown, file: string, noun: string): Schema {
@@ -278,6 +317,8 @@ export function schemaToJson(schema: Schema): string {
       ...(c.provenance ? { provenance: c.provenance } : {}),
       ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
       ...(c.kind === 'categorical' && c.hierarchy ? { hierarchy: hierarchyText(c.hierarchy) } : {}),
+      ...(c.temporal ? { temporal: c.temporal } : {}),
+      ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
     };
     return c.kind === 'categorical'
       ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }

@@ -33,13 +33,33 @@ export type ColumnProvenance =
   | { readonly source: 'discovered'; readonly rho: number; readonly delta: number }
   | { readonly source: 'not-dp' };
 
+/**
+ * A column the curator declared a date, a time or a datetime, written in `format` (e.g.
+ * `MM/DD/YYYY`, `HH:MM`): public, free. The setting only; parsing and binning by it belong to the
+ * temporal columns' own module.
+ */
+export interface TemporalDeclaration {
+  readonly kind: 'date' | 'time' | 'datetime';
+  readonly format: string;
+}
+
+export const TEMPORAL_KINDS = ['date', 'time', 'datetime'] as const;
+
 interface ColumnBase {
   readonly name: string;
+  /** Declared temporal type and format (optional; see TemporalDeclaration). */
+  readonly temporal?: TemporalDeclaration;
   /**
    * When true the column has an extra, last category for missing values (the configured
    * missing markers such as `?`, empty or `NA`).
    */
   readonly missing: boolean;
+  /**
+   * How the missing category is written in the released CSV: the source's form (`?`, empty,
+   * `NA`), chosen by discovery from its noisy per-marker counts, or declared. Absent: the first
+   * missing marker, `?`.
+   */
+  readonly missingText?: string;
   /** Set by discovery (and by the release for declared / not-DP columns). */
   readonly provenance?: ColumnProvenance;
   /**

@@ -21,7 +21,7 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryForColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
-import { discoverNumeric, looksNumeric, measureLevel1 } from './numeric.ts';
+import { discoverNumeric, looksNumeric, measureLevel1, missingForm } from './numeric.ts';
 import { DiscoveryProfile } from './profile.ts';
 
 /**
@@ -176,10 +176,13 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     }
     const l1 = measureLevel1(counts, n, LEVEL1_SHARE * rhoColumn, opts.noise, bound);
     const rest = (1 - LEVEL1_SHARE) * rhoColumn;
+    // A released missing category is written in the source's form (level 1's noisy per-marker counts).
+    const missingText = missingForm(l1, missingMarkers);
+    const written = (c: Column): Column => (c.missing ? { ...c, missingText } : c);
     if (looksNumeric(l1)) {
       const d = discoverNumeric(counts, l1, rest, opts.noise, { bins, bound });
       found.set(counts.name, {
-        column: d.column,
+        column: written(d.column),
         detail: {
           kind: 'numeric',
           level1Sigma: l1.sigma,
@@ -193,7 +196,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
       found.set(counts.name, {
-        column: d.column,
+        column: written(d.column),
         detail: {
           kind: 'categorical',
           level1Sigma: l1.sigma,

@@ -52,7 +52,7 @@ const FRACTIONAL_SHARE = 0.01;
 const FRACTIONAL_SIGMAS = 4;
 /**
  * The missing category enters a numeric column's released domain when the noisy count of
- * missing and text cells (level 1, σ √2·σ₁) passes this many of its σ (Q(3) = 0.13% for a column
+ * missing and text cells (level 1, σ √(forms + 1)·σ₁, one count per missing marker) passes this many of its σ (Q(3) = 0.13% for a column
  * with none).
  */
 export const MISSING_SIGMAS = 3;
@@ -93,15 +93,18 @@ export interface Level1 {
   readonly sigma: number;
   readonly rho: number;
   readonly octaves: Float64Array;
+  /** The noisy missing count: the sum of `missingForms` (σ₁·√forms). */
   readonly missing: number;
+  /** Noisy missing counts per missing marker (`?`, empty, `NA`, …, in the profile's order). */
+  readonly missingForms: Float64Array;
   readonly texts: number;
   /** Zero-padded digit strings (profile.ts): postcodes and other codes, not numbers. */
   readonly padded: number;
   readonly fractional: number;
   /**
    * Numbers, as n − noisy missing − noisy texts − noisy zero-padded (n is public; at the person
-   * level the noisy bounded row count n̂): noise √3·σ₁, where the sum of the
-   * 163 noisy octaves would carry √163·σ₁.
+   * level the noisy bounded row count n̂): noise √(forms + 2)·σ₁ (√5·σ₁ with the three default
+   * markers), where the sum of the 163 noisy octaves would carry √163·σ₁.
    */
   readonly numbers: number;
 }
@@ -115,24 +118,43 @@ export function measureLevel1(
   bound = 1,
 ): Level1 {
   const mech = makeGaussianCounts(rho, bound * LEVEL1_SENSITIVITY);
-  const exact = new Float64Array(LEVEL1_BUCKETS + 4);
+  // [octaves…, texts, fractional, zero-padded, missing by form…]: a record still adds 1 to ONE of
+  // the octave, text, zero-padded and missing-form buckets (the missing count split by marker is
+  // still one bucket per record), so the ℓ2 sensitivity stays √3.
+  const forms = counts.missingForms.length;
+  const exact = new Float64Array(LEVEL1_BUCKETS + 3 + forms);
   exact.set(counts.octaves);
-  exact[LEVEL1_BUCKETS] = counts.missing;
-  exact[LEVEL1_BUCKETS + 1] = counts.texts;
-  exact[LEVEL1_BUCKETS + 2] = counts.fractional;
-  exact[LEVEL1_BUCKETS + 3] = counts.padded;
+  exact[LEVEL1_BUCKETS] = counts.texts;
+  exact[LEVEL1_BUCKETS + 1] = counts.fractional;
+  exact[LEVEL1_BUCKETS + 2] = counts.padded;
+  exact.set(counts.missingForms, LEVEL1_BUCKETS + 3);
   const noisy = measureCounts(mech, exact, noise);
   const octaves = noisy.slice(0, LEVEL1_BUCKETS);
+  const missingForms = noisy.slice(LEVEL1_BUCKETS + 3);
+  let missing = 0;
+  for (const m of missingForms) missing += m;
   return {
     sigma: mech.sigma,
     rho,
     octaves,
-    missing: noisy[LEVEL1_BUCKETS],
-    texts: noisy[LEVEL1_BUCKETS + 1],
-    fractional: noisy[LEVEL1_BUCKETS + 2],
-    padded: noisy[LEVEL1_BUCKETS + 3],
-    numbers: n - noisy[LEVEL1_BUCKETS] - noisy[LEVEL1_BUCKETS + 1] - noisy[LEVEL1_BUCKETS + 3],
+    missing,
+    missingForms,
+    texts: noisy[LEVEL1_BUCKETS],
+    fractional: noisy[LEVEL1_BUCKETS + 1],
+    padded: noisy[LEVEL1_BUCKETS + 2],
+    numbers: n - missing - noisy[LEVEL1_BUCKETS] - noisy[LEVEL1_BUCKETS + 2],
   };
+}
+
+/**
+ * The marker a released missing category is written as: the form of largest noisy count
+ * (post-processing of level 1), so a column whose records say `?` keeps `?`, one with empty cells
+ * keeps them empty, one with `NA` keeps `NA`.
+ */
+export function missingForm(l1: Level1, markers: readonly string[]): string {
+  let best = 0;
+  for (let i = 1; i < l1.missingForms.length; i++) if (l1.missingForms[i] > l1.missingForms[best]) best = i;
+  return markers[best] ?? markers[0] ?? '';
 }
 
 /**
@@ -156,7 +178,8 @@ export function looksInteger(l1: Level1): boolean {
 /** The noisy count of missing and text cells, its σ, and whether the missing category is released. */
 export function missingEstimate(l1: Level1): { count: number; sigma: number; released: boolean } {
   const count = l1.missing + l1.texts;
-  const sigma = Math.SQRT2 * l1.sigma;
+  // The missing count is the sum of one noisy count per form, plus the texts': √(forms + 1)·σ₁.
+  const sigma = Math.sqrt(l1.missingForms.length + 1) * l1.sigma;
   return { count, sigma, released: count > MISSING_SIGMAS * sigma };
 }
 

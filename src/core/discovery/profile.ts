@@ -20,6 +20,12 @@ export const MAX_DISTINCT_TEXTS = 100_000;
 
 export class ColumnCounts {
   missing = 0;
+  /**
+   * Missing values by the marker that wrote them (`?`, empty, `NA`: the profile's markers, in
+   * order), summing to `missing`: level 1 measures them apart, so the released column writes its
+   * missing values in the form its records use (numeric.ts, missingForm).
+   */
+  readonly missingForms: number[];
   numbers = 0;
   texts = 0;
   /**
@@ -40,12 +46,20 @@ export class ColumnCounts {
   /** Values already counted for the current person (the person level only). */
   private personValues: Set<string> | undefined;
 
-  constructor(readonly name: string) {}
+  /** @param forms how many missing markers there are (one count each). */
+  constructor(
+    readonly name: string,
+    forms = 1,
+  ) {
+    this.missingForms = new Array<number>(Math.max(1, forms)).fill(0);
+  }
 
-  add(value: string, isMissing: boolean): void {
+  /** @param form the index of the missing marker `value` is (when isMissing). */
+  add(value: string, isMissing: boolean, form = 0): void {
     this.countValue(isMissing ? MISSING_KEY : value);
     if (isMissing) {
       this.missing++;
+      this.missingForms[form]++;
       return;
     }
     if (ZERO_PADDED.test(value)) {
@@ -91,7 +105,8 @@ export class ColumnCounts {
 /** Counts for the named table columns, fed row by row. */
 export class DiscoveryProfile {
   readonly columns: ColumnCounts[];
-  private readonly missing: ReadonlySet<string>;
+  /** Each missing marker's index (its form). */
+  private readonly missing: ReadonlyMap<string, number>;
   private sources: number[] = [];
   /** The unit column's index in the table (the person level), its current person, those seen. */
   private unitSource = -1;
@@ -107,8 +122,8 @@ export class DiscoveryProfile {
     missingMarkers: readonly string[],
     private readonly unit?: string,
   ) {
-    this.columns = names.map((n) => new ColumnCounts(n));
-    this.missing = new Set(missingMarkers);
+    this.columns = names.map((n) => new ColumnCounts(n, missingMarkers.length));
+    this.missing = new Map(missingMarkers.map((m, i) => [m, i]));
   }
 
   /** Maps the profiled names to table columns. */
@@ -149,7 +164,8 @@ export class DiscoveryProfile {
     }
     for (let j = 0; j < this.columns.length; j++) {
       const v = values[this.sources[j]];
-      this.columns[j].add(v, this.missing.has(v));
+      const form = this.missing.get(v);
+      this.columns[j].add(v, form !== undefined, form ?? 0);
     }
   }
 }

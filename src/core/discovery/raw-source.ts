@@ -134,8 +134,9 @@ export async function checkRawSource(plan: RawSourcePlan, opts: RawSourceOptions
  * publishes nothing): unless every value is a number or missing and there are enough numbers
  * that level 1 calls it numeric but with negligible probability. Level 1 calls a column numeric
  * when its noisy count of numbers exceeds 4σ₁ and its noisy count of texts; with no texts and at
- * least NUMERIC_SURE_SIGMAS·σ₁ numbers, failing needs a Gaussian of scale ≤ √5·σ₁ to pass 36σ₁
- * (z > 16: probability below 1e-57).
+ * least NUMERIC_SURE_SIGMAS·σ₁ numbers, failing needs a Gaussian of scale ≤ √7·σ₁ (numbers − texts
+ * carries the three missing forms' noise and twice the texts') to pass 36σ₁ (z > 13.6: probability
+ * below 1e-41).
  */
 export const NUMERIC_SURE_SIGMAS = 40;
 

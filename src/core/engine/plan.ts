@@ -31,12 +31,13 @@ interface PlanBase {
 }
 
 /**
- * Query mode: T rounds of K selected queries (`rounds`, RAP's adaptive rounds), or every query
- * measured at once (`all-at-once`: T = 1, K = m). Not to be confused with table mode's
- * `adaptive` plan or the query selection users call adaptive (the engine's `iterative`).
+ * Query mode: T rounds of K selected queries (RAP's adaptive rounds), or non-adaptive (T = 1,
+ * K = m: all at once). These kind names are public (the ledger's parameters, the manifest); table
+ * mode's `adaptive` plan is a TablePlan strategy, and the query selection users call adaptive is
+ * the engine's `iterative` rule (input/choices.ts).
  */
 export interface QueryPlan extends PlanBase {
-  readonly kind: 'rounds' | 'all-at-once';
+  readonly kind: 'adaptive' | 'non-adaptive';
   readonly rounds: number;
   readonly perRound: number;
 }
@@ -201,8 +202,8 @@ export function planRun(input: RapInput): RunPlan {
   });
   const rounds = o.rounds ?? rule.rounds;
   const perRound = Math.min(o.perRound ?? rule.perRound, m);
-  if (rounds === 1 && perRound >= m) return { ...base, kind: 'all-at-once', rounds, perRound: m };
+  if (rounds === 1 && perRound >= m) return { ...base, kind: 'non-adaptive', rounds, perRound: m };
   if (rounds * perRound > m)
     bad('rounds × perRound', rounds * perRound, `exceeds the workload's ${m} queries`);
-  return { ...base, kind: 'rounds', rounds, perRound };
+  return { ...base, kind: 'adaptive', rounds, perRound };
 }

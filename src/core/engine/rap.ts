@@ -106,12 +106,12 @@ class RapRun {
   async fit(): Promise<void> {
     const plan = this.plan;
     if (plan.kind === 'table') await this.fitTables(plan);
-    else if (plan.kind === 'rounds') await this.fitRounds(plan);
+    else if (plan.kind === 'adaptive') await this.fitAdaptive(plan);
     else await this.fitNonAdaptive(plan);
   }
 
   /** Query mode: T rounds of select K → measure K → project on all measured so far. */
-  private async fitRounds(plan: QueryPlan): Promise<void> {
+  private async fitAdaptive(plan: QueryPlan): Promise<void> {
     const { rho, rounds: T, perRound: K, layout, weights, offsets } = plan;
     const { exact, session, control } = this;
     const ctx: ScoringContext = { workload: this.input.workload, weights, offsets, exact, session, control };
@@ -351,7 +351,7 @@ class RapRun {
       ...(future ? { futureError: future.bySource[0].max, roundedFutureError: future.bySource[1].max } : {}),
       errorTables,
       relaxation: o.relaxation ?? 'sparsemax',
-      adaptive: this.plan.kind !== 'all-at-once',
+      adaptive: this.plan.kind !== 'non-adaptive',
       selection: o.selection,
       projectionSteps: this.steps,
       msPerStep: this.steps > 0 ? (1000 * this.projection.seconds()) / this.steps : 0,

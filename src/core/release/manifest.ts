@@ -16,6 +16,7 @@ import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadToObject } from '../workload/workload.ts';
+import { releasedTableSchema } from './data-package.ts';
 import { FORMULA_ESCAPE_NOTE } from './output.ts';
 import { describeUnit, type PersonOutcome } from './person.ts';
 
@@ -139,6 +140,9 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       origin: request.schema.origin,
       note: describeSchemaOrigin(f.loaded.dataset.schema),
       columns: request.params.columns,
+      // The released CSV's Table Schema (its domain: declared, or discovered with DP): the Data
+      // Package beside the CSV (data-package.ts) carries it.
+      tableSchema: releasedTableSchema(f.loaded.dataset.schema),
     },
     workload: {
       sha256: request.workload.hash,

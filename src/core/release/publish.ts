@@ -1,6 +1,6 @@
 /**
- * Stage 5 of every release, CLI and app alike: write the synthetic CSV, its public manifest and
- * (CLI) the private report, then commit the release in the ledger with the CSV's SHA-256.
+ * Stage 5 of every release, CLI and app alike: write the synthetic CSV, its public manifest, its
+ * Data Package (data-package.ts) and (CLI) the private report, then commit the release in the ledger with the CSV's SHA-256.
  *
  * One write policy: the ledger is asked for its head BEFORE any byte is written (a ledger that
  * cannot be read — locked, damaged, refused by its anchor — leaves nothing behind); each file is
@@ -19,6 +19,7 @@ import { fingerprintFile } from '../data/fingerprint.ts';
 import { InputError } from '../errors.ts';
 import type { LedgerIdentity } from '../ledger/ledger.ts';
 import type { ReleaseRecord } from '../ledger/types.ts';
+import { dataPackageFor } from './data-package.ts';
 import { outputNotWritten, type Voice } from './messages.ts';
 import type { WrittenCsv } from './output.ts';
 import type { PendingWrites } from './pending-writes.ts';
@@ -101,6 +102,10 @@ export async function publish(
     };
     const manifest = publicManifest(input.manifestFields, head, csv);
     await place(outputs.manifest, (temp) => writeFileNew(temp, json(manifest), { mode: 0o644 }));
+    const dataPackage = dataPackageFor(manifest, csv, outputs.manifest.path);
+    if (dataPackage) {
+      await place(outputs.dataPackage, (temp) => writeFileNew(temp, json(dataPackage), { mode: 0o644 }));
+    }
     const { report } = input;
     if (outputs.report && report) {
       await place(outputs.report, (temp) => writeFileNew(temp, json(report(csv)), { mode: 0o600 }));

@@ -111,23 +111,11 @@ export function readChoice(spec: Pick<ReleaseSpec, 'source' | 'unit'>): { readon
   return { choice: spec.unit ? alsoKeeping(choice, spec.unit.column) : choice };
 }
 
-export type EngineOverrides = Partial<
-  Pick<
-    RapOptions,
-    | 'rows'
-    | 'rounds'
-    | 'perRound'
-    | 'oversample'
-    | 'mode'
-    | 'backend'
-    | 'threads'
-    | 'maxSteps'
-    | 'tolerance'
-    | 'selection'
-    | 'relaxation'
-    | 'certify'
-  >
->;
+/**
+ * The engine options a curator may set: all of RapOptions but those the release fixes itself (ε
+ * and δ from the spec, the pinned table plan, the person unit after bounding).
+ */
+export type EngineOverrides = Partial<Omit<RapOptions, 'epsilon' | 'delta' | 'tablePlan' | 'unit'>>;
 
 /** What the curator asks for: all public. */
 export interface ReleaseSpec {

@@ -52,6 +52,7 @@ export interface RunSettingsText {
   readonly threads?: string;
   readonly maxSteps?: string;
   readonly tolerance?: string;
+  readonly learningRate?: string;
   readonly selection?: string;
   readonly relaxation?: string;
   readonly importance?: string;
@@ -67,8 +68,8 @@ export interface RunSettingsText {
    * The columns to release, comma-separated (the CLI's --columns); or the columns to leave out
    * (--exclude). One or the other: a column left out is never read (column-choice.ts).
    */
-  readonly columns?: string;
-  readonly exclude?: string;
+  readonly columns?: string | readonly string[];
+  readonly exclude?: string | readonly string[];
 }
 
 export type SettingName = keyof RunSettingsText;
@@ -86,6 +87,7 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
   threads: 'threads',
   maxSteps: 'max steps',
   tolerance: 'tolerance',
+  learningRate: 'learning rate',
   selection: 'selection',
   relaxation: 'relaxation',
   importance: 'importance',
@@ -97,6 +99,21 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
   columns: 'the columns to release',
   exclude: 'the columns to leave out',
 };
+
+/** Settings that are not plain text under the same name in both front ends. */
+const SPECIAL_SETTINGS = ['epsilon', 'mode', 'selection', 'relaxation', 'importance', 'seed'] as const;
+
+/**
+ * The settings typed as free text under the same name by the CLI (its flag) and the app (its
+ * field), passed through unchanged: every setting but the special ones above. The app's API type,
+ * its argument check and its settings text follow this list, so a new run option is added here
+ * (RunSettingsText, SETTING_LABELS, parseRunSettings), at the CLI's flag, at the app's field and
+ * in the engine, and nowhere else.
+ */
+export type TextSettingName = Exclude<SettingName, (typeof SPECIAL_SETTINGS)[number]>;
+export const TEXT_SETTINGS = (Object.keys(SETTING_LABELS) as SettingName[]).filter(
+  (name): name is TextSettingName => !(SPECIAL_SETTINGS as readonly string[]).includes(name),
+);
 
 /**
  * Upper bounds checked before anything is reserved. Threads: each kernel thread holds a copy of
@@ -136,7 +153,7 @@ export function parseRunSettings(text: RunSettingsText): {
   const problems: FieldProblem[] = [];
   const field = <T>(name: SettingName, fn: (label: string, value: string) => T): T | undefined => {
     const value = text[name];
-    if (blank(value)) return undefined;
+    if (typeof value !== 'string' || blank(value)) return undefined;
     try {
       return fn(SETTING_LABELS[name], value);
     } catch (err) {
@@ -163,6 +180,11 @@ export function parseRunSettings(text: RunSettingsText): {
     atMost(l, v, MAX_STEPS, 'the early stop ends most rounds sooner'),
   );
   const tolerance = field('tolerance', parseNonNegative);
+  const learningRate = field('learningRate', (l, v) => {
+    const x = parseNonNegative(l, v);
+    if (x === 0) throw new InputError(`${l} must be a finite number > 0, got "${v}"`);
+    return x;
+  });
   const selection = field('selection', (l, v) => ENGINE_SELECTION[parseChoice(l, v, SELECTIONS)]);
   const relaxation = field('relaxation', (l, v) => parseChoice(l, v, RELAXATIONS));
   const importance = field('importance', (l, v) => parseChoice(l, v, IMPORTANCE)) ?? 'none';
@@ -172,8 +194,20 @@ export function parseRunSettings(text: RunSettingsText): {
   const certifyShare = field('certifyShare', unitInterval);
   const certifyBeta = field('certifyBeta', unitInterval);
   const certifyViolations = field('certifyViolations', parseCount);
-  const only = field('columns', parseColumnList);
-  const exclude = field('exclude', parseColumnList);
+  // The column lists: text (the CLI) or a list of names (the app); an empty list is no choice.
+  const list = (name: 'columns' | 'exclude'): string[] | undefined => {
+    const value = text[name];
+    if (value === undefined || (typeof value === 'string' ? blank(value) : value.length === 0))
+      return undefined;
+    try {
+      return parseColumnList(SETTING_LABELS[name], value);
+    } catch (err) {
+      problems.push({ field: name, message: (err as Error).message });
+      return undefined;
+    }
+  };
+  const only = list('columns');
+  const exclude = list('exclude');
   if (only !== undefined && exclude !== undefined) {
     problems.push({
       field: 'exclude',
@@ -207,6 +241,7 @@ export function parseRunSettings(text: RunSettingsText): {
     ...(threads !== undefined && { threads }),
     ...(maxSteps !== undefined && { maxSteps }),
     ...(tolerance !== undefined && { tolerance }),
+    ...(learningRate !== undefined && { learningRate }),
     ...(selection !== undefined && { selection }),
     ...(relaxation !== undefined && { relaxation }),
     ...(zeta !== undefined && {

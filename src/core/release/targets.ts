@@ -1,5 +1,5 @@
 /**
- * Where a release's files go, checked BEFORE the budget is reserved: a release whose output
+ * Where a release's files go (the CSV, its manifest and Data Package, the private report), checked BEFORE the budget is reserved: a release whose output
  * cannot be written must cost nothing. Refused (InputError, CLI exit 2): a folder that is
  * missing, not a folder or not writable; an output that is a directory; an output that is the
  * private input (also through another name: same file on disk); two outputs at one path; and an
@@ -12,6 +12,7 @@ import path from 'node:path';
 import { tempPathBeside } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { InputError } from '../errors.ts';
+import { dataPackagePathFor } from './data-package.ts';
 import { manifestPathFor } from './manifest.ts';
 
 /** One output of a release and what it is (messages name it). */
@@ -19,6 +20,7 @@ export interface OutputFile {
   readonly what:
     | 'synthetic CSV'
     | 'release manifest'
+    | 'data package'
     | 'private report'
     | 'public HTML report'
     | 'private HTML report';
@@ -30,6 +32,8 @@ export interface OutputFile {
 export interface CheckedOutputs {
   readonly csv: OutputFile;
   readonly manifest: OutputFile;
+  /** The Data Package descriptor (data-package.ts). */
+  readonly dataPackage: OutputFile;
   readonly report: OutputFile | null;
   /** Existing files at these paths may be replaced (checked: none is the input or a release). */
   readonly replace: boolean;
@@ -94,10 +98,11 @@ export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> 
   const csvPath = path.resolve(req.csv);
   const csv: OutputFile = { what: 'synthetic CSV', path: csvPath };
   const manifest: OutputFile = { what: 'release manifest', path: manifestPathFor(csvPath) };
+  const dataPackage: OutputFile = { what: 'data package', path: dataPackagePathFor(csvPath) };
   const report: OutputFile | null =
     req.report === undefined ? null : { what: 'private report', path: path.resolve(req.report) };
   const later = (req.later ?? []).map((o) => ({ ...o, path: path.resolve(o.path) }));
-  const outputs = [csv, manifest, ...(report ? [report] : []), ...later];
+  const outputs = [csv, manifest, dataPackage, ...(report ? [report] : []), ...later];
   const input = path.resolve(req.input);
   const inputStats = await statOrNull(input);
   const inputReal = inputStats ? await realpath(input) : input;
@@ -138,7 +143,7 @@ export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> 
       );
     }
   }
-  return { csv, manifest, report, replace: req.replace === true };
+  return { csv, manifest, dataPackage, report, replace: req.replace === true };
 }
 
 /**
@@ -151,6 +156,7 @@ export function exportOutputs(csvPath: string): CheckedOutputs {
   return {
     csv: { what: 'synthetic CSV', path: csv },
     manifest: { what: 'release manifest', path: manifestPathFor(csv) },
+    dataPackage: { what: 'data package', path: dataPackagePathFor(csv) },
     report: null,
     replace: false,
   };

@@ -10,8 +10,9 @@
 
 import { domainSize, type EncodedDataset } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
-import { broadcastAdd, thresholdTerms } from './inclusion-exclusion.ts';
-import { tableSize } from './queries.ts';
+import { atLeastRMatches, cheaperSide } from './at-least-r.ts';
+import { thresholdTerms } from './inclusion-exclusion.ts';
+import { broadcastAdd, sumOut, tableSize } from './table.ts';
 import type { Threshold, Workload } from './types.ts';
 
 /**
@@ -61,22 +62,6 @@ export function contingencyTable(data: EncodedDataset, features: readonly number
   return counts;
 }
 
-/** Sums out axis `axis` of a row-major table over dims. */
-function sumOutAxis(table: Float64Array, dims: readonly number[], axis: number): Float64Array {
-  const d = dims[axis];
-  const inner = tableSize(dims.slice(axis + 1));
-  const outerCount = tableSize(dims.slice(0, axis));
-  const out = new Float64Array(outerCount * inner);
-  for (let o = 0; o < outerCount; o++) {
-    for (let v = 0; v < d; v++) {
-      const src = (o * d + v) * inner;
-      const dst = o * inner;
-      for (let i = 0; i < inner; i++) out[dst + i] += table[src + i];
-    }
-  }
-  return out;
-}
-
 /**
  * Marginals of the full table for the given subsets (positions, ascending), each computed from
  * its cheapest already-known superset by summing out one axis at a time.
@@ -98,7 +83,7 @@ function marginals(
     for (let p = 0; p < k; p++) if (!(mask & (1 << p)) && (best < 0 || dims[p] < dims[best])) best = p;
     const parentMask = mask | (1 << best);
     const parentPositions = positions(parentMask);
-    const table = sumOutAxis(
+    const table = sumOut(
       get(parentMask),
       parentPositions.map((p) => dims[p]),
       parentPositions.indexOf(best),
@@ -132,7 +117,7 @@ function toFractions(counts: Float64Array, n: number): Float64Array {
  *
  * Inclusion–exclusion over the marginals, in factorized form: the sum over subsets T ⊆ S of
  * broadcast marginals is a product of one operator per axis, so it is applied axis by axis to
- * the contingency table (see matchCountTransform). Same numbers as
+ * the contingency table (see at-least-r.ts). Same numbers as
  * {@link exactAnswersByInclusionExclusion}, in O(n + table · k · min(r, k−r+1)) instead of
  * O(n + table · 2^k): 1-of-4 on ADULT's largest domains (10^8 queries) takes 4 passes instead
  * of 15 broadcasts.
@@ -164,13 +149,11 @@ export function thresholdAnswersFromTable(
 }
 
 /**
- * From the contingency table C[z] (overwritten) to the answers: the fractions of rows with at
- * least r matches of each target y. Processing axis j turns its index from the row's value z_j into the target's y_j and tracks,
- * per cell, how many rows have each number of matches (or mismatches) so far:
- *   matches:    M'_m[y] = (Σ_z M_m[z] − M_m[y]) + M_{m−1}[y]     (keep m = 0..r−1)
- *   mismatches: U'_u[y] = U_u[y] + (Σ_z U_{u−1}[z] − U_{u−1}[y])   (keep u = 0..k−r)
- * Counts with at least r matches = n − Σ_{m<r} M_m = Σ_{u≤k−r} U_u. We track the shorter list;
- * r = k needs no pass at all (the contingency table is the answer).
+ * From the contingency table C[z] (overwritten) to the answers: the rows with at least r matches
+ * of each target (at-least-r.ts, on the side with fewer classes: min(r, k − r + 1) tables; r = k
+ * needs no pass, the contingency table is the answer), divided by n. The counts are integers, so
+ * either side gives them exactly; division (not multiplication by 1/n) so that each answer is
+ * count / n correctly rounded.
  */
 function matchCountTransform(
   full: Float64Array,
@@ -178,101 +161,9 @@ function matchCountTransform(
   r: number,
   n: number,
 ): Float64Array {
-  const k = dims.length;
-  const byMatches = r <= k - r + 1;
-  const states = byMatches ? r : k - r + 1;
-  const levels = [full, ...Array.from({ length: states - 1 }, () => new Float64Array(full.length))];
-  if (byMatches || states > 1)
-    for (let axis = 0; axis < k; axis++) transformAxis(levels, dims, axis, byMatches);
-  const out = levels[0];
-  for (let l = 1; l < states; l++) {
-    const level = levels[l];
-    for (let i = 0; i < out.length; i++) out[i] += level[i];
-  }
-  // Fractions, fused with the complement of the matches side. Division (not multiplication by
-  // 1/n) so that each answer is count / n correctly rounded.
-  if (byMatches) for (let i = 0; i < out.length; i++) out[i] = (n - out[i]) / n;
-  else for (let i = 0; i < out.length; i++) out[i] /= n;
+  const out = atLeastRMatches(full, dims, r, { side: cheaperSide(dims.length, r), total: n });
+  for (let i = 0; i < out.length; i++) out[i] /= n;
   return out;
-}
-
-/** Cells per cache block: d fibers of this many cells stay in cache between the sum and the update. */
-const BLOCK_CELLS = 1 << 15;
-
-/** One axis of {@link matchCountTransform}, in place over every fiber along the axis. */
-function transformAxis(
-  levels: Float64Array[],
-  dims: readonly number[],
-  axis: number,
-  byMatches: boolean,
-): void {
-  const d = dims[axis];
-  const inner = tableSize(dims.slice(axis + 1));
-  const outerCount = tableSize(dims.slice(0, axis));
-  const block = Math.max(1, Math.min(inner, Math.floor(BLOCK_CELLS / d)));
-  const sums = levels.map(() => new Float64Array(block));
-  for (let o = 0; o < outerCount; o++) {
-    for (let i0 = 0; i0 < inner; i0 += block) {
-      const start = o * d * inner + i0;
-      const len = Math.min(block, inner - i0);
-      for (let l = 0; l < levels.length; l++) sumFibers(levels[l], sums[l], start, d, inner, len);
-      // Highest level first: level l reads the old level l − 1, not yet overwritten.
-      for (let l = levels.length - 1; l >= 0; l--) {
-        if (byMatches)
-          updateMatches(levels[l], l > 0 ? levels[l - 1] : undefined, sums[l], start, d, inner, len);
-        else if (l > 0) updateMismatches(levels[l], levels[l - 1], sums[l - 1], start, d, inner, len);
-      }
-    }
-  }
-}
-
-/** sum[i] = Σ_v level[start + v·inner + i] for i < len. */
-function sumFibers(
-  level: Float64Array,
-  sum: Float64Array,
-  start: number,
-  d: number,
-  inner: number,
-  len: number,
-): void {
-  sum.fill(0, 0, len);
-  for (let v = 0; v < d; v++) {
-    const at = start + v * inner;
-    for (let i = 0; i < len; i++) sum[i] += level[at + i];
-  }
-}
-
-/** M'_m[y] = (Σ_z M_m[z] − M_m[y]) + M_{m−1}[y]. */
-function updateMatches(
-  cur: Float64Array,
-  prev: Float64Array | undefined,
-  sum: Float64Array,
-  start: number,
-  d: number,
-  inner: number,
-  len: number,
-): void {
-  for (let v = 0; v < d; v++) {
-    const at = start + v * inner;
-    if (prev) for (let i = 0; i < len; i++) cur[at + i] = sum[i] - cur[at + i] + prev[at + i];
-    else for (let i = 0; i < len; i++) cur[at + i] = sum[i] - cur[at + i];
-  }
-}
-
-/** U'_u[y] = U_u[y] + (Σ_z U_{u−1}[z] − U_{u−1}[y]). */
-function updateMismatches(
-  cur: Float64Array,
-  prev: Float64Array,
-  prevSum: Float64Array,
-  start: number,
-  d: number,
-  inner: number,
-  len: number,
-): void {
-  for (let v = 0; v < d; v++) {
-    const at = start + v * inner;
-    for (let i = 0; i < len; i++) cur[at + i] += prevSum[i] - prev[at + i];
-  }
 }
 
 /**

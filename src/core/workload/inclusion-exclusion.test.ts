@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   binomial,
-  broadcastAdd,
   combineTables,
   negatedThresholdTerms,
   type ProductTerm,
@@ -10,7 +9,8 @@ import {
   thresholdExpansion,
   thresholdTerms,
 } from './inclusion-exclusion.ts';
-import { localIndexToTarget, tableSize } from './queries.ts';
+import { localIndexToTarget } from './queries.ts';
+import { broadcastAdd, tableSize } from './table.ts';
 import { poissonBinomialTail } from './test-data.ts';
 
 /** Σ_terms c_T Π_{j∈T} v_j with v = p (plain) or 1 − p (negated). */

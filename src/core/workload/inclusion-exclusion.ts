@@ -11,7 +11,7 @@
  * relaxed data; the negated form only has fewer product terms when r ≤ k/2 (r = 1: two terms
  * instead of 2^k − 1).
  */
-import { rowMajorStrides, tableSize } from './queries.ts';
+import { broadcastAdd, tableSize } from './table.ts';
 
 /** One product table of the expansion: subset T of S (positions within S, ascending). */
 export interface ProductTerm {
@@ -99,78 +99,6 @@ export function thresholdExpansion(
 ): ThresholdExpansion {
   const form: ExpansionForm = choice === 'auto' ? (prefersNegation(k, r) ? 'negated' : 'plain') : choice;
   return { form, terms: form === 'plain' ? thresholdTerms(k, r) : negatedThresholdTerms(k, r) };
-}
-
-/**
- * out[y] += coefficient · table[y_T] for every y in the row-major table over dims, where table is
- * row-major over the dims of `subset` (positions within dims, ascending).
- */
-export function broadcastAdd(
-  out: Float64Array,
-  dims: readonly number[],
-  subset: readonly number[],
-  table: Float64Array,
-  coefficient: number,
-): void {
-  const subDims = subset.map((p) => dims[p]);
-  if (table.length !== tableSize(subDims)) {
-    throw new RangeError(
-      `table for subset [${subset}] has ${table.length} cells, expected ${tableSize(subDims)}`,
-    );
-  }
-  if (out.length !== tableSize(dims))
-    throw new RangeError(`output has ${out.length} cells, expected ${tableSize(dims)}`);
-  if (subset.length === 0) {
-    const v = coefficient * table[0];
-    for (let i = 0; i < out.length; i++) out[i] += v;
-    return;
-  }
-  const runs = mergeRuns(dims, subset);
-  const inner = runs[runs.length - 1];
-  const outer = runs.slice(0, -1);
-  const counter = new Array<number>(outer.length).fill(0);
-  let base = 0;
-  for (let o = 0; o < out.length; o += inner.size) {
-    if (inner.tableStride === 0) {
-      const v = coefficient * table[base];
-      for (let i = 0; i < inner.size; i++) out[o + i] += v;
-    } else {
-      for (let i = 0; i < inner.size; i++) out[o + i] += coefficient * table[base + i];
-    }
-    // Odometer over the outer runs, updating the table offset incrementally.
-    for (let j = outer.length - 1; j >= 0; j--) {
-      const run = outer[j];
-      base += run.tableStride;
-      if (++counter[j] < run.size) break;
-      base -= run.tableStride * run.size;
-      counter[j] = 0;
-    }
-  }
-}
-
-interface Run {
-  readonly size: number;
-  /** Stride of the run in the subset table: 0 for positions outside the subset. */
-  readonly tableStride: number;
-}
-
-/**
- * Consecutive positions that are all in the subset (or all outside it) merge into one axis:
- * inside a run of members the subset-table index is contiguous, outside it is constant. This
- * keeps the inner loop long even when the last feature has 2 categories.
- */
-function mergeRuns(dims: readonly number[], subset: readonly number[]): Run[] {
-  const member = dims.map(() => false);
-  for (const p of subset) member[p] = true;
-  const strides = rowMajorStrides(subset.map((p) => dims[p]));
-  const strideAt = new Map(subset.map((p, i) => [p, strides[i]]));
-  const runs: { size: number; tableStride: number; member: boolean }[] = [];
-  for (let j = dims.length - 1; j >= 0; j--) {
-    const first = runs[0];
-    if (first !== undefined && first.member === member[j]) first.size *= dims[j];
-    else runs.unshift({ size: dims[j], tableStride: member[j] ? strideAt.get(j)! : 0, member: member[j] });
-  }
-  return runs;
 }
 
 /**

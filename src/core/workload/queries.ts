@@ -5,7 +5,11 @@
  * A global index concatenates the thresholds in workload order; totals can pass 2^32 (and in
  * principle 2^53), so global offsets are bigints.
  */
+import { tableSize } from './table.ts';
 import type { Threshold, Workload } from './types.ts';
+
+/** The table helpers, where many callers have long imported them from (their home is table.ts). */
+export { rowMajorStrides, tableSize } from './table.ts';
 
 /** Domain sizes of t.features, in the order they are listed. */
 export function thresholdSizes(t: Threshold, sizes: readonly number[]): number[] {
@@ -14,13 +18,6 @@ export function thresholdSizes(t: Threshold, sizes: readonly number[]): number[]
     if (s === undefined) throw new RangeError(`feature index ${f} is outside the ${sizes.length} features`);
     return s;
   });
-}
-
-/** Product of the dimensions: the number of cells of a row-major table over them. */
-export function tableSize(dims: readonly number[]): number {
-  let n = 1;
-  for (const d of dims) n *= d;
-  return n;
 }
 
 /**
@@ -36,17 +33,6 @@ export function totalQueryCount(w: Workload, sizes: readonly number[]): bigint {
   let total = 0n;
   for (const t of w.thresholds) total += BigInt(queryCount(t, sizes));
   return total;
-}
-
-/** Row-major strides: strides[j] = product of dims after j (the last one is 1). */
-export function rowMajorStrides(dims: readonly number[]): number[] {
-  const strides = new Array<number>(dims.length);
-  let s = 1;
-  for (let j = dims.length - 1; j >= 0; j--) {
-    strides[j] = s;
-    s *= dims[j];
-  }
-  return strides;
 }
 
 /** The target y (one category per listed feature) of a local index. */

@@ -173,6 +173,38 @@ describe('synth --exclude / --columns', () => {
   );
 });
 
+describe('--columns / --exclude with --unit-column', () => {
+  it(
+    'keeps the unit column for bounding though --columns does not list it; refuses to leave it out',
+    async () => {
+      const ledger = path.join(dir, 'l-unit.sqlite');
+      const unit = ['--unit-column', 'patient_id'];
+      const ok = await runCli(
+        synth('visits.csv', 'out-unit.csv', ledger, [...unit, '--columns', 'ward,diagnosis,age,zip']),
+        dir,
+      );
+      expect(ok.stderr).not.toContain('rap-studio:');
+      expect(ok.code).toBe(0);
+      expect(readFileSync(path.join(dir, 'out-unit.csv'), 'utf8').split(/\r?\n/)[0]).toBe(
+        'ward,diagnosis,age,zip',
+      );
+      const manifest = JSON.parse(readFileSync(path.join(dir, 'out-unit.manifest.json'), 'utf8'));
+      expect(manifest.unit).toMatchObject({
+        kind: 'person',
+        column: 'patient_id',
+        identifierReleased: false,
+      });
+      const refused = await runCli(
+        synth('visits.csv', 'out-unit2.csv', ledger, [...unit, '--exclude', 'patient_id']),
+        dir,
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('the columns to leave out name the unit column "patient_id"');
+    },
+    CLI_TIMEOUT,
+  );
+});
+
 describe('workload random|default --data with --columns / --exclude', () => {
   it(
     'draws over the kept columns only; an unknown name is refused with the header',

@@ -3,7 +3,8 @@
  * inserted quotes, delimiters, line breaks, NULs, BOMs and invalid UTF-8, deleted and
  * duplicated ranges). The loader must resolve with a consistent result or reject with an
  * InputError: never another error, never an unhandled one (the worker would die), never a hang
- * (5 s per case, enforced from outside the thread that loads, so even a synchronous loop is caught).
+ * (5 CPU seconds per case, enforced from outside the thread that loads, so even a synchronous loop
+ * is caught; a CPU bound, so a busy machine that stretches the wall time cannot fail a case).
  *
  * Reproduce a failure: FUZZ_SEED=<seed> npx vitest run --project unit test/unit/fuzz (FUZZ_VERBOSE=1
  * prints how many cases resolved and how many were refused); the failing
@@ -19,7 +20,18 @@ import type { FuzzJob, FuzzMessage } from './csv-fuzz.worker.ts';
 import { validCsv } from './csv-mutations.ts';
 
 const CASES = 500;
-const PER_CASE_MS = 5_000;
+/** CPU seconds a case may use (a valid load of the base file takes milliseconds). */
+const PER_CASE_CPU_S = 5;
+/** CPU seconds the worker may use to start (tsx compiling the loader's modules). */
+const START_CPU_S = 60;
+/** How often the CPU bound is checked (a sampling period, not a bound). */
+const CHECK_EVERY_MS = 100;
+
+/** CPU seconds this process has used (all threads: the loading worker's, and this idle one's). */
+const cpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_121);
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const KEEP = join(REPO, 'test-results', 'fuzz');
@@ -36,8 +48,10 @@ interface Report {
 }
 
 /**
- * Runs the cases in a worker thread (under tsx, like the CLI). A case without an answer within
- * PER_CASE_MS is a hang: the worker is terminated and the case reported.
+ * Runs the cases in a worker thread (under tsx, like the CLI). A case that uses PER_CASE_CPU_S
+ * without an answer is a hang, and so is a worker that stops without finishing: the worker is
+ * terminated and the case reported. (One that waits forever without using CPU is left to the
+ * test's timeout.)
  */
 function runCases(job: FuzzJob): Promise<Report> {
   const url = new URL('./csv-fuzz.worker.ts', import.meta.url).href;
@@ -47,28 +61,38 @@ function runCases(job: FuzzJob): Promise<Report> {
   const findings: Finding[] = [];
   const ops = new Map<number, readonly string[]>();
   let current: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  let since = cpuSeconds();
+  let allowed = START_CPU_S;
   return new Promise<Report>((resolve, reject) => {
+    const check = setInterval(() => {
+      const used = cpuSeconds() - since;
+      if (used <= allowed) return;
+      const index = current ?? -1;
+      finish({
+        index,
+        ops: ops.get(index) ?? [],
+        problem: `no answer after ${used.toFixed(1)} CPU seconds (hang)`,
+      });
+    }, CHECK_EVERY_MS);
     const finish = (extra?: Finding) => {
-      clearTimeout(timer);
+      if (done) return;
+      done = true;
+      clearInterval(check);
       if (extra) findings.push(extra);
       void worker.terminate();
       resolve({ outcomes, findings });
     };
-    // The first timer also covers the worker's start (tsx and the loader's modules).
-    const arm = (ms: number) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        const index = current ?? -1;
-        finish({ index, ops: ops.get(index) ?? [], problem: `no answer within ${ms} ms (hang)` });
-      }, ms);
+    // The first bound covers the worker's start (tsx and the loader's modules).
+    const arm = (cpu: number) => {
+      since = cpuSeconds();
+      allowed = cpu;
     };
-    arm(60_000);
     worker.on('message', (m: FuzzMessage) => {
       if (m.type === 'start') {
         current = m.index;
         ops.set(m.index, m.ops);
-        arm(PER_CASE_MS);
+        arm(PER_CASE_CPU_S);
       } else if (m.type === 'done') {
         outcomes[m.outcome] = (outcomes[m.outcome] ?? 0) + 1;
         if (m.outcome === 'inconsistent' || m.outcome === 'other-error')
@@ -77,14 +101,22 @@ function runCases(job: FuzzJob): Promise<Report> {
             ops: ops.get(m.index) ?? [],
             problem: `${m.outcome}: ${m.detail}`,
           });
-        arm(PER_CASE_MS);
+        arm(PER_CASE_CPU_S);
       } else finish();
     });
     worker.on('error', (err) =>
       finish({ index: current ?? -1, ops: ops.get(current ?? -1) ?? [], problem: `unhandled: ${err.stack}` }),
     );
     worker.on('exit', (code) => {
-      if (code !== 0 && timer) reject(new Error(`fuzz worker exited with ${code}`));
+      if (done) return;
+      if (code !== 0) {
+        done = true;
+        clearInterval(check);
+        reject(new Error(`fuzz worker exited with ${code}`));
+      } else {
+        const index = current ?? -1;
+        finish({ index, ops: ops.get(index) ?? [], problem: 'the worker stopped without an answer (hang)' });
+      }
     });
   });
 }

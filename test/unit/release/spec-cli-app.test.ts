@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SETTING_FLAGS, type SynthFlags, synthSpec } from '../../../src/cli/commands/synth.ts';
 import { readWorkloadFile, schemaFromOptions } from '../../../src/cli/commands/workload.ts';
 import type { ReleaseSpec } from '../../../src/core/release/release.ts';
+import { TEXT_SETTINGS } from '../../../src/core/release/spec.ts';
 import { appReleaseSpec } from '../../../src/services/runs.ts';
 import { parseSettings } from '../../../src/services/settings.ts';
 import type { RunSettingsInput } from '../../../src/shared/api.ts';
@@ -62,6 +63,11 @@ const CASES: Case[] = [
     name: 'table mode, T₀ and K',
     cli: { epsilon: '2', rounds: '3', perRound: '8', mode: 'table' },
     app: { epsilon: '2', rounds: '3', perRound: '8', mode: 'table' },
+  },
+  {
+    name: 'the engine tuning the CLI and the app both offer (learning rate; max steps, tolerance by API)',
+    cli: { epsilon: '1', learningRate: '0.02', maxSteps: '40', tolerance: '0' },
+    app: { epsilon: '1', learningRate: '0.02', maxSteps: '40', tolerance: '0' },
   },
   {
     name: 'the relative-error pass (certificate)',
@@ -134,7 +140,17 @@ describe('the CLI and the app build one ReleaseSpec', () => {
     ['a bad seed', { seed: 'x', insecureSeed: true }, { epsilon: '1', insecureSeed: 'x' }],
     ['ζ = 1', { certify: '1' }, { epsilon: '1', certify: '1' }],
     ['a share without ζ', { certifyShare: '0.2' }, { epsilon: '1', certifyShare: '0.2' }],
+    ['learning rate 0', { learningRate: '0' }, { epsilon: '1', learningRate: '0' }],
   ];
+
+  it('every plain text setting reaches the spec from both sides (one list: TEXT_SETTINGS)', async () => {
+    expect(TEXT_SETTINGS).toContain('learningRate');
+    const cli = await cliSpec({ learningRate: '0.02' });
+    expect(cli.overrides?.learningRate).toBe(0.02);
+    expect(SETTING_FLAGS.learningRate).toBe('--learning-rate');
+    expect(SETTING_FLAGS.perRound).toBe('--per-round');
+    expect(SETTING_FLAGS.certifyViolations).toBe('--certify-violations');
+  });
 
   it.each(BAD)('%s: the same refusal', async (_name, flags, input) => {
     const { problems } = parseSettings(input);

@@ -6,7 +6,7 @@
 import { tableSize, thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import { smallShape } from '../testing.ts';
-import type { ProjectionBatch, QueryGroup } from './session.ts';
+import { type ProjectionBatch, type QueryGroup, tableTarget } from './session.ts';
 
 export const SIZES = [3, 2, 4, 1, 5];
 export const shape = smallShape(SIZES, 12);
@@ -53,12 +53,10 @@ export const batch: ProjectionBatch = {
         (_, y) => (y % 5) / 10,
       ),
     },
-    {
-      // A grouped marginal (table mode): feature 4's five categories in three groups.
-      threshold: thresholds[1],
-      weight: 0.7,
-      measured: Float64Array.from([0.1, 0.05, 0.2, 0.3, 0, 0.1, 0.1, 0.05, 0.1]),
-      grouping: [undefined, { of: Int32Array.from([0, 1, 1, 2, 2]), count: 3 }],
-    },
+    // A grouped marginal (table mode): feature 4's five categories in three groups.
+    tableTarget(thresholds[1], 0.7, Float64Array.from([0.1, 0.05, 0.2, 0.3, 0, 0.1, 0.1, 0.05, 0.1]), [
+      undefined,
+      { of: Int32Array.from([0, 1, 1, 2, 2]), count: 3 },
+    ]),
   ],
 };

@@ -7,15 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { layoutFromSizes } from '../../data/onehot.ts';
 import { rowMajorStrides, tableSize } from '../../workload/queries.ts';
 import { randomRelaxed, smallShape } from '../testing.ts';
+import { backpropProductTable } from './backprop.ts';
+import { GroupSums, soleGroupings } from './group-sums.ts';
 import { groupBlock } from './grouped-tables.ts';
-import {
-  backpropProductTable,
-  GroupSums,
-  productTable,
-  productTableByLines,
-  productTableByRows,
-  soleGroupings,
-} from './product-tables.ts';
+import { productTable, productTableByLines, productTableByRows } from './product-tables.ts';
 import { type SparseRows, sparseRows } from './sparse-rows.ts';
 
 /**

@@ -13,14 +13,27 @@ import type { BackendName, Relaxation } from '../types.ts';
 export type { Relaxation };
 
 import type { AdamHyper } from './adam.ts';
-import type { TableGrouping } from './grouped-tables.ts';
+import { isGrouped, type TableGrouping } from './grouped-tables.ts';
 import type { LossResult, QueryGroup } from './query-gradient.ts';
 
 export type { AdamHyper, LossResult, QueryGroup };
 
-/** A whole threshold table as the projection target (non-adaptive and table mode). */
-export interface TableTarget {
-  readonly threshold: Threshold;
+declare const marginal: unique symbol;
+
+/** A threshold with r = k: its answers are its features' table itself (a marginal). */
+export type Marginal = Threshold & { readonly [marginal]: true };
+
+/** The threshold as a Marginal; refuses r < k. */
+export function asMarginal(t: Threshold): Marginal {
+  if (t.r !== t.features.length)
+    throw new RangeError(`a marginal has r = k; this threshold is ${t.r} of ${t.features.length}`);
+  return t as Marginal;
+}
+
+/** A whole threshold table as the projection target (all-at-once query mode and table mode). */
+export type TableTarget = ThresholdTableTarget | GroupedTableTarget;
+
+interface TargetValues {
   /** Normalized importance weight. */
   readonly weight: number;
   /**
@@ -28,11 +41,34 @@ export interface TableTarget {
    * groups' cells when the target is grouped.
    */
   readonly measured: Float64Array;
-  /**
-   * Categories merged per feature (table mode's grouped marginals): the fitted answers are the
-   * threshold's table summed into the groups' cells. Only for marginals (r = k).
-   */
-  readonly grouping?: TableGrouping;
+}
+
+/** Every query of a threshold (any r of k). */
+export interface ThresholdTableTarget extends TargetValues {
+  readonly threshold: Threshold;
+  readonly grouping?: undefined;
+}
+
+/**
+ * A grouped marginal (table mode): categories merged per feature, the fitted answers the
+ * marginal's table summed into the groups' cells. Only a marginal can be grouped: the type says
+ * so, and {@link tableTarget} checks it where a target is made.
+ */
+export interface GroupedTableTarget extends TargetValues {
+  readonly threshold: Marginal;
+  readonly grouping: TableGrouping;
+}
+
+/** A target, grouped when the grouping merges anything (then the threshold must be a marginal). */
+export function tableTarget(
+  threshold: Threshold,
+  weight: number,
+  measured: Float64Array,
+  grouping?: TableGrouping,
+): TableTarget {
+  return isGrouped(grouping)
+    ? { threshold: asMarginal(threshold), weight, measured, grouping }
+    : { threshold, weight, measured };
 }
 
 /** What one optimizer step fits: selected queries (grouped by k, r) and whole tables. */
@@ -61,6 +97,14 @@ export interface KernelSession {
   resetOptimizer(): void;
   /** Frees memory (tensors); the session is unusable afterwards. */
   dispose(): void;
+}
+
+/** Refuses a starting D' of the wrong size (every session's constructor checks it first). */
+export function assertInitial(shape: RelaxedShape, initial: Float64Array): void {
+  if (initial.length !== shape.rows * shape.layout.width)
+    throw new RangeError(
+      `initial D' has ${initial.length} entries, expected ${shape.rows} × ${shape.layout.width}`,
+    );
 }
 
 export interface EngineKernels {

@@ -15,15 +15,14 @@
  *   reads D' first) a fixed range per thread.
  */
 import type { OneHotLayout } from '../../data/onehot.ts';
-import { layoutFromSizes } from '../../data/onehot.ts';
-import { tableSize } from '../../workload/queries.ts';
+import { tableSize } from '../../workload/table.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamState, type AdamStepConstants, adamRange } from './adam.ts';
-import { type CategoryGroups, groupBlock } from './grouped-tables.ts';
-import { backpropProductTable, GroupSums, productTable, thresholdAnswers } from './product-tables.ts';
+import { GroupSums } from './group-sums.ts';
 import type { SparseBlock, SparseRows } from './sparse-rows.ts';
 import { projectBlockToSparse } from './sparsemax.ts';
+import { backpropGrouped, backpropTerms, GroupedBlocks, passAnswers } from './table-pass.ts';
 
 /** Indices into the control words (Int32Array over a SharedArrayBuffer). */
 export const CONTROL = { done: 0, next: 1, error: 2 } as const;
@@ -154,7 +153,8 @@ export class Shard {
   private readonly rows: number;
   private readonly layout: OneHotLayout;
   private sparseView: SparseRows | undefined;
-  private readonly grouped = new Map<number, SparseBlock>();
+  /** Grouped marginals' blocks of the current sparse rows, by group id. */
+  private readonly grouped = new GroupedBlocks<GroupsSpec>((g) => g.id);
   /** The backward passes' group sums (product-tables.ts); a grouping is known by its id here. */
   private readonly groupSums: GroupSums<GroupsSpec>;
 
@@ -257,21 +257,8 @@ export class Shard {
    */
   answers(task: Omit<ForwardTask, 'out'>, out?: Float64Array): Float64Array {
     const sp = this.sparse();
-    const { features, r } = task.threshold;
-    const dims = this.dimsOf(task);
-    if (task.grouping) {
-      const local = this.groupedRows(features, task.grouping);
-      return productTable(
-        local,
-        dims.map((_, j) => j),
-        dims,
-        out,
-      );
-    }
-    if (r === features.length) return productTable(sp, features, dims, out);
-    const answers = thresholdAnswers(sp, this.layout, task.threshold as Threshold);
-    out?.set(answers);
-    return out ?? answers;
+    const grouped = task.grouping ? this.grouped.rows(sp, task.threshold.features, task.grouping) : undefined;
+    return passAnswers(sp, this.layout, task.threshold, this.dimsOf(task), grouped, out);
   }
 
   /** The dims of a task's table: its features' sizes, or their groups' counts where grouped. */
@@ -299,74 +286,20 @@ export class Shard {
     );
     for (const task of tasks) {
       if (task.kind === 'plain') {
-        for (const term of task.terms) {
-          const G = exchange.subarray(term.g, term.g + term.length);
-          backpropProductTable(
-            sp,
-            this.layout,
-            term.features,
-            term.dims,
-            G,
-            term.scale,
-            this.grad,
-            first,
-            end,
-          );
-        }
+        const terms = task.terms.map((term) => ({
+          ...term,
+          G: exchange.subarray(term.g, term.g + term.length),
+        }));
+        backpropTerms(sp, this.layout, terms, this.grad, first, end);
       } else {
-        this.groupedBackward(task, exchange.subarray(task.g, task.g + task.length), first, end, sums);
+        const grouped = this.grouped.rows(sp, task.features, task.grouping);
+        const G = exchange.subarray(task.g, task.g + task.length);
+        const cotangent = { features: task.dims.map((_, j) => j), dims: task.dims, G, scale: task.scale };
+        const groupOf = task.grouping.map((g) => g?.of);
+        backpropGrouped(grouped, this.layout, task.features, groupOf, cotangent, this.grad, first, end, sums);
       }
     }
     this.groupSums.handOver(sums, this.grad, this.layout, first, end);
-  }
-
-  /** As typed.ts groupedTableLoss: back-propagate on the groups, then every category gets its group's. */
-  private groupedBackward(
-    task: Extract<BackwardTask, { kind: 'grouped' }>,
-    G: Float64Array,
-    first: number,
-    end: number,
-    sums: ReadonlyMap<number, { readonly sums: Float64Array }>,
-  ): void {
-    const local = this.groupedRows(task.features, task.grouping);
-    const axes = task.dims.map((_, j) => j);
-    const into = {
-      layout: this.layout,
-      features: task.features,
-      groups: task.grouping.map((g) => g?.of),
-      sums: task.features.map((f, j) => (task.grouping[j] ? sums.get(f)?.sums : undefined)),
-    };
-    backpropProductTable(
-      local,
-      layoutFromSizes(task.dims),
-      axes,
-      task.dims,
-      G,
-      task.scale,
-      this.grad,
-      first,
-      end,
-      into,
-    );
-  }
-
-  /** The features' blocks, grouped where asked (cached by group id until D' changes). */
-  private groupedRows(features: readonly number[], grouping: readonly (GroupsSpec | null)[]): SparseRows {
-    const sp = this.sparse();
-    return {
-      rows: sp.rows,
-      blocks: features.map((f, j) => {
-        const g = grouping[j];
-        if (!g) return sp.blocks[f];
-        let block = this.grouped.get(g.id);
-        if (!block) {
-          const groups: CategoryGroups = { of: g.of, count: g.count };
-          this.grouped.set(g.id, (block = groupBlock(sp.blocks[f], groups, sp.rows)));
-        }
-        return block;
-      }),
-      simplexDeviation: sp.simplexDeviation,
-    };
   }
 
   /** This thread's elements of the index ranges (pairs [start, end)). */

@@ -10,22 +10,23 @@
  * and the reference surrogate, so all three agree (to float32 precision).
  */
 import type * as TF from '@tensorflow/tfjs';
+import { atLeastRMatches } from '../../workload/at-least-r.ts';
 import { thresholdTerms } from '../../workload/inclusion-exclusion.ts';
 import { tableSize, thresholdSizes } from '../../workload/queries.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import type { BackendName } from '../types.ts';
 import type { AdamHyper } from './adam.ts';
-import { type CategoryGroups, isGrouped } from './grouped-tables.ts';
-import { atLeastRMatches } from './product-tables.ts';
-import type {
-  EngineKernels,
-  KernelSession,
-  LossResult,
-  ProjectionBatch,
-  QueryGroup,
-  Relaxation,
-  TableTarget,
+import type { CategoryGroups } from './grouped-tables.ts';
+import {
+  assertInitial,
+  type EngineKernels,
+  type KernelSession,
+  type LossResult,
+  type ProjectionBatch,
+  type QueryGroup,
+  type Relaxation,
+  type TableTarget,
 } from './session.ts';
 import { logitsFrom } from './softmax.ts';
 
@@ -117,10 +118,8 @@ class TfjsSession implements KernelSession {
     initial: Float64Array,
     relaxation: Relaxation,
   ) {
+    assertInitial(shape, initial);
     const { rows, layout } = shape;
-    if (initial.length !== rows * layout.width) {
-      throw new RangeError(`initial D' has ${initial.length} entries, expected ${rows} × ${layout.width}`);
-    }
     this.x = tf.tensor2d(Float32Array.from(initial), [layout.width, rows]);
     this.m = tf.zeros([layout.width, rows]);
     this.v = tf.zeros([layout.width, rows]);
@@ -316,8 +315,8 @@ class TfjsSession implements KernelSession {
       );
       sum = tf.add(sum, tf.mul(table, term.coefficient));
     }
-    if (isGrouped(target.grouping)) {
-      if (t.r !== k) throw new RangeError('a grouped table target must be a marginal (r = k)');
+    // A grouped target is a marginal by its type (session.ts, tableTarget).
+    if (target.grouping) {
       target.grouping.forEach((g, j) => {
         if (g) sum = this.groupAxis(sum, j, g);
       });

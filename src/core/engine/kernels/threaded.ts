@@ -16,15 +16,13 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { thresholdTerms } from '../../workload/inclusion-exclusion.ts';
-import { tableSize, thresholdSizes } from '../../workload/queries.ts';
+import { thresholdSizes } from '../../workload/queries.ts';
+import { type CategoryGroups, type TableGrouping, tableSize } from '../../workload/table.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamHyper, beginAdamStep } from './adam.ts';
-import { type CategoryGroups, groupedDims, isGrouped } from './grouped-tables.ts';
-import { marginalize } from './product-tables.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, TableTarget } from './session.ts';
+import { assertInitial, type EngineKernels, type KernelSession, type ProjectionBatch } from './session.ts';
 import {
   type AdamWork,
   allocateShared,
@@ -38,6 +36,7 @@ import {
   type SharedBuffers,
   type WorkerMessage,
 } from './shard.ts';
+import { backwardPlan, passTables, touchTables } from './table-pass.ts';
 import { touchedBlocks, touchedRanges } from './touched-columns.ts';
 import { tableResidual, typedKernels } from './typed.ts';
 
@@ -243,11 +242,7 @@ class ThreadedSession implements KernelSession {
     initial: Float64Array,
     private readonly pool: ThreadPool,
   ) {
-    if (initial.length !== shape.rows * shape.layout.width) {
-      throw new RangeError(
-        `initial D' has ${initial.length} entries, expected ${shape.rows} × ${shape.layout.width}`,
-      );
-    }
+    assertInitial(shape, initial);
     this.buffers = allocateShared(shape);
     new Float64Array(this.buffers.values).set(initial);
     this.touched = new Uint8Array(shape.layout.width);
@@ -343,24 +338,18 @@ class ThreadedSession implements KernelSession {
     }
     if (batch.tables.length === 0) return acc;
     this.refreshStale();
-    for (const target of batch.tables) {
-      for (const f of target.threshold.features)
-        this.touched.fill(1, layout.offsets[f], layout.offsets[f] + layout.sizes[f]);
-    }
+    touchTables(this.touched, layout, batch.tables);
     // Forward: every table's answers, a table per thread at a time.
-    const specs = batch.tables.map((target) => this.groupingSpec(target));
-    const sizes = batch.tables.map((target, i) => {
-      const dims = thresholdSizes(target.threshold, layout.sizes);
-      const grouping = target.grouping;
-      return tableSize(specs[i] && grouping ? groupedDims(dims, grouping) : dims);
-    });
+    const tables = passTables(batch.tables, layout);
+    const specs = tables.map((table) =>
+      table.grouped ? this.groupingSpec(table.target.grouping) : undefined,
+    );
+    const sizes = tables.map((table) => table.cells);
     const forward = this.forward(
-      batch.tables.map((target, i) => {
+      tables.map((table, i) => {
         const spec = specs[i];
-        return {
-          threshold: { features: target.threshold.features, r: target.threshold.r },
-          ...(spec ? { grouping: spec } : {}),
-        };
+        const { features, r } = table.target.threshold;
+        return { threshold: { features, r }, ...(spec ? { grouping: spec } : {}) };
       }),
       sizes,
     );
@@ -368,47 +357,30 @@ class ThreadedSession implements KernelSession {
     // Residuals in table order (the loss sums as typed.ts does), then the cotangents.
     const cotangents: { task: BackwardTask; tables: Float64Array[] }[] = [];
     let needed = answersEnd;
-    batch.tables.forEach((target, i) => {
+    const place = (G: Float64Array): number => {
+      const g = needed;
+      needed += G.length;
+      return g;
+    };
+    tables.forEach((table, i) => {
       const answers = new Float64Array(this.exchange, 8 * forward[i].out, sizes[i]);
-      const residual = tableResidual(answers, target, acc);
-      const spec = specs[i];
-      if (spec) {
-        const dims = groupedDims(thresholdSizes(target.threshold, layout.sizes), target.grouping ?? []);
-        if (target.threshold.r !== target.threshold.features.length)
-          throw new RangeError('a grouped table target must be a marginal (r = k)');
-        cotangents.push({
-          task: {
-            kind: 'grouped',
-            features: target.threshold.features,
-            grouping: spec,
-            dims,
-            g: needed,
-            length: residual.length,
-            scale: scale / rows,
-          },
-          tables: [residual],
-        });
-        needed += residual.length;
+      const plan = backwardPlan(table, tableResidual(answers, table.target, acc), scale, rows);
+      if (plan.grouped) {
+        const { dims, G, scale: s } = plan.cotangent;
+        const { features } = plan.target.threshold;
+        // A grouped table has its spec (specs[i] is set exactly where tables[i].grouped).
+        const task = { kind: 'grouped' as const, features, grouping: specs[i]!, dims };
+        cotangents.push({ task: { ...task, g: place(G), length: G.length, scale: s }, tables: [G] });
         return;
       }
-      const t = target.threshold;
-      const k = t.features.length;
-      const dims = thresholdSizes(t, layout.sizes);
-      const tables: Float64Array[] = [];
-      const terms = thresholdTerms(k, t.r).map((term) => {
-        const G = term.subset.length === k ? residual : marginalize(residual, dims, term.subset);
-        tables.push(G);
-        const g = needed;
-        needed += G.length;
-        return {
-          features: term.subset.map((p) => t.features[p]),
-          dims: term.subset.map((p) => dims[p]),
-          g,
-          length: G.length,
-          scale: (term.coefficient * scale) / rows,
-        };
-      });
-      cotangents.push({ task: { kind: 'plain', terms }, tables });
+      const terms = plan.terms.map(({ features, dims, G, scale: s }) => ({
+        features,
+        dims,
+        g: place(G),
+        length: G.length,
+        scale: s,
+      }));
+      cotangents.push({ task: { kind: 'plain', terms }, tables: plan.terms.map((term) => term.G) });
     });
     this.reserveExchange(needed);
     const exchange = new Float64Array(this.exchange);
@@ -433,9 +405,8 @@ class ThreadedSession implements KernelSession {
     this.exchange = new SharedArrayBuffer(8 * Math.max(cells, 2 * (this.exchange.byteLength / 8)));
   }
 
-  private groupingSpec(target: TableTarget): (GroupsSpec | null)[] | undefined {
-    if (!isGrouped(target.grouping)) return undefined;
-    return target.grouping.map((g) => {
+  private groupingSpec(grouping: TableGrouping): (GroupsSpec | null)[] {
+    return grouping.map((g) => {
       if (!g) return null;
       let id = this.groupIds.get(g);
       if (id === undefined) this.groupIds.set(g, (id = this.groupIds.size));

@@ -1,7 +1,7 @@
 /** The typed kernels against the reference surrogate (src/core/workload/surrogate.ts). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { localIndexToTarget, tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
+import { tableSize, targetToLocalIndex, thresholdSizes } from '../../workload/queries.ts';
 import {
   surrogateSelectedAnswers,
   surrogateSelectedGradient,
@@ -11,9 +11,10 @@ import type { Threshold } from '../../workload/types.ts';
 import { type RelaxedShape, toColumnMajor, toRowMajor } from '../relaxed.ts';
 import { groupsFromLabels, maxAbsDiff, randomRelaxed, smallShape } from '../testing.ts';
 import { cellGroups, groupedDims, groupTable } from './grouped-tables.ts';
-import { atLeastRMatches, marginalize, SIMPLEX_TOLERANCE, thresholdAnswers } from './product-tables.ts';
 import { queryGroupLoss } from './query-gradient.ts';
+import { tableTarget } from './session.ts';
 import { sparseRows } from './sparse-rows.ts';
+import { SIMPLEX_TOLERANCE, thresholdAnswers } from './threshold-answers.ts';
 import { typedKernels } from './typed.ts';
 
 const SIZES = [3, 2, 4, 1, 5];
@@ -72,42 +73,6 @@ describe('typed threshold tables', () => {
     const shape = smallShape([2, 2, 2], 50);
     expect(sparseRows(randomRelaxed(shape, 1), shape).simplexDeviation).toBeLessThan(1e-12);
     expect(sparseRows(randomRelaxed(shape, 1, false), shape).simplexDeviation).toBeGreaterThan(0.1);
-  });
-
-  it('atLeastRMatches counts matches of every target against every cell (brute force)', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }).chain((dims) =>
-          fc.record({
-            dims: fc.constant(dims),
-            r: fc.integer({ min: 1, max: dims.length }),
-            table: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), {
-              minLength: tableSize(dims),
-              maxLength: tableSize(dims),
-            }),
-          }),
-        ),
-        ({ dims, r, table }) => {
-          const targets = Array.from({ length: table.length }, (_, i) => localIndexToTarget(i, dims));
-          const expected = targets.map((y) =>
-            targets.reduce((sum, z, zi) => {
-              const matches = z.filter((v, j) => v === y[j]).length;
-              return sum + (matches >= r ? table[zi] : 0);
-            }, 0),
-          );
-          expect(maxAbsDiff(atLeastRMatches(Float64Array.from(table), dims, r), expected)).toBeLessThan(1e-9);
-        },
-      ),
-      { numRuns: 80 },
-    );
-  });
-
-  it('marginalize sums out the other axes', () => {
-    const dims = [2, 3, 2];
-    const table = Float64Array.from({ length: 12 }, (_, i) => i);
-    // Keep axis 1: Σ over axes 0 and 2.
-    expect([...marginalize(table, dims, [1])]).toEqual([0 + 1 + 6 + 7, 2 + 3 + 8 + 9, 4 + 5 + 10 + 11]);
-    expect([...marginalize(table, dims, [0, 1, 2])]).toEqual([...table]);
   });
 });
 
@@ -220,7 +185,7 @@ describe('typed grouped table loss and gradient', () => {
         const session = typedKernels.open(shape, values);
         const result = session.lossAndGradient({
           groups: [],
-          tables: [{ threshold: t, weight: 0.7, measured, grouping }],
+          tables: [tableTarget(t, 0.7, measured, grouping)],
         });
         const rowMajor = reference(values, shape);
         const locals = Array.from({ length: cells.length }, (_, y) => y);
@@ -245,17 +210,12 @@ describe('typed grouped table loss and gradient', () => {
     );
   });
 
-  it('refuse a grouped target that is not a marginal', () => {
-    const shape = smallShape(SIZES, 4);
-    const session = typedKernels.open(shape, randomRelaxed(shape, 1));
+  it('refuse a grouped target that is not a marginal (where the target is made)', () => {
     const grouping = [{ of: Int32Array.from([0, 0, 1]), count: 2 }, undefined];
-    const target = {
-      threshold: { features: [0, 1], r: 1, weight: 1 },
-      weight: 1,
-      measured: new Float64Array(4),
-      grouping,
-    };
-    expect(() => session.lossAndGradient({ groups: [], tables: [target] })).toThrow(/marginal/);
+    const threshold = { features: [0, 1], r: 1, weight: 1 };
+    expect(() => tableTarget(threshold, 1, new Float64Array(4), grouping)).toThrow(/marginal/);
+    // Without a merge the target is a plain threshold table (any r).
+    expect(tableTarget(threshold, 1, new Float64Array(6), [undefined, undefined]).grouping).toBeUndefined();
   });
 });
 

@@ -5,31 +5,33 @@
  * one-hot or gathered intermediates.
  */
 
-import { layoutFromSizes } from '../../data/onehot.ts';
-import { thresholdTerms } from '../../workload/inclusion-exclusion.ts';
-import { thresholdSizes } from '../../workload/queries.ts';
+import type { CategoryGroups } from '../../workload/table.ts';
 import type { Threshold } from '../../workload/types.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { type AdamHyper, AdamState, adamStep } from './adam.ts';
-import {
-  type CategoryGroups,
-  groupBlock,
-  groupedDims,
-  isGrouped,
-  type TableGrouping,
-} from './grouped-tables.ts';
-import {
-  backpropProductTable,
-  GroupSums,
-  marginalize,
-  productTable,
-  thresholdAnswers,
-} from './product-tables.ts';
+import { GroupSums } from './group-sums.ts';
 import { type LossResult, queryGroupLoss } from './query-gradient.ts';
-import type { EngineKernels, KernelSession, ProjectionBatch, Relaxation, TableTarget } from './session.ts';
+import {
+  assertInitial,
+  type EngineKernels,
+  type KernelSession,
+  type ProjectionBatch,
+  type Relaxation,
+  type TableTarget,
+} from './session.ts';
 import { logitsFrom, softmaxGradient, softmaxRelaxed } from './softmax.ts';
-import { type SparseBlock, type SparseRows, sparseRows } from './sparse-rows.ts';
+import { type SparseRows, sparseRows } from './sparse-rows.ts';
 import { projectRelaxed } from './sparsemax.ts';
+import {
+  backpropGrouped,
+  backpropTerms,
+  backwardPlan,
+  GroupedBlocks,
+  passAnswers,
+  passTables,
+  touchTables,
+} from './table-pass.ts';
+import { thresholdAnswers } from './threshold-answers.ts';
 import { touchedBlocks, touchedRanges } from './touched-columns.ts';
 
 export const typedKernels: EngineKernels = {
@@ -45,9 +47,8 @@ class TypedSession implements KernelSession {
   /** One-hot columns that received a gradient since the last reset: only they can move. */
   private readonly touched: Uint8Array;
   private sparse: SparseRows | undefined;
-  /** Grouped blocks of the current sparse rows (see groupedBlock). */
-  private groupedOf: SparseRows | undefined;
-  private readonly groupedBlocks = new Map<CategoryGroups, SparseBlock>();
+  /** Grouped marginals' blocks of the current sparse rows. */
+  private readonly grouped = new GroupedBlocks<CategoryGroups>();
   private readonly groupSums: GroupSums<CategoryGroups>;
   /** Softmax relaxation only: the free logits θ that Adam moves; D' = softmax(θ) per block. */
   private readonly logits: Float64Array | undefined;
@@ -57,11 +58,7 @@ class TypedSession implements KernelSession {
     initial: Float64Array,
     relaxation: Relaxation,
   ) {
-    if (initial.length !== shape.rows * shape.layout.width) {
-      throw new RangeError(
-        `initial D' has ${initial.length} entries, expected ${shape.rows} × ${shape.layout.width}`,
-      );
-    }
+    assertInitial(shape, initial);
     this.values = Float64Array.from(initial);
     this.grad = new Float64Array(initial.length);
     this.adam = new AdamState(initial.length);
@@ -103,105 +100,29 @@ class TypedSession implements KernelSession {
     }
     if (batch.tables.length > 0) {
       this.sparse ??= sparseRows(this.values, this.shape);
+      const sp = this.sparse;
+      const { layout } = this.shape;
+      touchTables(this.touched, layout, batch.tables);
       const sums = this.groupSums.forPass(
         batch.tables.flatMap((t) =>
-          isGrouped(t.grouping) ? [{ features: t.threshold.features, groups: t.grouping }] : [],
+          t.grouping ? [{ features: t.threshold.features, groups: t.grouping }] : [],
         ),
       );
-      for (const target of batch.tables) this.tableLoss(this.sparse, target, scale, acc, sums);
-      this.groupSums.handOver(sums, this.grad, this.shape.layout, 0, rows);
+      // Table by table: its answers, its residual (the loss in table order), its gradient.
+      for (const table of passTables(batch.tables, layout)) {
+        const t = table.target.threshold;
+        const grouped = table.grouped ? this.grouped.rows(sp, t.features, table.target.grouping) : undefined;
+        const residual = tableResidual(passAnswers(sp, layout, t, table.dims, grouped), table.target, acc);
+        const plan = backwardPlan(table, residual, scale, rows);
+        if (!plan.grouped) backpropTerms(sp, layout, plan.terms, this.grad, 0, rows);
+        else if (grouped) {
+          const groupOf = plan.target.grouping.map((g) => g?.of);
+          backpropGrouped(grouped, layout, t.features, groupOf, plan.cotangent, this.grad, 0, rows, sums);
+        }
+      }
+      this.groupSums.handOver(sums, this.grad, layout, 0, rows);
     }
     return acc;
-  }
-
-  private tableLoss(
-    sp: SparseRows,
-    target: TableTarget,
-    scale: number,
-    acc: LossResult,
-    sums: PassSums,
-  ): void {
-    const { layout } = this.shape;
-    const t = target.threshold;
-    for (const f of t.features) this.touched.fill(1, layout.offsets[f], layout.offsets[f] + layout.sizes[f]);
-    if (isGrouped(target.grouping)) {
-      this.groupedTableLoss(sp, target, target.grouping, scale, acc, sums);
-      return;
-    }
-    const k = t.features.length;
-    const dims = thresholdSizes(t, layout.sizes);
-    const residual = tableResidual(thresholdAnswers(sp, layout, t), target, acc);
-    // Σ_y R(y)·answer(y) = Σ_T c_T Σ_{y_T} marginal_T(R)(y_T)·P_T(y_T): each term's cotangent.
-    for (const term of thresholdTerms(k, t.r)) {
-      const G = term.subset.length === k ? residual : marginalize(residual, dims, term.subset);
-      backpropProductTable(
-        sp,
-        layout,
-        term.subset.map((p) => t.features[p]),
-        term.subset.map((p) => dims[p]),
-        G,
-        (term.coefficient * scale) / sp.rows,
-        this.grad,
-      );
-    }
-  }
-
-  /**
-   * A grouped marginal, computed on the grouped blocks (a row's share of each group): its table
-   * and back-propagation cost the groups' cells, not the categories'. The groups' gradient is
-   * then every category's in the group (∂ group / ∂ category = 1).
-   */
-  private groupedTableLoss(
-    sp: SparseRows,
-    target: TableTarget,
-    grouping: TableGrouping,
-    scale: number,
-    acc: LossResult,
-    sums: PassSums,
-  ): void {
-    const t = target.threshold;
-    if (t.r !== t.features.length) throw new RangeError('a grouped table target must be a marginal (r = k)');
-    const { rows, layout } = this.shape;
-    const dims = groupedDims(thresholdSizes(t, layout.sizes), grouping);
-    const local: SparseRows = {
-      rows,
-      blocks: t.features.map((f, j) => {
-        const g = grouping[j];
-        return g ? this.groupedBlock(sp, f, g) : sp.blocks[f];
-      }),
-      simplexDeviation: sp.simplexDeviation,
-    };
-    const axes = dims.map((_, j) => j);
-    const residual = tableResidual(productTable(local, axes, dims), target, acc);
-    const into = {
-      layout,
-      features: t.features,
-      groups: grouping.map((g) => g?.of),
-      sums: t.features.map((f, j) => (grouping[j] ? sums.get(f)?.sums : undefined)),
-    };
-    backpropProductTable(
-      local,
-      layoutFromSizes(dims),
-      axes,
-      dims,
-      residual,
-      scale / rows,
-      this.grad,
-      0,
-      rows,
-      into,
-    );
-  }
-
-  /** A feature's block summed into groups, kept until D' changes. */
-  private groupedBlock(sp: SparseRows, feature: number, groups: CategoryGroups): SparseBlock {
-    if (this.groupedOf !== sp) {
-      this.groupedOf = sp;
-      this.groupedBlocks.clear();
-    }
-    let block = this.groupedBlocks.get(groups);
-    if (!block) this.groupedBlocks.set(groups, (block = groupBlock(sp.blocks[feature], groups, sp.rows)));
-    return block;
   }
 
   adamStep(hyper: AdamHyper): void {
@@ -228,9 +149,6 @@ class TypedSession implements KernelSession {
     this.sparse = undefined;
   }
 }
-
-/** One pass's group sums by feature (GroupSums.forPass). */
-type PassSums = ReadonlyMap<number, { readonly groups: CategoryGroups; readonly sums: Float64Array }>;
 
 /** 2w·(answer − measured) per cell; adds the weighted squared error to the loss. */
 export function tableResidual(answers: Float64Array, target: TableTarget, acc: LossResult): Float64Array {

@@ -17,7 +17,7 @@ import type { NoiseSource } from '../../privacy/noise.ts';
 import { tableSize } from '../../workload/queries.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
-import type { TableTarget } from '../kernels/session.ts';
+import { type TableTarget, tableTarget } from '../kernels/session.ts';
 import { fitTarget, measure, measurementSigma, type NoiseScale } from '../measure.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { measureOneWays } from './one-way-start.ts';
@@ -110,9 +110,8 @@ export function measureDirect(
     cells += unit.cells;
     const threshold = unitTable(t.features);
     const raw = measure(asUnit(unit, exact.of(threshold), sizes), sigma, noise);
-    const grouping = unit.grouping ? { grouping: unit.grouping } : {};
     return {
-      target: { threshold, weight: t.weight, measured: fitTarget(raw, sigma), ...grouping },
+      target: tableTarget(threshold, t.weight, fitTarget(raw, sigma), unit.grouping),
       raw,
       sigma,
     };

@@ -16,7 +16,12 @@ import { reportNoisyMax } from '../../privacy/selection.ts';
 import type { Threshold, Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import { cellGroups, groupTable } from '../kernels/grouped-tables.ts';
-import type { KernelSession, ProjectionBatch, TableTarget } from '../kernels/session.ts';
+import {
+  type KernelSession,
+  type ProjectionBatch,
+  type TableTarget,
+  tableTarget,
+} from '../kernels/session.ts';
 import { measure, noiseScale } from '../measure.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
@@ -381,12 +386,7 @@ export class TableRounds {
   }
 
   private target(m: Measured, scale = 1): TableTarget {
-    return {
-      threshold: unitTable(m.unit.features),
-      measured: m.values,
-      weight: m.unit.weight * scale,
-      ...(m.unit.grouping ? { grouping: m.unit.grouping } : {}),
-    };
+    return tableTarget(unitTable(m.unit.features), m.unit.weight * scale, m.values, m.unit.grouping);
   }
 }
 

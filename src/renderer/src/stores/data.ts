@@ -142,6 +142,16 @@ export const useDataStore = defineStore('data', () => {
     if (view) adopt(view);
   }
 
+  /** A column's category limit on these screens: the file is read again with it. */
+  async function setCategoryLimit(column: string, limit: number): Promise<void> {
+    const ds = dataset.value;
+    if (!ds) return;
+    const view = await withLoading(`Reading ${ds.fileName} again…`, () =>
+      call('setCategoryLimit', { datasetId: ds.id, column, limit }),
+    );
+    if (view) adopt(view);
+  }
+
   /** The ledger record changed (cap set, run reserved): refresh the dataset's budget view. */
   async function refreshBudget(): Promise<void> {
     const s = await app.guard(() => call('session', {}));
@@ -164,6 +174,7 @@ export const useDataStore = defineStore('data', () => {
     importSchema,
     exportSchema,
     confirmSchema,
+    setCategoryLimit,
     setHeader,
     refreshBudget,
   };

@@ -1,12 +1,13 @@
 /** The Privacy step: the curator's settings (as typed) and the public plan the services compute. */
 import { defineStore } from 'pinia';
-import { reactive, ref, shallowRef, watch } from 'vue';
-import type { DomainChoice, RunPlanView, RunSettingsInput } from '../../../shared/api';
+import { computed, reactive, ref, shallowRef, watch } from 'vue';
+import type { DomainChoice, RunPlanView, RunSettingsInput, TextSettingName } from '../../../shared/api';
 import { call } from '../api/bridge';
 import { useAppStore } from './app';
 import { useDataStore } from './data';
 
-export interface SettingsForm {
+/** The form: every plain text setting of the release spec (optional: blank is the default), and the rest. */
+export interface SettingsForm extends Partial<Record<TextSettingName, string>> {
   epsilon: string;
   delta: string;
   rows: string;
@@ -32,6 +33,8 @@ export interface SettingsForm {
   unitColumn: string;
   /** Rows kept per person: a number, or 'private' (chosen privately). */
   rowsPerPerson: string;
+  /** The Schema step's "leave out": columns never read by the release, at no cost. */
+  exclude: string[];
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -68,6 +71,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
     certifyShare: '',
     unitColumn: '',
     rowsPerPerson: 'private',
+    exclude: [],
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
@@ -82,20 +86,33 @@ export const usePrivacyStore = defineStore('privacy', () => {
         form.ledgerDataset = '';
         form.unitColumn = '';
         form.rowsPerPerson = 'private';
+        form.exclude = [];
       }
     },
   );
   const plan = shallowRef<RunPlanView | null>(null);
   const planning = ref(false);
+  /**
+   * The plan is stale from the moment anything it depends on changes (markStale, before the
+   * re-plan's pause) until a plan asked for after that change arrives: Run waits for a current
+   * plan, and so can a test, without knowing the pause.
+   */
+  const edits = ref(0);
+  const plannedAt = ref(0);
+  const stale = computed(() => planning.value || plannedAt.value !== edits.value);
+  function markStale(): void {
+    edits.value++;
+  }
   const planError = ref<string | null>(null);
   const cap = reactive({ epsilon: '', delta: '' });
   let seq = 0;
 
   function settings(): RunSettingsInput {
     // Selection is a query-mode choice; table mode selects whole tables.
-    const { selection, ledgerDataset, ...rest } = form;
+    const { selection, ledgerDataset, exclude, ...rest } = form;
     return {
       ...rest,
+      ...(exclude.length > 0 ? { exclude: [...exclude] } : {}),
       ...(form.mode === 'query' ? { selection } : {}),
       ...(ledgerDataset.startsWith('spend:') ? { ledgerDataset: { spend: ledgerDataset.slice(6) } } : {}),
       ...(ledgerDataset === 'new' ? { ledgerDataset: { new: true as const } } : {}),
@@ -110,11 +127,13 @@ export const usePrivacyStore = defineStore('privacy', () => {
       return;
     }
     const mine = ++seq;
+    const at = edits.value;
     planning.value = true;
     try {
       const p = await call('runPlan', { datasetId: ds.id, settings: settings() });
       if (mine === seq) {
         plan.value = p;
+        plannedAt.value = at;
         planError.value = null;
       }
     } catch (err) {
@@ -143,5 +162,5 @@ export const usePrivacyStore = defineStore('privacy', () => {
     return true;
   }
 
-  return { form, plan, planning, planError, cap, settings, refresh, setCap };
+  return { form, plan, planning, stale, markStale, planError, cap, settings, refresh, setCap };
 });

@@ -11,12 +11,16 @@ import { call } from '../api/bridge';
 import { readText, saveText } from '../lib/download';
 import { useAppStore } from './app';
 import { useDataStore } from './data';
+import { usePrivacyStore } from './privacy';
 
 const key = (t: ThresholdInput) => `${[...t.features].sort().join('\u0000')}|${t.r}`;
 
 export const useWorkloadStore = defineStore('workload', () => {
   const app = useAppStore();
   const data = useDataStore();
+  const privacy = usePrivacyStore();
+  /** Whether the release reads the column as a released column (not left out, not the identifier). */
+  const released = (name: string) => !privacy.form.exclude.includes(name) && privacy.form.unitColumn !== name;
   const views = shallowRef<Record<WorkloadRole, WorkloadView | null>>({ main: null, eval: null });
   const role = ref<WorkloadRole>('main');
   const notice = ref<string | null>(null);
@@ -61,9 +65,12 @@ export const useWorkloadStore = defineStore('workload', () => {
   }
 
   /** Adds thresholds, skipping ones already there (same features and r). */
-  async function add(r: WorkloadRole, fresh: readonly ThresholdInput[]): Promise<void> {
+  async function add(r: WorkloadRole, generated: readonly ThresholdInput[]): Promise<void> {
     const have = current(r);
     const seen = new Set(have.map(key));
+    // Thresholds on a column the release leaves out (the Schema step) would be refused at the run.
+    const fresh = generated.filter((t) => t.features.every(released));
+    const unreleased = generated.length - fresh.length;
     const added = fresh.filter((t) => {
       const k = key(t);
       if (seen.has(k)) return false;
@@ -74,7 +81,10 @@ export const useWorkloadStore = defineStore('workload', () => {
       const skipped = fresh.length - added.length;
       notice.value =
         `Added ${added.length.toLocaleString('en-US')} threshold${added.length === 1 ? '' : 's'}` +
-        (skipped > 0 ? `; ${skipped.toLocaleString('en-US')} already in the workload were skipped.` : '.');
+        (skipped > 0 ? `; ${skipped.toLocaleString('en-US')} already in the workload were skipped.` : '.') +
+        (unreleased > 0
+          ? ` ${unreleased.toLocaleString('en-US')} on columns left out of the release (or the identifier) were not added.`
+          : '');
     }
   }
 
@@ -122,7 +132,10 @@ export const useWorkloadStore = defineStore('workload', () => {
     const list = await app.guard(() =>
       call('randomThresholds', {
         datasetId: ds.id,
-        features: builder.features.length > 0 ? builder.features : undefined,
+        features:
+          builder.features.length > 0
+            ? builder.features
+            : ds.schema.columns.map((c) => c.name).filter(released),
         k: builder.k,
         r: builder.r,
         size: builder.size,
@@ -190,6 +203,7 @@ export const useWorkloadStore = defineStore('workload', () => {
   }
 
   return {
+    released,
     views,
     role,
     notice,

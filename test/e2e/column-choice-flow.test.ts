@@ -1,0 +1,96 @@
+/**
+ * Column choice in the app (issue 28, item 1), in Chromium on web mode: a hospital-visits-shaped
+ * file whose identifier and a free-text code have more distinct values than the screens' category
+ * limit. Opening it refuses nothing: the Schema step shows each such column with a notice and a
+ * one-click choice; the curator marks patient_id the identifier, leaves visit_code out (one
+ * click each) and leaves age out with the column's role, then releases. The released CSV and the
+ * manifest hold none of the three.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
+import { openApp, openFile, prepareRun, shot, startRun } from './ui.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-columns-'));
+const FILE = join(dir, 'visits.csv');
+{
+  const lines = ['patient_id,visit_code,ward,diagnosis,age'];
+  for (let i = 0; i < 1500; i++) {
+    // 1,200 patients (some with two visits), a distinct visit code per row.
+    lines.push(
+      `P${(i % 1200) * 7 + 100000},V${i * 13 + 5000},${['Oncology', 'Emergency', 'Cardiology'][i % 3]},` +
+        `${['I10', 'C34', 'J45', 'E11'][(i * 7) % 4]},${20 + ((i * 11) % 60)}`,
+    );
+  }
+  writeFileSync(FILE, `${lines.join('\n')}\n`);
+}
+
+describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
+  let host: RunningHost;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    host = await startHost();
+    browser = await launchBrowser();
+    page = await openApp(browser, host);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await host?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens a file with high-cardinality columns; identifier / leave out in one click; releases without them', async () => {
+    await openFile(page, FILE);
+    expect(await page.getByTestId('error-banner').count()).toBe(0);
+    await expect(page.getByTestId('data-over-limit').textContent()).resolves.toContain(
+      'patient_id, visit_code',
+    );
+
+    await page.getByTestId('nav-Schema').click();
+    const notice = page.getByTestId('schema-over-limit-patient_id');
+    await expect(notice.textContent()).resolves.toContain('more than 1,000 distinct values');
+    await expect(notice.textContent()).resolves.toContain('Say what it is before the run');
+    await page.getByTestId('schema-over-limit-identifier-patient_id').click();
+    await expect(notice.textContent()).resolves.toContain('It identifies a person');
+    await page.getByTestId('schema-over-limit-leave-out-visit_code').click();
+    await expect(page.getByTestId('schema-over-limit-visit_code').textContent()).resolves.toContain(
+      'left out of the release',
+    );
+    // A column on the screens: left out with its role.
+    await page.getByTestId('schema-role-age').selectOption('leave-out');
+    await expect(page.getByTestId('schema-release-age').getAttribute('data-domain')).resolves.toBe(
+      'leave-out',
+    );
+    await shot(page, 'columns-1-schema');
+
+    await prepareRun(page, {
+      features: ['ward', 'diagnosis'],
+      k: 2,
+      r: 2,
+      epsilon: '1',
+      rows: '50',
+      rounds: '',
+      cap: '5',
+    });
+    await startRun(page, ['finished']);
+    await page.getByTestId('nav-Export').click();
+    const download = page.waitForEvent('download');
+    await page.getByTestId('export-button').click();
+    const csv = readFileSync(await (await download).path(), 'utf8');
+    expect(csv.split(/\r?\n/, 1)[0]).toBe('ward,diagnosis');
+    expect(csv).not.toMatch(/P1\d{5}|V\d{4,}/);
+    const manifestDownload = page.waitForEvent('download');
+    await page.getByTestId('export-manifest-download').click();
+    const text = readFileSync(await (await manifestDownload).path(), 'utf8');
+    const manifest = JSON.parse(text);
+    expect(manifest.schema.columns.map((c: { name: string }) => c.name)).toEqual(['ward', 'diagnosis']);
+    expect(manifest.unit).toMatchObject({ kind: 'person', column: 'patient_id', identifierReleased: false });
+    expect(text).not.toContain('visit_code');
+    expect(text).not.toContain('"age"');
+  });
+});
