@@ -170,7 +170,17 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     const { rho: rhoColumn, delta: deltaColumn } = costOf(counts.name);
     const hierarchy = opts.hierarchies?.[counts.name];
     if (hierarchy) {
-      const d = discoverHierarchical(counts, hierarchy, rhoColumn, deltaColumn, opts.noise, file, n, bound);
+      const d = discoverHierarchical(
+        counts,
+        hierarchy,
+        rhoColumn,
+        deltaColumn,
+        opts.noise,
+        file,
+        n,
+        bound,
+        missingMarkers,
+      );
       found.set(counts.name, { column: d.column, detail: hierarchicalDetail(d) });
       continue;
     }

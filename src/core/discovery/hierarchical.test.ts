@@ -172,6 +172,7 @@ describe('discoverSchema with a hierarchical column', () => {
     // Leading zeros kept: codes, not numbers; missing values are one more top-level key.
     expect(zip.categories).toEqual(expect.arrayContaining(['021', '02100', '02106']));
     expect(zip.missing).toBe(true);
+    expect(zip.missingText).toBe(''); // written back empty, as in the source
     const detail = found.columns[0].detail!;
     expect(detail.kind).toBe('hierarchical');
     expect(detail.level1Mechanism).toBe('public-histogram');

@@ -116,6 +116,24 @@ export function levelKeyCounts(
   return keyCounts;
 }
 
+const FORM_PREFIX = `${MISSING_KEY}:`;
+const isMissingKey = (key: string) => key.startsWith(FORM_PREFIX);
+const formOf = (key: string) => Number(key.slice(FORM_PREFIX.length));
+
+/**
+ * Replaces the top level's one missing key by one key per missing marker (exact per-form counts,
+ * profile.ts): the candidates of a public top level (every form, a public list), the counts of the
+ * forms that occur for partition selection. Returns the form keys.
+ */
+function formKeys(counts: ColumnCounts, keyCounts: Map<string, number>): string[] {
+  keyCounts.delete(MISSING_KEY);
+  return counts.missingForms.map((c, i) => {
+    const key = `${FORM_PREFIX}${i}`;
+    if (c > 0) keyCounts.set(key, c);
+    return key;
+  });
+}
+
 export function discoverHierarchical(
   counts: ColumnCounts,
   hierarchy: Hierarchy,
@@ -125,6 +143,8 @@ export function discoverHierarchical(
   file: string,
   n: number,
   keysPerPerson = 1,
+  /** The missing markers, in the order of `counts.missingForms` (profile.ts). */
+  markers: readonly string[] = ['?'],
 ): HierarchicalDiscovery {
   if (keysPerPerson !== 1) throw new Error('internal: hierarchical codes are refused at the person level');
   if (!counts.values) {
@@ -139,18 +159,24 @@ export function discoverHierarchical(
   const levels: LevelOutcome[] = [];
   const released: string[] = [];
   let missing = false;
+  let missingBest = 0;
+  let missingText = markers[0] ?? '';
   let top: { kept: SelectedKey[]; sigma: number; threshold: number } | undefined;
   let parents = new Set<string>();
   for (let l = 0; l < L; l++) {
     const keyCounts = levelKeyCounts(counts.values, hierarchy, l, parents);
+    // Missing values: one top-level key per missing marker (a record is in one of them), so the
+    // released missing category is written in its source form (`?`, empty, `NA`).
+    const forms = l === 0 ? formKeys(counts, keyCounts) : [];
     const fanout = publicFanout(hierarchy, l);
-    const candidateCount = fanout === undefined ? undefined : l === 0 ? fanout + 1 : parents.size * fanout;
+    const candidateCount =
+      fanout === undefined ? undefined : l === 0 ? fanout + forms.length : parents.size * fanout;
     let out: { kept: SelectedKey[]; sigma: number; threshold: number };
     let mechanism: LevelOutcome['mechanism'];
     if (candidateCount !== undefined && candidateCount <= MAX_PUBLIC_CANDIDATES) {
       const candidates =
         l === 0
-          ? [...publicTopKeys(hierarchy)!, MISSING_KEY]
+          ? [...publicTopKeys(hierarchy)!, ...forms]
           : [...parents].sort().flatMap((p) => publicChildren(hierarchy, p, l)!);
       out = publicLevel(candidates, keyCounts, rhoLevel, noise);
       mechanism = 'public-histogram';
@@ -162,7 +188,11 @@ export function discoverHierarchical(
     if (l === 0) top = out;
     parents = new Set();
     for (const k of out.kept) {
-      if (k.key === MISSING_KEY) {
+      if (isMissingKey(k.key)) {
+        if (!missing || k.noisyCount > missingBest) {
+          missingBest = k.noisyCount;
+          missingText = markers[formOf(k.key)] ?? markers[0] ?? '';
+        }
         missing = true;
         continue;
       }
@@ -187,11 +217,17 @@ export function discoverHierarchical(
   const otherReleased =
     categories.length + (missing ? 1 : 0) === 0 || estimate.count > OTHER_SIGMAS * estimate.sigma;
   const other = { ...estimate, released: otherReleased };
-  const base = { name: counts.name, kind: 'categorical' as const, missing, hierarchy };
+  const base = {
+    name: counts.name,
+    kind: 'categorical' as const,
+    missing,
+    hierarchy,
+    ...(missing ? { missingText } : {}),
+  };
   if (otherReleased)
     return { column: { ...base, categories: [...categories, OTHER_CATEGORY] }, levels, other };
   let best = top!.kept[0];
   for (const k of top!.kept) if (k.noisyCount > best.noisyCount) best = k;
-  const fallbackCode = best.key === MISSING_KEY ? categories.length : categories.indexOf(best.key);
+  const fallbackCode = isMissingKey(best.key) ? categories.length : categories.indexOf(best.key);
   return { column: { ...base, categories, fallbackCode }, levels, other };
 }

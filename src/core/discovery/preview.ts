@@ -9,6 +9,7 @@
  * sentence is said of every discovered column, "if categorical".
  */
 import { type Hierarchy, publicFanout } from '../data/hierarchy.ts';
+import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import { makePartitionSelection } from '../privacy/partition-selection.ts';
 import {
@@ -89,7 +90,9 @@ export function hierarchyPreview(
   return hierarchy.levels.map((lv, l) => {
     const fanout = publicFanout(hierarchy, l);
     candidates =
-      fanout !== undefined && candidates !== undefined ? candidates * fanout + (l === 0 ? 1 : 0) : undefined;
+      fanout !== undefined && candidates !== undefined
+        ? candidates * fanout + (l === 0 ? DEFAULT_MISSING_MARKERS.length : 0)
+        : undefined;
     if (candidates !== undefined) {
       const sigma = makeGaussianCounts(each.rho / L, LEVEL_SENSITIVITY).sigma;
       return {
