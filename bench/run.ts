@@ -26,7 +26,6 @@ import {
 import { type PremSuite, runPremSuite } from './lib/prem-run.ts';
 import { type RawSuite, runRawSuite } from './lib/raw-run.ts';
 import { runCase } from './lib/run-case.ts';
-import { runShapesParts } from './lib/shapes.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
 import { PREM_SUITES, RAW_SUITES, SHAPES_PARTS, SUITES } from './suites/index.ts';
@@ -38,7 +37,7 @@ function pickSuite(name: string): Suite | RawSuite | PremSuite {
   const suite = SUITES.get(name) ?? RAW_SUITES.get(name) ?? PREM_SUITES.get(name);
   if (!suite)
     throw new BenchArgsError(
-      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), ...SHAPES_PARTS.keys(), PERSON_SUITE].join(', ')}`,
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE, ...SHAPES_PARTS.keys()].join(', ')}`,
     );
   return suite;
 }
@@ -124,10 +123,10 @@ async function main(): Promise<number> {
     const outDir = path.resolve(args.out ?? defaultOutDir(PERSON_SUITE));
     return runPersonSuite(args, outDir, latestTablePath(PERSON_SUITE), commandLine());
   }
-  const part = SHAPES_PARTS.get(args.suite);
-  if (part) {
-    const outDir = path.resolve(args.out ?? defaultOutDir(part.name));
-    return runShapesParts([part], part.name, args, outDir, latestTablePath(part.name), commandLine());
+  const shapesPart = SHAPES_PARTS.get(args.suite);
+  if (shapesPart) {
+    const outDir = path.resolve(args.out ?? defaultOutDir(args.suite));
+    return shapesPart(args, outDir, latestTablePath(args.suite), commandLine());
   }
   const picked = pickSuite(args.suite);
   if ('kind' in picked && picked.kind === 'prem') {

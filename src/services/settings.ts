@@ -61,6 +61,7 @@ export function settingsText(input: RunSettingsInput): RunSettingsText {
     relaxation: input.relaxation,
     importance: input.importance,
     seed: input.insecureSeed,
+    ...(input.exclude !== undefined && { exclude: input.exclude }),
   };
 }
 

@@ -146,6 +146,8 @@ export function settingsText(flags: SynthFlags): RunSettingsText {
     relaxation: flags.relaxation,
     importance: flags.importance,
     seed: flags.seed,
+    columns: flags.columns,
+    exclude: flags.exclude,
   };
 }
 

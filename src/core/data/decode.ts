@@ -9,6 +9,7 @@
  * of the bin by weight, then a value inside the piece.
  */
 import { secureNoise } from '../privacy/noise.ts';
+import { formatNumberText, formatTemporal, hourOf, weekdayOf } from './formats.ts';
 import { leavesUnder } from './hierarchy.ts';
 import type { CategoricalColumn, Column, NumericColumn, NumericPiece, Schema } from './schema.ts';
 import { domainSize } from './schema.ts';
@@ -84,7 +85,63 @@ function decodePiece(
   return shortText(column.edges, bin, x);
 }
 
+/** Draws of a value inside a piece before one is kept anyway (weights that nearly vanish). */
+const TEMPORAL_TRIES = 64;
+
+/**
+ * A temporal column's value in bin `bin`: a piece by weight (or the bin's integers), then an
+ * integer inside it, kept with probability w(weekday)·w(hour) / max (rejection sampling), so
+ * the released days of the week and hours follow the discovered shares. Post-processing.
+ */
+function decodeTemporal(column: NumericColumn, bin: number, opts: DecodeOptions): string {
+  const temporal = column.temporal!;
+  const uniform = (opts.numeric ?? 'uniform') === 'uniform';
+  const random = opts.random ?? defaultRandom();
+  let lo: number;
+  let hi: number;
+  const pieces = column.pieces ? binPieces(column)[bin] : [];
+  if (pieces.length > 0) {
+    let total = 0;
+    for (const p of pieces) total += p.weight;
+    let u = (uniform ? random() : 0.5) * total;
+    let piece = pieces[pieces.length - 1];
+    for (const p of pieces) {
+      u -= p.weight;
+      if (u < 0) {
+        piece = p;
+        break;
+      }
+    }
+    lo = Math.ceil(piece.lo);
+    hi = Math.max(lo, Math.ceil(piece.hi) - 1);
+  } else {
+    const r = integerRange(column.edges, bin);
+    lo = r.low;
+    hi = Math.max(r.low, r.high);
+  }
+  if (!uniform) return formatTemporal(temporal, Math.floor((lo + hi) / 2));
+  const { weekdays, hours } = temporal;
+  const wMax = weekdays ? Math.max(...weekdays) : 1;
+  const hMax = hours ? Math.max(...hours) : 1;
+  let x = lo;
+  for (let t = 0; t < TEMPORAL_TRIES; t++) {
+    x = Math.min(hi, lo + Math.floor(random() * (hi - lo + 1)));
+    if (!weekdays && !hours) break;
+    const w =
+      (weekdays ? weekdays[weekdayOf(temporal.kind, x)] / wMax : 1) *
+      (hours ? hours[hourOf(temporal.kind, x)] / hMax : 1);
+    if (random() < w) break;
+  }
+  return formatTemporal(temporal, x);
+}
+
 function decodeBin(column: NumericColumn, bin: number, opts: DecodeOptions): string {
+  if (column.temporal) return decodeTemporal(column, bin, opts);
+  const text = decodePlainBin(column, bin, opts);
+  return column.numberFormat ? formatNumberText(column.numberFormat, text) : text;
+}
+
+function decodePlainBin(column: NumericColumn, bin: number, opts: DecodeOptions): string {
   const { edges } = column;
   const uniform = (opts.numeric ?? 'uniform') === 'uniform';
   const random = opts.random ?? defaultRandom();

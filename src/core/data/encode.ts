@@ -3,6 +3,8 @@
  * with a value the schema cannot take is rejected whole and counted by reason; the codes of a
  * row are stored only once every column has accepted its value.
  */
+
+import { formatTemporal } from './formats.ts';
 import { finestCategory } from './hierarchy.ts';
 import type { Rejections } from './rejections.ts';
 import type {
@@ -14,7 +16,7 @@ import type {
   Schema,
 } from './schema.ts';
 import { domainSize } from './schema.ts';
-import { binOf, parseNumber } from './values.ts';
+import { binOf, numericParser } from './values.ts';
 
 /**
  * What to do with a value outside a declared domain: reject the row (default), or keep it as
@@ -99,12 +101,17 @@ function numericEncoder(column: NumericColumn, missing: ReadonlySet<string>, rul
   const notNumber =
     rule === 'other' && column.missing
       ? lastBin + 1
-      : (fallback ?? `non-numeric value in numeric column "${column.name}"`);
-  const outside = `value outside the declared range [${lower}, ${edges[lastBin + 1]}] of column "${column.name}"`;
+      : (fallback ??
+        (column.temporal
+          ? `value that is not a valid ${column.temporal.kind} in the format ${column.temporal.format} in column "${column.name}"`
+          : `non-numeric value in numeric column "${column.name}"`));
+  const bound = (x: number) => (column.temporal ? formatTemporal(column.temporal, x) : x);
+  const outside = `value outside the declared range [${bound(lower)}, ${bound(edges[lastBin + 1])}] of column "${column.name}"`;
   const clamp = rule === 'other';
+  const parse = numericParser(column);
   return (value) => {
     if (missing.has(value)) return onMissing;
-    const x = parseNumber(value);
+    const x = parse(value);
     if (x === undefined) return notNumber;
     const bin = binOf(edges, x);
     if (bin >= 0) return bin;

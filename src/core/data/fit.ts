@@ -12,7 +12,7 @@ import { columnSources } from './load.ts';
 import { Rejections } from './rejections.ts';
 import type { Column } from './schema.ts';
 import { readTable, type TableOptions } from './table.ts';
-import { DEFAULT_MISSING_MARKERS, parseNumber } from './values.ts';
+import { DEFAULT_MISSING_MARKERS, numericParser } from './values.ts';
 
 /**
  * Why a declared column cannot hold a value: a missing value and no missing category, a text not
@@ -57,7 +57,7 @@ export async function checkDeclaredFit(
     // The encoder takes a listed category before a missing marker, so a refused marker is missing.
     if (missing.has(value)) return 'missing';
     if (column.kind === 'categorical') return 'category';
-    return parseNumber(value) === undefined ? 'not-a-number' : 'range';
+    return numericParser(column)(value) === undefined ? 'not-a-number' : 'range';
   };
   let sources: number[] = [];
   let misfits = 0;

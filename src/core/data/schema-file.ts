@@ -15,12 +15,22 @@
  * A numeric column gives either explicit `edges` or `lower`, `upper` and `bins` (equal width,
  * see values.ts); export always writes `edges`. `missing` and `integer` default to false.
  *
+ * Dates, times and locale numbers (formats.ts) are numeric columns with a format:
+ *     { "name": "admit", "kind": "numeric", "temporal": { "kind": "date", "format": "%m/%d/%Y" },
+ *       "lower": "01/01/2022", "upper": "12/31/2024", "bins": 36 }
+ *     { "name": "charge", "kind": "numeric", "numberFormat": { "decimal": ".", "group": ",", "prefix": "$" },
+ *       "lower": 0, "upper": 100000, "bins": 20 }
+ * A temporal column's `lower` and `upper` may be written in its format; its edges are in the
+ * format's internal units (days since 1970-01-01, seconds of the day, seconds since the epoch),
+ * and it is always integer.
+ *
  * A Frictionless Table Schema (`{ "fields": [...] }`) or Data Package (`{ "resources": [...] }`)
  * is read too, by table-schema.ts: told apart by its `fields` / `resources` (ours has `columns`).
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
+import { NUMBER_FORMAT_GROUPS, parseTemporal, temporalPatternProblem } from './formats.ts';
 import {
   HIERARCHY_PRESETS,
   type Hierarchy,
@@ -52,6 +62,9 @@ const provenanceJson = z.discriminatedUnion('source', [
 const temporalJson = z.strictObject({
   kind: z.enum(TEMPORAL_KINDS),
   format: z.string().min(1, 'must be a non-empty format, e.g. MM/DD/YYYY').max(100),
+  /** Discovered temporal columns: the noisy weekday and hour shares decoding follows. */
+  weekdays: z.array(z.number().min(0)).length(7).optional(),
+  hours: z.array(z.number().min(0)).length(24).optional(),
 });
 
 const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.number().min(0) });
@@ -84,6 +97,14 @@ const categoricalJson = z.strictObject({
   fallbackCode: z.int().min(0).optional(),
 });
 
+const numberFormatJson = z.strictObject({
+  decimal: z.enum(['.', ',']),
+  group: z.enum(NUMBER_FORMAT_GROUPS),
+  prefix: z.string().max(8).optional(),
+  suffix: z.string().max(8).optional(),
+  decimals: z.int().min(0).max(20).optional(),
+});
+
 const numericJson = z.strictObject({
   name,
   kind: z.literal('numeric'),
@@ -94,8 +115,8 @@ const numericJson = z.strictObject({
     .min(2, 'needs at least two edges')
     .max(MAX_DOMAIN_SIZE + 1, domainLimit)
     .optional(),
-  lower: z.number().optional(),
-  upper: z.number().optional(),
+  lower: z.union([z.number(), z.string()]).optional(),
+  upper: z.union([z.number(), z.string()]).optional(),
   bins: z.int().positive().max(MAX_DOMAIN_SIZE, domainLimit).optional(),
   integer: z.boolean().default(false),
   missing: z.boolean().default(false),
@@ -103,6 +124,7 @@ const numericJson = z.strictObject({
   provenance: provenanceJson.optional(),
   fallbackCode: z.int().min(0).optional(),
   valueByValue: z.boolean().optional(),
+  numberFormat: numberFormatJson.optional(),
 });
 
 const schemaJson = z.strictObject({
@@ -166,6 +188,11 @@ function semanticProblems(columns: readonly ColumnJson[]): string[] {
     }
     if (c.fallbackCode !== undefined && c.edges !== undefined && c.fallbackCode >= c.edges.length - 1)
       problems.push(`${at}.fallbackCode: not a bin of the column`);
+    const formatProblems = temporalProblems(at, c);
+    if (formatProblems.length > 0) {
+      problems.push(...formatProblems);
+      return;
+    }
     const hasEdges = c.edges !== undefined;
     const hasRange = c.lower !== undefined || c.upper !== undefined || c.bins !== undefined;
     if (hasEdges === hasRange) {
@@ -181,7 +208,40 @@ function semanticProblems(columns: readonly ColumnJson[]): string[] {
   return problems;
 }
 
-function edgeProblems(at: string, c: z.infer<typeof numericJson>): string[] {
+/** A temporal column's pattern, and bounds written in its format; strings need a temporal column. */
+function temporalProblems(at: string, c: z.infer<typeof numericJson>): string[] {
+  const problems: string[] = [];
+  if (c.temporal && c.numberFormat)
+    problems.push(`${at}: a column is temporal or has a number format, not both`);
+  if (c.temporal) {
+    const p = temporalPatternProblem(c.temporal);
+    if (p) return [`${at}.temporal.format: ${p}`];
+  }
+  for (const key of ['lower', 'upper'] as const) {
+    const v = c[key];
+    if (typeof v !== 'string') continue;
+    if (!c.temporal) problems.push(`${at}.${key}: must be a number (text bounds need a "temporal" format)`);
+    else if (parseTemporal(c.temporal, v) === undefined)
+      problems.push(
+        `${at}.${key}: "${v}" is not a valid ${c.temporal.kind} in the format ${c.temporal.format}`,
+      );
+  }
+  return problems;
+}
+
+/** A bound as a number: text in the column's temporal format becomes its internal value. */
+function boundValue(c: z.infer<typeof numericJson>, v: number | string | undefined): number | undefined {
+  if (typeof v !== 'string') return v;
+  return c.temporal ? parseTemporal(c.temporal, v) : undefined;
+}
+
+function edgeProblems(at: string, raw: z.infer<typeof numericJson>): string[] {
+  const c = {
+    ...raw,
+    integer: raw.integer || raw.temporal !== undefined,
+    lower: boundValue(raw, raw.lower),
+    upper: boundValue(raw, raw.upper),
+  };
   if (c.edges) {
     if (!isStrictlyAscending(c.edges)) return [`${at}.edges: must be strictly ascending`];
     if (!c.integer) return [];
@@ -222,18 +282,21 @@ function toColumn(c: ColumnJson & { categories: readonly string[] }): Column {
       ...(provenance ? { provenance } : {}),
     };
   }
-  const edges = c.edges ?? equalWidthEdges(c.lower!, c.upper!, c.bins!, c.integer);
+  const integer = c.integer || c.temporal !== undefined;
+  const edges =
+    c.edges ?? equalWidthEdges(boundValue(c, c.lower)!, boundValue(c, c.upper)!, c.bins!, integer);
   return {
     name: c.name,
     kind: 'numeric',
     edges,
-    integer: c.integer,
+    integer,
     missing: c.missing,
     ...(c.pieces ? { pieces: c.pieces } : {}),
     ...(c.provenance ? { provenance: c.provenance } : {}),
     ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
     ...(c.valueByValue ? { valueByValue: true } : {}),
     ...(c.temporal ? { temporal: c.temporal } : {}),
+    ...(c.numberFormat ? { numberFormat: c.numberFormat } : {}),
     ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
   };
 }
@@ -314,6 +377,7 @@ export function schemaToJson(schema: Schema): string {
     const extra = {
       ...(c.kind === 'numeric' && c.pieces ? { pieces: c.pieces } : {}),
       ...(c.kind === 'numeric' && c.valueByValue ? { valueByValue: true } : {}),
+      ...(c.kind === 'numeric' && c.numberFormat ? { numberFormat: c.numberFormat } : {}),
       ...(c.provenance ? { provenance: c.provenance } : {}),
       ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
       ...(c.kind === 'categorical' && c.hierarchy ? { hierarchy: hierarchyText(c.hierarchy) } : {}),

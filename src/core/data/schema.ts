@@ -6,6 +6,8 @@
  * an inferred schema leaks information about the data, so every screen and report that uses
  * it must say so until the curator confirms or edits it.
  */
+
+import type { NumberFormat, TemporalFormat } from './formats.ts';
 import type { Hierarchy } from './hierarchy.ts';
 
 /**
@@ -104,6 +106,24 @@ export interface NumericColumn extends ColumnBase {
    * single-point piece), so decoded values are exactly the released integers, nothing between.
    */
   readonly valueByValue?: boolean;
+  /**
+   * A date, time or datetime column (formats.ts): its values are the format's internal units
+   * (days since 1970-01-01, seconds of the day, seconds since the epoch), parsed in and written
+   * back in `format`. Declared by the curator or discovered privately.
+   */
+  readonly temporal?: TemporalColumnFormat;
+  /** Numbers written with a locale's separators or affixes (formats.ts), read and written so. */
+  readonly numberFormat?: NumberFormat;
+}
+
+/**
+ * A temporal column's format and, when discovered, the noisy shares (summing to 1) of the days of
+ * the week (Monday first; dates and datetimes) and of the hours of the day (datetimes): decoding
+ * draws a value inside its piece with these weights (post-processing; docs/privacy.md).
+ */
+export interface TemporalColumnFormat extends TemporalFormat {
+  readonly weekdays?: readonly number[];
+  readonly hours?: readonly number[];
 }
 
 export interface NumericPiece {

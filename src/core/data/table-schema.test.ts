@@ -234,7 +234,14 @@ describe('out and back', () => {
         { name: 'flag', kind: 'categorical', categories: ['0', '1'], missing: false },
         { name: 'age', kind: 'numeric', edges: [17, 25, 40, 90], integer: true, missing: false },
         // value by value: one integer per bin, half-integer edges
-        { name: 'kids', kind: 'numeric', edges: [-0.5, 0.5, 1.5, 2.5], integer: true, missing: true },
+        {
+          name: 'kids',
+          kind: 'numeric',
+          edges: [-0.5, 0.5, 1.5, 2.5],
+          integer: true,
+          missing: true,
+          missingText: '',
+        },
         { name: 'w', kind: 'numeric', edges: [0.25, 1.5, 3.75], integer: false, missing: false },
       ],
     };
@@ -243,11 +250,19 @@ describe('out and back', () => {
     const domain = (s: Schema) =>
       s.columns.map((c) =>
         c.kind === 'categorical'
-          ? [c.name, c.categories, c.missing]
-          : [c.name, c.edges, c.integer, c.missing],
+          ? [c.name, c.categories, c.missing, c.missingText ?? '?']
+          : [c.name, c.edges, c.integer, c.missing, c.missingText ?? '?'],
       );
     expect(domain(back.schema)).toEqual(domain(schema));
-    expect(toTableSchema(schema).missingValues).toEqual(['?']);
+    // Each column's missing cells in their own form (v2 field-level), every form at the top (v1).
+    expect(toTableSchema(schema).missingValues).toEqual(['?', '']);
+    expect(toTableSchema(schema).fields.map((f) => f.missingValues)).toEqual([
+      ['?'],
+      undefined,
+      undefined,
+      [''],
+      undefined,
+    ]);
   });
 });
 
@@ -270,7 +285,11 @@ describe('a UCI codebook', () => {
         'capital-loss',
         'hours-per-week',
       ]);
-      expect(col(r.schema, 'classification')).toMatchObject({ categories: ['>50K', '<=50K'], missing: true });
+      expect(col(r.schema, 'classification')).toMatchObject({
+        categories: ['>50K', '<=50K'],
+        missing: true,
+        missingText: '?',
+      });
       const sizes = Object.fromEntries(
         r.schema.columns.map((c) => [c.name, c.kind === 'categorical' ? c.categories.length : 0]),
       );

@@ -28,6 +28,7 @@ import {
   type NumericColumn,
   SCHEMA_VERSION,
   type Schema,
+  type TemporalDeclaration,
 } from './schema.ts';
 import { DEFAULT_MISSING_MARKERS, equalWidthEdges, integerRange, isStrictlyAscending } from './values.ts';
 
@@ -128,7 +129,7 @@ type FieldJson = z.infer<typeof fieldJson>;
 
 /** A date, time or datetime field's type and format, in the issue's token syntax (e.g. `MM/DD/YYYY`). */
 export interface TemporalHint {
-  readonly kind: 'date' | 'time' | 'datetime';
+  readonly kind: TemporalDeclaration['kind'];
   /** Undefined: the format is `any` (discovered among the public list of formats). */
   readonly format: string | undefined;
 }
@@ -276,7 +277,13 @@ function readField(f: FieldJson, at: string, missingValues: readonly string[]): 
   }
   const c = f.constraints ?? {};
   const missing = c.required !== true;
-  const base = { name: f.name, missing, provenance: { source: 'declared' as const } };
+  // The source's form of a missing cell (the field's first missing value): the release writes it so.
+  const base = {
+    name: f.name,
+    missing,
+    ...(missing && markers.length > 0 ? { missingText: markers[0] } : {}),
+    provenance: { source: 'declared' as const },
+  };
   if (c.enum !== undefined) {
     const categories = c.enum.map(String);
     if (new Set(categories).size !== categories.length)
@@ -400,21 +407,22 @@ export function openFieldsRefusal(file: string, open: readonly OpenField[]): Inp
 /**
  * The released schema as a Table Schema that reads back to the same domain: categorical → string
  * with `enum`; numeric → integer/number with `minimum`/`maximum` and the exact bins under
- * `rap-studio.edges`; a column with a missing category is not required, and a missing cell is
- * written as `missingMarker`.
+ * `rap-studio.edges`; a column with a missing category is not required, and its missing cells are
+ * written in its own form (`missingText`, else `?`): the field's `missingValues` (Table Schema v2)
+ * says which, and the schema's lists every form (for v1 readers).
  */
-export function toTableSchema(
-  schema: Schema,
-  missingMarker: string = DEFAULT_MISSING_MARKERS[0],
-): TableSchemaJson {
+export function toTableSchema(schema: Schema): TableSchemaJson {
+  const written = (c: Column) => c.missingText ?? DEFAULT_MISSING_MARKERS[0];
   const fields = schema.columns.map((c): FieldJson => {
     const constraints = { required: !c.missing };
+    const missingValues = c.missing ? { missingValues: [written(c)] } : {};
     if (c.kind === 'categorical') {
       return {
         name: c.name,
         type: 'string',
         format: 'default',
         constraints: { ...constraints, enum: [...c.categories] },
+        ...missingValues,
       };
     }
     return {
@@ -425,8 +433,9 @@ export function toTableSchema(
       constraints: c.integer
         ? { ...constraints, minimum: Math.ceil(c.edges[0]), maximum: Math.floor(c.edges[c.edges.length - 1]) }
         : { ...constraints, minimum: c.edges[0], maximum: c.edges[c.edges.length - 1] },
+      ...missingValues,
       [RAP_KEY]: { edges: [...c.edges] },
     };
   });
-  return { fields, missingValues: schema.columns.some((c) => c.missing) ? [missingMarker] : [] };
+  return { fields, missingValues: [...new Set(schema.columns.filter((c) => c.missing).map(written))] };
 }

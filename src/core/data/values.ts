@@ -3,6 +3,8 @@
  * counts as a number, and how numeric values fall into bins.
  */
 
+import { type NumberFormat, parseFormattedNumber, parseTemporal, type TemporalFormat } from './formats.ts';
+
 /** Markers read as a missing value unless a schema lists them as a category. */
 export const DEFAULT_MISSING_MARKERS: readonly string[] = ['?', '', 'NA'];
 
@@ -71,4 +73,18 @@ export function equalWidthEdges(lower: number, upper: number, bins: number, inte
 export function isStrictlyAscending(xs: readonly number[]): boolean {
   for (let i = 1; i < xs.length; i++) if (!(xs[i] > xs[i - 1])) return false;
   return true;
+}
+
+/**
+ * The parser of a numeric column's cells: its temporal format, its locale number format, or
+ * plain numbers (formats.ts).
+ */
+export function numericParser(column: {
+  readonly temporal?: TemporalFormat;
+  readonly numberFormat?: NumberFormat;
+}): (text: string) => number | undefined {
+  const { temporal, numberFormat } = column;
+  if (temporal) return (text) => parseTemporal(temporal, text);
+  if (numberFormat) return (text) => parseFormattedNumber(numberFormat, text);
+  return parseNumber;
 }

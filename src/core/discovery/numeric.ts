@@ -445,7 +445,7 @@ export function discoverNumeric(
 }
 
 /** The bin holding the most piece weight (where a record with no released place goes). */
-function heaviestBin(column: NumericColumn): number {
+export function heaviestBin(column: NumericColumn): number {
   const mass = new Float64Array(column.edges.length - 1);
   for (const p of column.pieces ?? []) {
     let b = 0;

@@ -7,7 +7,19 @@
 
 import { parseNumber } from '../data/values.ts';
 import { InputError } from '../errors.ts';
+import { FORMAT_CLASSES, formatClass, MISSING_CLASS } from './formats.ts';
 import { FINE, fineBucket, LEVEL1_BUCKETS, octaveBucket, ZERO_BUCKET } from './grid.ts';
+
+/** What a profile feeds each cell to (ColumnCounts; temporal.ts's TemporalCounts). */
+export interface CellCounter {
+  readonly name: string;
+  /** @param form the index of the missing marker `value` is (when isMissing). */
+  add(value: string, isMissing: boolean, form?: number): void;
+  startPerson(): void;
+}
+
+/** Distinct cells whose format class a column remembers (the classes are cheap to recompute). */
+const CLASS_CACHE = 4096;
 
 /** The key under which missing values are counted among a column's texts. */
 export const MISSING_KEY = '\u0000missing';
@@ -18,7 +30,7 @@ export const ZERO_PADDED = /^0[0-9]+$/;
 /** Most distinct texts a column's profile keeps (a numeric column with more is fine). */
 export const MAX_DISTINCT_TEXTS = 100_000;
 
-export class ColumnCounts {
+export class ColumnCounts implements CellCounter {
   missing = 0;
   /**
    * Missing values by the marker that wrote them (`?`, empty, `NA`: the profile's markers, in
@@ -43,20 +55,47 @@ export class ColumnCounts {
    * the person level (DiscoveryProfile's unit), the number of distinct PERSONS holding the value.
    */
   values: Map<string, number> | undefined = new Map();
+  /**
+   * Rows per format class (formats.ts: missing, each temporal candidate, plain, each number
+   * candidate, text); only when the profile tests formats.
+   */
+  readonly classes: Float64Array | undefined;
+  private readonly classOf = new Map<string, number>();
   /** Values already counted for the current person (the person level only). */
   private personValues: Set<string> | undefined;
 
-  /** @param forms how many missing markers there are (one count each). */
+  /**
+   * @param forms how many missing markers there are (one count each).
+   * @param parse the cells' parser (a chosen locale number format's, on the second pass); plain
+   *   numbers by default, and then the format classes are counted too.
+   */
   constructor(
     readonly name: string,
     forms = 1,
+    private readonly parse?: (text: string) => number | undefined,
   ) {
     this.missingForms = new Array<number>(Math.max(1, forms)).fill(0);
+    this.classes = parse ? undefined : new Float64Array(FORMAT_CLASSES);
+  }
+
+  private countClass(value: string, isMissing: boolean): void {
+    if (!this.classes) return;
+    if (isMissing) {
+      this.classes[MISSING_CLASS]++;
+      return;
+    }
+    let c = this.classOf.get(value);
+    if (c === undefined) {
+      c = formatClass(value);
+      if (this.classOf.size < CLASS_CACHE) this.classOf.set(value, c);
+    }
+    this.classes[c]++;
   }
 
   /** @param form the index of the missing marker `value` is (when isMissing). */
   add(value: string, isMissing: boolean, form = 0): void {
     this.countValue(isMissing ? MISSING_KEY : value);
+    this.countClass(value, isMissing);
     if (isMissing) {
       this.missing++;
       this.missingForms[form]++;
@@ -66,7 +105,7 @@ export class ColumnCounts {
       this.padded++;
       return;
     }
-    const x = parseNumber(value);
+    const x = (this.parse ?? parseNumber)(value);
     if (x === undefined) {
       this.texts++;
       return;
@@ -103,8 +142,8 @@ export class ColumnCounts {
 }
 
 /** Counts for the named table columns, fed row by row. */
-export class DiscoveryProfile {
-  readonly columns: ColumnCounts[];
+export class DiscoveryProfile<C extends CellCounter = ColumnCounts> {
+  readonly columns: C[];
   /** Each missing marker's index (its form). */
   private readonly missing: ReadonlyMap<string, number>;
   private sources: number[] = [];
@@ -121,8 +160,9 @@ export class DiscoveryProfile {
     readonly names: readonly string[],
     missingMarkers: readonly string[],
     private readonly unit?: string,
+    make: (name: string, forms: number) => C = (n, forms) => new ColumnCounts(n, forms) as unknown as C,
   ) {
-    this.columns = names.map((n) => new ColumnCounts(n, missingMarkers.length));
+    this.columns = names.map((n) => make(n, missingMarkers.length));
     this.missing = new Map(missingMarkers.map((m, i) => [m, i]));
   }
 

@@ -6,6 +6,7 @@
  */
 import type { ColumnChoice } from '../data/column-choice.ts';
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
+import { temporalPatternProblem } from '../data/formats.ts';
 import type { Hierarchy } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { type RejectedRows, Rejections } from '../data/rejections.ts';
@@ -17,6 +18,7 @@ import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
+import type { ColumnFormat } from './formats.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
@@ -35,6 +37,8 @@ export interface RawSourcePlan {
    * thresholds, ρ and n only). Never used to encode data.
    */
   readonly provisional: Schema;
+  /** Undeclared columns whose format the curator stated (discover.ts's `formats`). */
+  readonly formats?: ReadonlyMap<string, ColumnFormat>;
   /**
    * The curator's column choice: every read of `path` drops the columns it leaves out as it
    * parses (they are not in `header`, never profiled, counted or encoded). Absent: every column.
@@ -51,6 +55,8 @@ export interface RawSourceOptions {
    * discovered, never in `header`, `undeclared` or the provisional schema.
    */
   readonly unitColumn?: string;
+  /** Undeclared columns whose temporal or number format the curator states (public). */
+  readonly formats?: Readonly<Record<string, ColumnFormat>>;
   /** The columns to read (column-choice.ts); the unit column must be among them. */
   readonly choice?: ColumnChoice;
   /** Undeclared columns marked hierarchical, by name (checked against the header here). */
@@ -91,7 +97,25 @@ export async function planRawSource(
       );
     }
   }
+  const formats = new Map(Object.entries(opts.formats ?? {}));
+  for (const [name, f] of formats) {
+    if (!undeclared.includes(name)) {
+      const why = byName.has(name)
+        ? 'it is declared: give the format in its schema column'
+        : `the table has: ${columns.join(', ')}`;
+      throw new InputError(
+        `${path}: a format is stated for "${name}", which is not a column to discover (${why}).`,
+        {
+          file: path,
+          column: name,
+        },
+      );
+    }
+    const problem = f.temporal ? temporalPatternProblem(f.temporal) : undefined;
+    if (problem) throw new InputError(`${path}: column "${name}": ${problem}.`, { file: path, column: name });
+  }
   return {
+    ...(formats.size > 0 ? { formats } : {}),
     path,
     header: columns,
     declared,
@@ -227,6 +251,7 @@ export async function discoverAndLoad(
     noise,
     declared: plan.declared,
     ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
+    ...(plan.formats ? { formats: plan.formats } : {}),
     ...unit,
     ...header,
     ...choice,

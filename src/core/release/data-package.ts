@@ -100,8 +100,9 @@ export function dataPackageFor(
   csv: WrittenCsv,
   manifestPath: string,
 ): Record<string, unknown> | undefined {
-  const m = manifestPart.safeParse(manifest);
-  if (!m.success) return undefined;
+  if ((manifest.schema as { tableSchema?: unknown } | undefined)?.tableSchema === undefined) return undefined;
+  // Our own manifest: a field missing here is a bug, reported rather than skipped.
+  const m = { data: manifestPart.parse(manifest) };
   const { tableSchema, columns } = m.data.schema;
   // The CSV's column order (the input's), not the schema's.
   const byName = new Map(tableSchema.fields.map((f) => [f.name, f]));

@@ -5,6 +5,7 @@
  */
 
 import type { FitCheck, Misfit } from '../data/fit.ts';
+import { formatTemporal } from '../data/formats.ts';
 import { CancelledError, EngineCrashedError } from '../engine/process/errors.ts';
 import { InputError } from '../errors.ts';
 
@@ -209,14 +210,22 @@ function misfitText(m: Misfit): { what: string; fix: string } {
         fix: "add the category to the column's declared categories (or fix the value)",
       };
     case 'not-a-number':
+      if (c.kind === 'numeric' && c.temporal) {
+        return {
+          what: `the value ${quoted(m.value)} is not a valid ${c.temporal.kind} in the column's declared format ${c.temporal.format}`,
+          fix: "fix the value (a date that exists, written in the declared format), or declare the column's format as the file writes it",
+        };
+      }
       return {
         what: `the value ${quoted(m.value)} is not a number, and the column is declared numeric`,
         fix: 'fix the value, or declare the column categorical',
       };
     case 'range': {
       const edges = c.kind === 'numeric' ? c.edges : [];
+      const bound = (x: number | undefined) =>
+        c.kind === 'numeric' && c.temporal && x !== undefined ? formatTemporal(c.temporal, x) : x;
       return {
-        what: `the value ${quoted(m.value)} is outside its declared bounds [${edges[0]}, ${edges[edges.length - 1]}]`,
+        what: `the value ${quoted(m.value)} is outside its declared bounds [${bound(edges[0])}, ${bound(edges[edges.length - 1])}]`,
         fix: "widen the column's declared bounds (its lower or upper bound: the first or last bin edge)",
       };
     }

@@ -10,6 +10,7 @@ import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryForColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
+import type { ColumnFormat } from '../discovery/formats.ts';
 import {
   type ColumnProvenanceEntry,
   NOT_DP_OVERRIDE,
@@ -86,7 +87,14 @@ export interface DataSource {
    */
   readonly header?: boolean;
   /** Private domain discovery of the undeclared columns, at this share of ρ (default 0.2). */
-  readonly discover?: { readonly share?: number };
+  readonly discover?: {
+    readonly share?: number;
+    /**
+     * Undeclared columns whose date/time or locale number format the curator states (public):
+     * their domain is still discovered, without the private format test (discovery/formats.ts).
+     */
+    readonly formats?: Readonly<Record<string, ColumnFormat>>;
+  };
   /**
    * Undeclared columns to discover as hierarchical codes, by name (the CLI's --hierarchy, a schema
    * file's `hierarchy` on a column without categories; spec.ts). Declared columns carry theirs.
@@ -299,6 +307,7 @@ export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise
             ...choice,
             ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
             ...(spec.source.hierarchies ? { hierarchies: spec.source.hierarchies } : {}),
+            ...(spec.source.discover?.formats ? { formats: spec.source.discover.formats } : {}),
           },
         )
       : null;

@@ -101,7 +101,17 @@ export const SETTING_LABELS: Readonly<Record<SettingName, string>> = {
 };
 
 /** Settings that are not plain text under the same name in both front ends. */
-const SPECIAL_SETTINGS = ['epsilon', 'mode', 'selection', 'relaxation', 'importance', 'seed'] as const;
+// columns / exclude: a list in the app (one role per column on the Schema step), text on the CLI.
+const SPECIAL_SETTINGS = [
+  'epsilon',
+  'mode',
+  'selection',
+  'relaxation',
+  'importance',
+  'seed',
+  'columns',
+  'exclude',
+] as const;
 
 /**
  * The settings typed as free text under the same name by the CLI (its flag) and the app (its

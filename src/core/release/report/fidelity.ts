@@ -18,7 +18,7 @@ import { Rejections } from '../../data/rejections.ts';
 import { type Column, domainSize, type EncodedDataset } from '../../data/schema.ts';
 import { readTable } from '../../data/table.ts';
 import { ksTwoSample } from '../../data/two-sample.ts';
-import { DEFAULT_MISSING_MARKERS, parseNumber } from '../../data/values.ts';
+import { DEFAULT_MISSING_MARKERS, numericParser } from '../../data/values.ts';
 import { contingencyTable } from '../../workload/exact.ts';
 import type { ColumnFidelity, DomainSource, PairFidelity } from './types.ts';
 
@@ -157,10 +157,10 @@ function categorical(
   };
 }
 
-function sortedNumbers(values: readonly string[]): Float64Array {
+function sortedNumbers(values: readonly string[], parse: (v: string) => number | undefined): Float64Array {
   const out: number[] = [];
   for (const v of values) {
-    const x = parseNumber(v);
+    const x = parse(v);
     if (x !== undefined) out.push(x);
   }
   return Float64Array.from(out).sort();
@@ -191,8 +191,9 @@ export function cdfGrid(real: Float64Array, synthetic: Float64Array, steps = GRI
 }
 
 function numeric(column: Column & { kind: 'numeric' }, real: string[], synth: string[]): ColumnFidelity {
-  const r = sortedNumbers(real);
-  const s = sortedNumbers(synth);
+  const parse = numericParser(column);
+  const r = sortedNumbers(real, parse);
+  const s = sortedNumbers(synth, parse);
   const lo = column.edges[0];
   const hi = column.edges[column.edges.length - 1];
   let merged = 0;
@@ -218,7 +219,7 @@ function numeric(column: Column & { kind: 'numeric' }, real: string[], synth: st
     missing: { real: missingOf(real), synthetic: missingOf(synth) },
     syntheticDistinct: distinct(s),
     realDistinct: distinct(r),
-    outsideDomain: outside + synth.filter((v) => !MISSING.has(v) && parseNumber(v) === undefined).length,
+    outsideDomain: outside + synth.filter((v) => !MISSING.has(v) && parse(v) === undefined).length,
   };
 }
 
