@@ -39,6 +39,8 @@ export const OTHER_SIGMAS = 2.5;
 export interface CategoricalDiscovery {
   readonly column: CategoricalColumn;
   readonly selection: PartitionSelection;
+  /** The released keys with their noisy counts (missing under MISSING_KEY). */
+  readonly kept: readonly SelectedKey[];
   /** "(other)"'s noisy count and its σ (public: post-processing of the released counts). */
   readonly other: { readonly count: number; readonly sigma: number; readonly released: boolean };
 }
@@ -104,7 +106,12 @@ export function discoverCategorical(
   const other = { ...estimate, released };
   if (released) {
     categories.push(OTHER_CATEGORY);
-    return { column: { name: counts.name, kind: 'categorical', categories, missing }, selection, other };
+    return {
+      column: { name: counts.name, kind: 'categorical', categories, missing },
+      selection,
+      kept: selected,
+      other,
+    };
   }
   // The kept key of largest noisy count holds what "(other)" would have (ties: code-point order).
   let best = selected.find((k) => k.key !== OTHER_CATEGORY)!;
@@ -113,6 +120,7 @@ export function discoverCategorical(
   return {
     column: { name: counts.name, kind: 'categorical', categories, missing, fallbackCode },
     selection,
+    kept: selected,
     other,
   };
 }

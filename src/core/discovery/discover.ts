@@ -30,6 +30,7 @@ import { discoverCategorical } from './categorical.ts';
 import { type ColumnFormat, type FormatTest, testFormats } from './formats.ts';
 import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1, missingForm } from './numeric.ts';
+import { categoricalOneWay, type DiscoveredOneWay, numericOneWay } from './one-way.ts';
 import { type CellCounter, ColumnCounts, DiscoveryProfile } from './profile.ts';
 import { discoverTemporal, TemporalCounts } from './temporal.ts';
 
@@ -106,6 +107,12 @@ export interface DiscoveredSchema {
   /** Records read (the header excluded; rows of the wrong width included): n. */
   readonly records: number;
   readonly header: readonly string[];
+  /**
+   * Each discovered column's one-way marginal over its released codes, from discovery's own noisy
+   * counts (one-way.ts: post-processing, already paid): the engine's one-way measurements. Row
+   * level only (at the person level the categorical counts are persons, not rows).
+   */
+  readonly paidOneWays: ReadonlyMap<string, DiscoveredOneWay>;
 }
 
 /** A hierarchical column's public facts: each level's mechanism, σ, threshold, ρ, δ and keys. */
@@ -188,6 +195,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   // n is public at the row level; at the person level the noisy bounded row count n̂ stands for it.
   const n = opts.unit ? opts.unit.rows : table.rowsRead;
   const bound = opts.unit?.bound ?? 1;
+  const paidOneWays = new Map<string, DiscoveredOneWay>();
   // The format test (or the curator's declared format) of every profiled column.
   const tests = new Map<string, FormatTest>();
   const chosen = new Map<string, ColumnFormat>();
@@ -261,6 +269,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     if (looksNumeric(l1)) {
       const d = discoverNumeric(numbers, l1, rest, opts.noise, { bins, bound });
       const column = format?.numberFormat ? { ...d.column, numberFormat: format.numberFormat } : d.column;
+      if (!opts.unit) paidOneWays.set(counts.name, numericOneWay(d.column, d.measured));
       found.set(counts.name, {
         column: written(column),
         detail: {
@@ -277,6 +286,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       });
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
+      if (!opts.unit) paidOneWays.set(counts.name, categoricalOneWay(d.column, n, d.kept, d.selection));
       found.set(counts.name, {
         column: written(d.column),
         detail: {
@@ -314,6 +324,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     delta: undeclared > 0 ? opts.delta : 0,
     records: table.rowsRead,
     header,
+    paidOneWays,
   };
 }
 

@@ -296,6 +296,28 @@ export interface NumericDiscovery {
   readonly level2Buckets: number;
   /** The missing/text cells' noisy count and σ, and whether the missing category was released. */
   readonly missing: { readonly count: number; readonly sigma: number; readonly released: boolean };
+  /** The raw noisy histograms behind the column (public), for its one-way marginal (one-way.ts). */
+  readonly measured: NumericMeasured;
+}
+
+/** One level-2 bucket as measured: its value range [lo, hi) and its noisy count (σ₂). */
+export interface MeasuredBucket {
+  readonly lo: number;
+  readonly hi: number;
+  readonly count: number;
+}
+
+/**
+ * Discovery's noisy counts of a numeric column, unclipped (public outputs of levels 1 and 2): each
+ * occupied octave's level-1 total (σ₁) and its level-2 buckets (σ₂ each), the zero bucket's
+ * level-1 count when 0 is occupied, and the missing/text count (σ √2·σ₁).
+ */
+export interface NumericMeasured {
+  readonly level1Sigma: number;
+  readonly level2Sigma: number;
+  readonly octaves: readonly { readonly total: number; readonly buckets: readonly MeasuredBucket[] }[];
+  readonly zero?: number;
+  readonly missing: { readonly count: number; readonly sigma: number };
 }
 
 /** Level 2 and the bins (see the file comment): ρ₂-zCDP, ℓ2 sensitivity √2. */
@@ -356,10 +378,27 @@ export function discoverNumeric(
     starts.push(at);
     at += s;
   }
+  const measured: NumericMeasured = {
+    level1Sigma: l1.sigma,
+    level2Sigma: level2.sigma,
+    octaves: occupied.flatMap((b, i) => {
+      if (b === ZERO_BUCKET) return [];
+      const { lo, hi } = octaveRange(b);
+      const width = (hi - lo) / splits[i];
+      const buckets = Array.from({ length: splits[i] }, (_, g) => ({
+        lo: lo + g * width,
+        hi: g === splits[i] - 1 ? hi : lo + (g + 1) * width,
+        count: noisy[starts[i] + g],
+      }));
+      return [{ total: l1.octaves[b], buckets }];
+    }),
+    ...(occupied.includes(ZERO_BUCKET) ? { zero: l1.octaves[ZERO_BUCKET] } : {}),
+    missing: { count: missing.count, sigma: missing.sigma },
+  };
   const values = integer ? releasedValues(occupied, splits, starts, noisy, l1, level2.sigma) : undefined;
   if (values) {
     const column = valueColumn(counts.name, values, missing.released);
-    return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing };
+    return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing, measured };
   }
   // Edge octaves: buckets beyond the outermost occupied dyadic block are empty (edgeBlock); an
   // edge octave with no such block is kept whole when level 1 found it on its own (above
@@ -441,7 +480,7 @@ export function discoverNumeric(
   if (pieces.length === 0) pieces.push({ lo: 0, hi: integer ? 1 : 0, weight: 1 });
   const binned = binPieces(counts.name, pieces, integer, opts.bins);
   const column = missing.released ? binned : { ...binned, missing: false, fallbackCode: heaviestBin(binned) };
-  return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing };
+  return { column, level2Sigma: level2.sigma, level2Buckets: exact.length, missing, measured };
 }
 
 /** The bin holding the most piece weight (where a record with no released place goes). */

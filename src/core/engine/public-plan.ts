@@ -57,27 +57,35 @@ export function tablePlanStatement(plan: RunPlan): TablePlanStatement | null {
   return statementOf(plan.strategy, plan.roundBound, plan.perRound);
 }
 
-/** A table plan's statement from the strategy that ran and its T₀ and K. */
+/**
+ * A table plan's statement from the strategy that ran and its T₀ and K. `paid` of the `features`
+ * one-ways were discovery's (paid-one-ways.ts): the one-way share shrinks to the others' part and
+ * the rest goes to the workload (the direct tables, or the rounds).
+ */
 export function statementOf(
   strategy: TableStrategy,
   roundBound: number,
   perRound: number,
+  oneWays: { readonly paid: number; readonly features: number } = { paid: 0, features: 1 },
 ): TablePlanStatement {
+  const unpaid = (oneWays.features - oneWays.paid) / oneWays.features;
   if (strategy === 'direct') {
+    const oneWay = DIRECT_ONE_WAY_SHARE * unpaid;
     return {
       strategy: 'direct',
       roundBound: null,
       perRound: null,
-      shares: { oneWay: DIRECT_ONE_WAY_SHARE, upfront: 1 - DIRECT_ONE_WAY_SHARE, rounds: 0 },
+      shares: { oneWay, upfront: 1 - oneWay, rounds: 0 },
       measureShare: null,
     };
   }
   const upfront = strategy === 'mixed' ? MIXED_DIRECT_SHARE : 0;
+  const oneWay = ONE_WAY_SHARE * unpaid;
   return {
     strategy,
     roundBound,
     perRound,
-    shares: { oneWay: ONE_WAY_SHARE, upfront, rounds: 1 - ONE_WAY_SHARE - upfront },
+    shares: { oneWay, upfront, rounds: 1 - oneWay - upfront },
     measureShare: MEASURE_SHARE,
   };
 }

@@ -8,6 +8,7 @@ import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 import type { PersonUnit } from './measure.ts';
+import type { PaidOneWays } from './paid-one-ways.ts';
 import type { ProgressEvent } from './progress.ts';
 import type { ErrorTables } from './workload-error-types.ts';
 
@@ -218,7 +219,13 @@ interface TableTraceBase {
 
 /** The rounds' part of a trace: one-way start, then rounds of selected measurements. */
 interface RoundsTrace extends TableTraceBase {
-  readonly oneWay: { readonly rho: number; readonly sigma: number; readonly features: number };
+  /** σ 0 and ρ 0 when every feature's one-way was paid (`paid`: discovery's, not measured again). */
+  readonly oneWay: {
+    readonly rho: number;
+    readonly sigma: number;
+    readonly features: number;
+    readonly paid?: number;
+  };
   /** Features whose small categories were merged for grouped tables: categories → groups. */
   readonly compressed: readonly {
     readonly feature: number;
@@ -252,7 +259,13 @@ export interface MixedTableTrace extends RoundsTrace {
 export interface DirectTableTrace extends TableTraceBase {
   readonly strategy: 'direct';
   readonly direct: {
-    readonly oneWay: { readonly rho: number; readonly sigma: number };
+    /** `paid`: features whose one-way was discovery's (paid-one-ways.ts), not measured again. */
+    readonly oneWay: {
+      readonly rho: number;
+      readonly sigma: number;
+      readonly features?: number;
+      readonly paid?: number;
+    };
     readonly rho: number;
     readonly sigma: number;
     readonly tables: number;
@@ -268,6 +281,11 @@ export interface RapInput {
   readonly workload: Workload;
   readonly options: RapOptions;
   readonly noise: NoiseSource;
+  /**
+   * Per feature, its one-way marginal already measured and paid for (private discovery's,
+   * paid-one-ways.ts), or null: table mode does not measure those again.
+   */
+  readonly paidOneWays?: PaidOneWays;
   /** A workload to report the future error on (partial knowledge); evaluated first. */
   readonly evalWorkload?: Workload;
   /** Further evaluation workloads (e.g. several drifted draws), evaluated after evalWorkload. */

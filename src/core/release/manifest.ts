@@ -35,7 +35,13 @@ export interface ManifestInput {
       readonly backend: string;
       readonly rounds?: number;
       readonly perRound?: number;
-      readonly tableMode?: { readonly strategy: TableStrategy; readonly roundBound: number };
+      readonly tableMode?: {
+        readonly strategy: TableStrategy;
+        readonly roundBound: number;
+        /** The one-way start: features, and how many of their one-ways discovery paid for. */
+        readonly oneWay?: { readonly features: number; readonly paid?: number };
+        readonly direct?: { readonly oneWay: { readonly features?: number; readonly paid?: number } };
+      };
       readonly certificate?: AccuracyCertificate;
     };
   };
@@ -71,9 +77,14 @@ export function planThatRan(f: Pick<ManifestInput, 'result' | 'options' | 'reque
     // At the person level K was chosen by the engine from n̂/k (the ledger's is pre-reservation).
     const perRound =
       f.person && report.perRound !== undefined ? report.perRound : Number(f.request.params.perRound);
+    // Discovery's one-ways the engine took as paid (the one-way share shrinks by their part).
+    const trace = report.tableMode;
+    const oneWay = trace.direct?.oneWay ?? trace.oneWay;
+    const paid = oneWay?.paid ?? 0;
+    const features = oneWay?.features ?? 1;
     return {
       mode: 'table',
-      ...statementOf(report.tableMode.strategy, report.tableMode.roundBound, perRound),
+      ...statementOf(trace.strategy, trace.roundBound, perRound, { paid, features }),
     };
   }
   return {

@@ -19,6 +19,7 @@ import {
   notDpRefusal,
   provenanceEntries,
 } from '../discovery/not-dp.ts';
+import { paidOneWaysFor } from '../discovery/one-way.ts';
 import {
   checkDiscoverable,
   checkRawSource,
@@ -676,12 +677,17 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     // to the discovered domains here (post-processing of DP outputs) rather than refused after
     // the reservation.
     if (reserved.raw) options = fitQueryRounds(options, data.dataset.schema, spec.workload);
+    // Discovery's one-way histograms are the engine's one-way measurements (budget spent once;
+    // discovery/one-way.ts): row level only.
+    const paid =
+      discovery && !person ? paidOneWaysFor(discovery.paidOneWays, data.dataset.schema, data.dataset.n) : [];
     const engine = startEngine(
       {
         data: data.dataset,
         workload: spec.workload,
         options,
         noise: spec.noise,
+        ...(paid.some((p) => p !== null) ? { paidOneWays: paid } : {}),
         ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
         ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
       },

@@ -119,10 +119,19 @@ describe('a release from a raw CSV', () => {
       const report = JSON.parse(readFileSync(path.join(dir, 'out.REPORT.private.json'), 'utf8'));
       expect(report.dataset.rows).toBe(N);
       expect(report.dataset.engineRows).toBe(N);
+      // The budget spent once: every column's one-way is discovery's, so the plan spends no
+      // one-way share (its ρ goes to the workload), and what ran adds up to what was reserved.
+      expect(manifest.plan.shares.oneWay).toBe(0);
+      const trace = report.tableMode;
+      const oneWay = trace.strategy === 'direct' ? trace.direct.oneWay : trace.oneWay;
+      expect(oneWay).toMatchObject({ rho: 0, paid: 4 });
       withLedger(ledger, (l) => {
         const [release] = l.releases();
         expect(l.dataset(release.datasetFingerprint)?.rows).toBe(N);
         expect(release.params.discovery).toMatchObject({ share: 0.2 });
+        const discovery = release.params.discovery as { rho: number; synthesisRho: number };
+        expect(trace.rhoSpent).toBeCloseTo(discovery.synthesisRho, 9);
+        expect(discovery.rho + discovery.synthesisRho).toBeCloseTo(release.rho, 12);
         // Ledger schema 3: the release is recorded as what it was, not as 'declared'.
         expect(release.schema.origin).toBe('discovered');
       });
@@ -276,6 +285,9 @@ describe('a release from a raw CSV', () => {
         income: 'discovered privately',
         note: 'declared',
       });
+      // Discovery paid for age's and income's one-ways; the engine measures the declared two.
+      const share = manifest.plan.strategy === 'direct' ? 0.1 : 0.2;
+      expect(manifest.plan.shares.oneWay).toBeCloseTo((share * 2) / 4, 12);
       withLedger(ledger, (l) => {
         const [release] = l.releases();
         expect(release.schema.origin).toBe('discovered');

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { EncodedDataset } from '../../data/schema.ts';
 import { BACKENDS, ENGINE_MODES } from '../../input/choices.ts';
 import type { Workload } from '../../workload/types.ts';
+import type { PaidOneWays } from '../paid-one-ways.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../types.ts';
 
 /** Where the engine's randomness comes from; the child builds the NoiseSource from this. */
@@ -27,6 +28,8 @@ export interface EngineRequest {
   readonly workload: Workload;
   readonly options: RapOptions;
   readonly noise: NoiseSpec;
+  /** Discovery's one-ways, already paid for (paid-one-ways.ts), per feature or null. */
+  readonly paidOneWays?: PaidOneWays;
   readonly evalWorkload?: Workload;
   readonly evalWorkloads?: readonly Workload[];
 }
@@ -116,6 +119,12 @@ const options = z.object({
   unit: z.object({ bound: positiveInt, normaliser: positiveInt }).optional(),
 });
 
+const paidOneWay = z
+  .object({ values: z.instanceof(Float64Array), variances: z.instanceof(Float64Array) })
+  .refine((p) => p.values.length === p.variances.length, 'one variance per value')
+  .refine((p) => p.values.every(Number.isFinite), 'finite values')
+  .refine((p) => p.variances.every((v) => v >= 0 && Number.isFinite(v)), 'finite variances >= 0');
+
 const noise = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('secure') }),
   z.object({ mode: z.literal('insecure-seed'), seed: z.number().int() }),
@@ -129,6 +138,7 @@ const hostMessage = z.discriminatedUnion('type', [
       workload,
       options,
       noise,
+      paidOneWays: z.array(paidOneWay.nullable()).optional(),
       evalWorkload: workload.optional(),
       evalWorkloads: z.array(workload).optional(),
     }),

@@ -69,6 +69,7 @@ export function serveEngine(port: ChildPort, deps: EngineDeps): void {
           data: request.data,
           workload: request.workload,
           options: request.options,
+          ...(request.paidOneWays ? { paidOneWays: request.paidOneWays } : {}),
           evalWorkload: request.evalWorkload,
           ...(request.evalWorkloads ? { evalWorkloads: request.evalWorkloads } : {}),
           noise: deps.makeNoise(request.noise),

@@ -19,6 +19,13 @@ import type { Workload } from '../../workload/types.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import { type TableTarget, tableTarget } from '../kernels/session.ts';
 import { fitTarget, measure, measurementSigma, type NoiseScale } from '../measure.ts';
+import {
+  combineInverseVariance,
+  oneWayShareFor,
+  type PaidOneWays,
+  rmsSigma,
+  uniform,
+} from '../paid-one-ways.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { measureOneWays } from './one-way-start.ts';
 import { TableBudget } from './rho-schedule.ts';
@@ -65,7 +72,12 @@ export interface DirectStart {
     readonly raw: Float64Array;
     readonly sigma: number;
   }[];
-  readonly oneWay: { readonly rho: number; readonly sigma: number };
+  readonly oneWay: {
+    readonly rho: number;
+    readonly sigma: number;
+    readonly features: number;
+    readonly paid: number;
+  };
   readonly rho: number;
   readonly sigma: number;
   readonly tables: number;
@@ -85,13 +97,17 @@ export function measureDirect(
   rho: number,
   noise: NoiseSource,
   scale: NoiseScale = { n: data.n, bound: 1 },
+  /** Features' one-ways already paid for (discovery's): not measured again at the start. */
+  paid?: PaidOneWays,
 ): DirectStart {
+  const share = oneWayShareFor(DIRECT_ONE_WAY_SHARE, shape.layout.sizes.length, paid);
   const start = measureOneWays(
     data,
     exact,
     shape.rows,
-    new TableBudget(rho, scale.n, 1, DIRECT_ONE_WAY_SHARE, 0, scale.bound),
+    new TableBudget(rho, scale.n, 1, share, 0, scale.bound),
     noise,
+    paid,
   );
   const rest = rho - start.rho;
   const sigma = measurementSigma(rest, { tables: tables.length }, scale.n, scale.bound);
@@ -109,13 +125,19 @@ export function measureDirect(
     const unit = groupedVersion(whole, start.groups, sizes);
     cells += unit.cells;
     const threshold = unitTable(t.features);
-    const raw = measure(asUnit(unit, exact.of(threshold), sizes), sigma, noise);
+    const fresh = measure(asUnit(unit, exact.of(threshold), sizes), sigma, noise);
+    // An uncovered feature's one-way, measured again here: combined with its paid one-way by
+    // inverse variance (both of the whole, ungrouped table).
+    const own = t.features.length === 1 && !unit.grouping ? paid?.[t.features[0]] : undefined;
+    const both = own ? combineInverseVariance(own, uniform(fresh, sigma)) : undefined;
+    const raw = both ? both.values : fresh;
+    const tableSigma = both ? rmsSigma(both.variances) : sigma;
     return {
-      target: tableTarget(threshold, t.weight, fitTarget(raw, sigma), unit.grouping),
+      target: tableTarget(threshold, t.weight, fitTarget(raw, tableSigma), unit.grouping),
       raw,
-      sigma,
+      sigma: tableSigma,
     };
   });
-  const oneWay = { rho: start.rho, sigma: start.sigma };
+  const oneWay = { rho: start.rho, sigma: start.sigma, features: sizes.length, paid: start.paid };
   return { initial: start.initial, measured: direct, oneWay, rho: rest, sigma, tables: tables.length, cells };
 }

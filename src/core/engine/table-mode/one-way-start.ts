@@ -13,6 +13,7 @@ import type { CategoryGroups } from '../kernels/grouped-tables.ts';
 import type { TableTarget } from '../kernels/session.ts';
 import { sparsemax } from '../kernels/sparsemax.ts';
 import { measure } from '../measure.ts';
+import { type PaidOneWay, type PaidOneWays, rmsSigma, uniform, unpaidFeatures } from '../paid-one-ways.ts';
 import type { RelaxedShape } from '../relaxed.ts';
 import { compressDomain, KEEP_SIGMAS } from './domain-compression.ts';
 import type { TableBudget } from './rho-schedule.ts';
@@ -64,28 +65,63 @@ function shuffle(a: Int32Array, noise: NoiseSource): void {
 
 export interface OneWayStart {
   readonly initial: Float64Array;
+  /** Every feature's one-way target (paid, or measured here). */
   readonly targets: TableTarget[];
+  /** Every feature's one-way as values and per-cell variances (for inverse-variance combination). */
+  readonly oneWays: readonly PaidOneWay[];
+  /** Per feature, the σ its target is weighted by (rmsSigma of a paid one-way's variances). */
+  readonly featureSigmas: readonly number[];
+  /** σ₀ of the features measured here (0 when every one-way was paid). */
   readonly sigma: number;
+  /** ρ spent here (0 when every one-way was paid). */
   readonly rho: number;
+  /** Features whose one-way was paid (discovery's), not measured here. */
+  readonly paid: number;
+  readonly paidFeatures: readonly number[];
   /** Per feature, its merged categories for grouped tables (undefined: none merged). */
   readonly groups: readonly (CategoryGroups | undefined)[];
 }
 
-/** Measures the d one-way marginals (the budget's one-way share) and builds the start rows. */
+/**
+ * Measures the one-way marginals of the features with no paid one-way together (the budget's
+ * one-way share, which oneWayShareFor sized for them), takes the paid ones as they are
+ * (paid-one-ways.ts), and builds the start rows.
+ */
 export function measureOneWays(
   data: EncodedDataset,
   exact: ExactAnswers,
   rows: number,
   budget: TableBudget,
   noise: NoiseSource,
+  paid?: PaidOneWays,
 ): OneWayStart {
   const layout = layoutOf(data.schema);
   const d = layout.sizes.length;
-  const { rho, sigma } = budget.oneWay(d);
-  const measured = layout.sizes.map((_, f) => measure(exact.of(unitTable([f])), sigma, noise));
-  const targets = measured.map((m, f) => ({ threshold: unitTable([f]), weight: 1, measured: m }));
-  const estimates = measured.map(simplexEstimate);
+  const unpaid = unpaidFeatures(d, paid);
+  const { rho, sigma } = unpaid.length > 0 ? budget.oneWay(unpaid.length) : { rho: 0, sigma: 0 };
+  const oneWays = layout.sizes.map((size, f) => {
+    const own = paid?.[f];
+    if (!own) return uniform(measure(exact.of(unitTable([f])), sigma, noise), sigma);
+    if (own.values.length !== size) {
+      throw new Error(`internal: feature ${f}'s paid one-way has ${own.values.length} cells, not ${size}`);
+    }
+    return own;
+  });
+  const featureSigmas = oneWays.map((m) => rmsSigma(m.variances));
+  const targets = oneWays.map((m, f) => ({ threshold: unitTable([f]), weight: 1, measured: m.values }));
+  const estimates = oneWays.map((m) => simplexEstimate(m.values));
   const initial = oneWayRows({ rows, layout }, estimates, noise);
-  const groups = estimates.map((p) => compressDomain(p, KEEP_SIGMAS * sigma));
-  return { initial, targets, sigma, rho, groups };
+  const groups = estimates.map((p, f) => compressDomain(p, KEEP_SIGMAS * featureSigmas[f]));
+  const paidFeatures = layout.sizes.flatMap((_, f) => (paid?.[f] ? [f] : []));
+  return {
+    initial,
+    targets,
+    oneWays,
+    featureSigmas,
+    sigma,
+    rho,
+    paid: paidFeatures.length,
+    paidFeatures,
+    groups,
+  };
 }

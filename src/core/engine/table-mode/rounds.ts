@@ -23,6 +23,14 @@ import {
   tableTarget,
 } from '../kernels/session.ts';
 import { measure, noiseScale } from '../measure.ts';
+import {
+  combineInverseVariance,
+  fitWeight,
+  oneWayShareFor,
+  type PaidOneWays,
+  rmsSigma,
+  uniform,
+} from '../paid-one-ways.ts';
 import type { TablePlan } from '../plan.ts';
 import type { PhaseTimer, RunControl } from '../run-control.ts';
 import type {
@@ -80,7 +88,14 @@ export type StartedTablePlan = AdaptiveTablePlan | DirectTablePlan;
 /** Spends the plan's first share: every direct table, or the adaptive plan's one-way start. */
 export function startTablePlan(
   plan: TablePlan,
-  input: { data: EncodedDataset; workload: Workload; rows: number; unit?: PersonUnit },
+  input: {
+    data: EncodedDataset;
+    workload: Workload;
+    rows: number;
+    unit?: PersonUnit;
+    /** Features' one-ways already paid for (discovery's): the start does not measure them. */
+    paidOneWays?: PaidOneWays;
+  },
   exact: ExactAnswers,
   noise: NoiseSource,
 ): StartedTablePlan {
@@ -92,7 +107,7 @@ export function startTablePlan(
     return {
       ...plan,
       strategy: 'direct',
-      start: measureDirect(shape, tables, data, exact, plan.rho, noise, scale),
+      start: measureDirect(shape, tables, data, exact, plan.rho, noise, scale, input.paidOneWays),
     };
   }
   // T₀ bounds the rounds; each makes K measurements, so T₀·K bounds the measurements.
@@ -102,11 +117,11 @@ export function startTablePlan(
     plan.rho,
     scale.n,
     plan.roundBound * plan.perRound,
-    ONE_WAY_SHARE,
+    oneWayShareFor(ONE_WAY_SHARE, plan.layout.sizes.length, input.paidOneWays),
     directShare,
     scale.bound,
   );
-  const start = measureOneWays(data, exact, rows, budget, noise);
+  const start = measureOneWays(data, exact, rows, budget, noise, input.paidOneWays);
   return { ...plan, strategy: plan.strategy, budget, start };
 }
 
@@ -165,6 +180,8 @@ interface Measured {
   /** Inverse-variance average of the unit's measurements so far, and its σ. */
   values: Float64Array;
   sigma: number;
+  /** Per-cell variances where they differ (a paid one-way's, paid-one-ways.ts); else σ² each. */
+  variances?: Float64Array;
 }
 
 export class TableRounds {
@@ -178,6 +195,8 @@ export class TableRounds {
   private readonly sizes: readonly number[];
   /** The mixed plan's up-front measurement of every workload table. */
   private readonly upfront: Upfront | undefined;
+  /** Features whose paid one-way is their one-way unit's first measurement (not a start target). */
+  private readonly seeded = new Set<number>();
 
   constructor(private readonly o: TableRoundsOptions) {
     const { weights, layout, start } = o.plan;
@@ -186,6 +205,20 @@ export class TableRounds {
     this.units = withGroupedVersions(units, start.groups, this.sizes);
     this.featureSets = units.length;
     this.fallbacks = fallbacks;
+    // A paid one-way is its feature's one-way unit's first measurement: a round that measures
+    // the unit again combines with it by inverse variance, cell by cell.
+    for (const f of start.paidFeatures) {
+      const unit = this.units.find((u) => u.id === String(f));
+      if (!unit) continue;
+      const own = start.oneWays[f];
+      this.measured.set(unit.id, {
+        unit,
+        values: Float64Array.from(own.values),
+        sigma: start.featureSigmas[f],
+        variances: Float64Array.from(own.variances),
+      });
+      this.seeded.add(f);
+    }
     if (o.plan.strategy === 'mixed') this.upfront = this.measureWorkloadTables();
   }
 
@@ -270,7 +303,7 @@ export class TableRounds {
   /** D''s fit to every measured table (the one-ways included) after the last round. */
   fit(): { residualRms: number; noiseRms: number } {
     const { start } = this.o.plan;
-    const tables = start.targets.map((target) => ({ target, sigma: start.sigma }));
+    const tables = this.startTargets().map(({ target, f }) => ({ target, sigma: start.featureSigmas[f] }));
     for (const m of this.measured.values()) tables.push({ target: this.target(m), sigma: m.sigma });
     return measuredFit(this.o.session, tables, this.sizes);
   }
@@ -278,7 +311,7 @@ export class TableRounds {
   trace(): AdaptiveTableTrace | MixedTableTrace {
     const { start, budget, roundBound } = this.o.plan;
     const rounds = {
-      oneWay: { rho: start.rho, sigma: start.sigma, features: this.sizes.length },
+      oneWay: { rho: start.rho, sigma: start.sigma, features: this.sizes.length, paid: start.paid },
       compressed: start.groups.flatMap((g, feature) =>
         g ? [{ feature, categories: this.sizes[feature], groups: g.count }] : [],
       ),
@@ -366,6 +399,17 @@ export class TableRounds {
       this.measured.set(unit.id, { unit, values: fresh, sigma });
       return;
     }
+    if (old.variances) {
+      // A paid one-way's cells have their own variances: combined cell by cell.
+      const both = combineInverseVariance(
+        { values: old.values, variances: old.variances },
+        uniform(fresh, sigma),
+      );
+      old.values = both.values;
+      old.variances = Float64Array.from(both.variances);
+      old.sigma = rmsSigma(both.variances);
+      return;
+    }
     // Inverse-variance average of the two measurements (both unclipped).
     const a = 1 / old.sigma ** 2;
     const b = 1 / sigma ** 2;
@@ -377,12 +421,22 @@ export class TableRounds {
   private problem(): ProjectionBatch {
     const { start } = this.o.plan;
     const all = [...this.measured.values()];
-    let sigmaMin = start.sigma;
-    for (const m of all) sigmaMin = Math.min(sigmaMin, m.sigma);
-    const oneWayWeight = (sigmaMin / start.sigma) ** 2;
-    const tables: TableTarget[] = start.targets.map((t) => ({ ...t, weight: oneWayWeight }));
-    for (const m of all) tables.push(this.target(m, (sigmaMin / m.sigma) ** 2));
+    const own = this.startTargets();
+    let sigmaMin = Number.POSITIVE_INFINITY;
+    for (const { f } of own)
+      if (start.featureSigmas[f] > 0) sigmaMin = Math.min(sigmaMin, start.featureSigmas[f]);
+    for (const m of all) if (m.sigma > 0) sigmaMin = Math.min(sigmaMin, m.sigma);
+    const tables: TableTarget[] = own.map(({ target, f }) => ({
+      ...target,
+      weight: fitWeight(sigmaMin, start.featureSigmas[f]),
+    }));
+    for (const m of all) tables.push(this.target(m, fitWeight(sigmaMin, m.sigma)));
     return { groups: [], tables };
+  }
+
+  /** The start's one-way targets, less the paid ones that seeded their unit's measurement. */
+  private startTargets(): { target: TableTarget; f: number }[] {
+    return this.o.plan.start.targets.flatMap((target, f) => (this.seeded.has(f) ? [] : [{ target, f }]));
   }
 
   private target(m: Measured, scale = 1): TableTarget {
