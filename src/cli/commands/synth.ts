@@ -14,10 +14,13 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { keepsColumn, keptColumnIndices } from '../../core/data/column-choice.ts';
+import { toStrftime } from '../../core/data/formats.ts';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readDeclaredSchema } from '../../core/data/schema-file.ts';
 import { readTableHeader } from '../../core/data/table.ts';
+import type { OpenField } from '../../core/data/table-schema.ts';
 import { discoveryShares } from '../../core/discovery/budget-split.ts';
+import type { ColumnFormat } from '../../core/discovery/formats.ts';
 import {
   discoveryLossPreview,
   hierarchyPreview,
@@ -283,13 +286,17 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
         throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
       return dataSource({ path: flags.data, schema, undeclared: 'as-read', ...hierarchies });
     }
-    return dataSource({
+    const source = dataSource({
       path: flags.data,
       schema,
       undeclared: 'discover',
       ...(share !== undefined && { share }),
       ...hierarchies,
     });
+    const formats = openFieldFormats(open);
+    return Object.keys(formats).length === 0
+      ? source
+      : { ...source, discover: { ...source.discover, formats } };
   }
   const empty: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
   return dataSource({
@@ -299,6 +306,20 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
     ...(share !== undefined && { share }),
     ...hierarchies,
   });
+}
+
+/**
+ * A Table Schema's date, time and datetime fields with a format (not `any`): the format is
+ * declared (public), their domain is discovered on its calendar grid without the format test.
+ */
+function openFieldFormats(open: readonly OpenField[]): Record<string, ColumnFormat> {
+  const formats: Record<string, ColumnFormat> = {};
+  for (const f of open) {
+    if (f.temporal?.format !== undefined) {
+      formats[f.name] = { temporal: { kind: f.temporal.kind, format: toStrftime(f.temporal.format) } };
+    }
+  }
+  return formats;
 }
 
 async function workloadSchema(source: DataSource): Promise<Schema> {

@@ -9,6 +9,8 @@ import Papa from 'papaparse';
 import { InputError } from '../errors.ts';
 import { cannotRead } from '../input/files.ts';
 import { CsvTextSource, type Delimiter } from './csv-source.ts';
+import { tableFormat } from './formats/format.ts';
+import { readFormatRecords } from './formats/read.ts';
 
 export { type Delimiter, describeDelimiter, detectDelimiter } from './csv-source.ts';
 
@@ -117,6 +119,8 @@ export async function readCsvRecords(
   opts: CsvReadOptions = {},
 ): Promise<CsvReadResult> {
   opts.signal?.throwIfAborted();
+  // Other table formats hand the same records to the same code (data/formats/).
+  if (tableFormat(file) !== 'csv') return readFormatRecords(file, onRecord, opts);
   const totalBytes = await fileSize(file);
   const trim = opts.trim ?? true;
   const maxRecord = opts.maxRecordChars ?? DEFAULT_MAX_RECORD_CHARS;

@@ -13,6 +13,10 @@ import Papa from 'papaparse';
 import { InputError } from '../errors.ts';
 import { cannotRead } from '../input/files.ts';
 import { detectDelimiter } from './csv.ts';
+import { fingerprintFile } from './fingerprint.ts';
+import { hasOwnHeader, tableFormat } from './formats/format.ts';
+import { parquetRowCount } from './formats/parquet.ts';
+import { readFormatRecords } from './formats/read.ts';
 import { holdsNames } from './header.ts';
 
 export interface FileFacts {
@@ -73,6 +77,7 @@ function isHeader(firstRecord: string, names: readonly string[]): boolean {
 }
 
 export async function fingerprintAndCountRows(file: string, names: readonly string[]): Promise<FileFacts> {
+  if (hasOwnHeader(file)) return formatFacts(file);
   const hash = createHash('sha256');
   const counter = new RecordCounter();
   try {
@@ -88,4 +93,18 @@ export async function fingerprintAndCountRows(file: string, names: readonly stri
   const rows = counter.records - (hasHeader ? 1 : 0);
   if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
   return { fingerprint: hash.digest('hex'), rows, hasHeader };
+}
+
+/** A Parquet (or other self-describing) file: SHA-256 of its bytes, and its rows (the reader's count). */
+async function formatFacts(file: string): Promise<FileFacts> {
+  // Parquet: the footer's count (no row read); the others: the reader's record count.
+  if (tableFormat(file) === 'parquet') {
+    const [fingerprint, rows] = await Promise.all([fingerprintFile(file), parquetRowCount(file)]);
+    if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
+    return { fingerprint, rows, hasHeader: true };
+  }
+  const read = await readFormatRecords(file, () => {});
+  const rows = read.records - 1;
+  if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
+  return { fingerprint: read.fingerprint, rows, hasHeader: true };
 }

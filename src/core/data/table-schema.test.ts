@@ -243,6 +243,15 @@ describe('out and back', () => {
           missingText: '',
         },
         { name: 'w', kind: 'numeric', edges: [0.25, 1.5, 3.75], integer: false, missing: false },
+        // A date column (days since 1970-01-01) written as DD/MM/YYYY.
+        {
+          name: 'visit',
+          kind: 'numeric',
+          edges: [19000, 19100, 19200],
+          integer: true,
+          missing: false,
+          temporal: { kind: 'date', format: '%d/%m/%Y' },
+        },
       ],
     };
     const back = readTableSchema(JSON.parse(JSON.stringify(toTableSchema(schema))), 'back.json');
@@ -251,7 +260,7 @@ describe('out and back', () => {
       s.columns.map((c) =>
         c.kind === 'categorical'
           ? [c.name, c.categories, c.missing, c.missingText ?? '?']
-          : [c.name, c.edges, c.integer, c.missing, c.missingText ?? '?'],
+          : [c.name, c.edges, c.integer, c.missing, c.missingText ?? '?', c.temporal],
       );
     expect(domain(back.schema)).toEqual(domain(schema));
     // Each column's missing cells in their own form (v2 field-level), every form at the top (v1).
@@ -262,7 +271,14 @@ describe('out and back', () => {
       undefined,
       [''],
       undefined,
+      undefined,
     ]);
+    // The date field as Table Schema writes one: its type, strptime format, bounds in that format.
+    expect(toTableSchema(schema).fields[5]).toMatchObject({
+      type: 'date',
+      format: '%d/%m/%Y',
+      constraints: { minimum: '08/01/2022', maximum: '27/07/2022' },
+    });
   });
 });
 

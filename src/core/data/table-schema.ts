@@ -10,8 +10,9 @@
  * `rap-studio.edges` property, written by our own Data Package, gives the bins exactly); a
  * `boolean` → a categorical column over its true and false values. A field that states only its
  * type — a string without `enum`, a number without both bounds, a date, time or datetime — is
- * OPEN: its domain is not public, so a release discovers it privately (its type and format are
- * kept: `temporal` for dates and times). `constraints.required: true` → no missing category; else
+ * OPEN: its domain is not public, so a release discovers it privately (a date's format, unless
+ * `any`, is declared to discovery: `temporal`). A date, time or datetime field with
+ * `rap-studio.edges` (our own Data Package) is a declared temporal column. `constraints.required: true` → no missing category; else
  * the column has one. `missingValues` must be markers RAP Studio reads as missing (`?`, empty,
  * `NA`). Keys and other constraints (`primaryKey`, `unique`, `pattern`, …) say nothing about the
  * domain and are ignored.
@@ -21,6 +22,7 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
+import { formatTemporal, toStrftime } from './formats.ts';
 import {
   type CategoricalColumn,
   type Column,
@@ -300,6 +302,25 @@ function readField(f: FieldJson, at: string, missingValues: readonly string[]): 
     return { column: { ...base, kind: 'categorical', categories } };
   }
   if (f.type === 'date' || f.type === 'time' || f.type === 'datetime') {
+    const own = f[RAP_KEY];
+    // Our own Data Package: the released bins (internal units: days, seconds) in the field's format.
+    if (own?.edges !== undefined) {
+      if (f.format === 'any' || !isStrictlyAscending(own.edges)) {
+        return {
+          problem: `${at}.${RAP_KEY}.edges: must be strictly ascending, with a format other than "any"`,
+        };
+      }
+      const format = f.format === 'default' ? toStrftime(DEFAULT_FORMAT[f.type]) : toStrftime(f.format);
+      return {
+        column: {
+          ...base,
+          kind: 'numeric',
+          edges: own.edges,
+          integer: own.integer !== false,
+          temporal: { kind: f.type, format },
+        } satisfies NumericColumn,
+      };
+    }
     try {
       return { open: { name: f.name, type: f.type, missing, temporal: temporalHint(f, at) } };
     } catch (err) {
@@ -423,6 +444,24 @@ export function toTableSchema(schema: Schema): TableSchemaJson {
         format: 'default',
         constraints: { ...constraints, enum: [...c.categories] },
         ...missingValues,
+      };
+    }
+    if (c.temporal) {
+      const { kind, format } = c.temporal;
+      const first = c.edges[0];
+      const last = c.edges[c.edges.length - 1];
+      return {
+        name: c.name,
+        type: kind,
+        // strftime, as Table Schema writes date formats.
+        format,
+        constraints: {
+          ...constraints,
+          minimum: formatTemporal(c.temporal, first),
+          maximum: formatTemporal(c.temporal, last),
+        },
+        ...missingValues,
+        [RAP_KEY]: { edges: [...c.edges], integer: c.integer },
       };
     }
     return {

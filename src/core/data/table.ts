@@ -6,6 +6,7 @@
 import { InputError } from '../errors.ts';
 import { type ColumnChoice, keptColumnIndices } from './column-choice.ts';
 import { type CsvReadOptions, type CsvReadResult, readCsvRecords } from './csv.ts';
+import { hasOwnHeader } from './formats/format.ts';
 import {
   checkColumnNames,
   defaultColumnNames,
@@ -138,7 +139,8 @@ export async function readTable(
 
 function decideShape(file: string, sample: readonly Sampled[], opts: TableOptions): TableShape {
   const first = sample[0];
-  const hasHeader = hasHeaderRow(sample, opts);
+  // A Parquet / spreadsheet / statistics file names its columns itself (data/formats/).
+  const hasHeader = hasOwnHeader(file) || hasHeaderRow(sample, opts);
   const width = hasHeader ? first.fields.length : modalWidth(sample);
   if (width < 2) {
     throw new InputError(

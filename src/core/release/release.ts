@@ -2,6 +2,8 @@ import path from 'node:path';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
+import { withFileDeclarations } from '../data/formats/declarations.ts';
+import { hasOwnHeader } from '../data/formats/format.ts';
 import { type Hierarchy, hierarchyText } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
@@ -227,16 +229,16 @@ export interface Committed {
 
 // ---- 1. prepare ------------------------------------------------------------------------------
 
-/**
- * Hierarchical columns to discover need discovery, and the row level: at the person level a
- * person adds up to k to one key, which the level-by-level map (discovery/hierarchical.ts) does
- * not cover. Refused here, before anything is read or reserved.
- */
 /** The hierarchies in their text form (parseHierarchy reads them back), for the ledger and manifest. */
 function hierarchyTexts(h: Readonly<Record<string, Hierarchy>>): Record<string, string> {
   return Object.fromEntries(Object.entries(h).map(([name, x]) => [name, hierarchyText(x)]));
 }
 
+/**
+ * Hierarchical columns to discover need discovery, and the row level: at the person level a
+ * person adds up to k to one key, which the level-by-level map (discovery/hierarchical.ts) does
+ * not cover. Refused here, before anything is read or reserved.
+ */
 function checkHierarchies(source: DataSource, discovering: boolean, personLevel: boolean): void {
   const names = Object.keys(source.hierarchies ?? {});
   if (names.length === 0) return;
@@ -256,7 +258,18 @@ function checkHierarchies(source: DataSource, discovering: boolean, personLevel:
   }
 }
 
-export async function prepare(spec: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+  // A discovering release takes the file's own declarations (SPSS value labels) as declared.
+  const spec: ReleaseSpec =
+    given.source.discover === undefined
+      ? given
+      : {
+          ...given,
+          source: {
+            ...given.source,
+            schema: await withFileDeclarations(given.source.path, given.source.schema, given.source.columns),
+          },
+        };
   const { schema } = spec.source;
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
   const choice = readChoice(spec);
@@ -470,7 +483,9 @@ export async function releaseColumnNames(
     ...(said === undefined ? {} : { header: said }),
     ...(choice ? { choice } : {}),
   });
-  if (said === undefined && shape.hasHeader) throw guessedHeaderRefusal(file, shape.firstLine);
+  // A Parquet (or other self-describing) file names its columns in its schema: no guess.
+  if (said === undefined && shape.hasHeader && !hasOwnHeader(file))
+    throw guessedHeaderRefusal(file, shape.firstLine);
   return shape.header;
 }
 

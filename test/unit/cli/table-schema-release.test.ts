@@ -27,6 +27,8 @@ const TABLE_SCHEMA = {
     { name: 'colour', type: 'string', constraints: { enum: ['red', 'green', 'blue', 'violet'] } },
     { name: 'size', type: 'integer' },
     { name: 'grade', type: 'string', constraints: { enum: ['A', 'B'], required: true } },
+    // A date with its format declared: its domain discovered on the calendar grid.
+    { name: 'visit', type: 'date', format: '%d/%m/%Y' },
   ],
   missingValues: ['?'],
 };
@@ -37,10 +39,17 @@ function data(): string {
     x = (x * 1103515245 + 12345) % 2 ** 31;
     return x % m;
   };
-  const lines = ['colour,size,grade'];
+  const lines = ['colour,size,grade,visit'];
+  const date = (day: number) => {
+    const d = new Date(Date.UTC(2024, 0, 1 + day));
+    const two = (x: number) => String(x).padStart(2, '0');
+    return `${two(d.getUTCDate())}/${two(d.getUTCMonth() + 1)}/${d.getUTCFullYear()}`;
+  };
   for (let i = 0; i < N; i++) {
     const c = next(10);
-    lines.push(`${c === 9 ? '?' : ['red', 'green', 'blue'][c % 3]},${next(40)},${next(3) === 0 ? 'B' : 'A'}`);
+    lines.push(
+      `${c === 9 ? '?' : ['red', 'green', 'blue'][c % 3]},${next(40)},${next(3) === 0 ? 'B' : 'A'},${date(next(200))}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -107,7 +116,9 @@ describe('a release with a Table Schema', () => {
     expect(resource.path).toBe('syn.csv');
     const csv = readFileSync(path.join(dir, 'syn.csv'));
     expect(resource.hash).toBe(`sha256:${createHash('sha256').update(csv).digest('hex')}`);
-    expect(resource.schema.fields.map((f) => f.name)).toEqual(['colour', 'size', 'grade']);
+    expect(resource.schema.fields.map((f) => f.name)).toEqual(['colour', 'size', 'grade', 'visit']);
+    expect(resource.schema.fields[3]).toMatchObject({ type: 'date', format: '%d/%m/%Y' });
+    expect(readFileSync(path.join(dir, 'syn.csv'), 'utf8').split(/\r?\n/)[1]).toMatch(/,\d\d\/\d\d\/202\d$/);
     expect(resource.schema.fields[0].constraints?.enum).toEqual(['red', 'green', 'blue', 'violet']);
     expect(resource.schema.fields[2].constraints).toEqual({ required: true, enum: ['A', 'B'] });
     expect(resource.schema.fields[1].type).toBe('integer');
@@ -118,6 +129,7 @@ describe('a release with a Table Schema', () => {
       ['colour', 'declared'],
       ['size', 'discovered privately'],
       ['grade', 'declared'],
+      ['visit', 'discovered privately'],
     ]);
     expect(parsed['rap-studio'].releaseId).toBe(manifest.releaseId);
   });

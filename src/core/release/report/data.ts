@@ -186,8 +186,13 @@ export async function buildReportData(
   const r = f.result.report;
   const schema = f.loaded.dataset.schema;
   const columns = await columnFidelity(
-    { path: privatePath, hasHeader: f.loaded.summary.hasHeader, header: f.loaded.header },
-    releasedCsv,
+    {
+      path: privatePath,
+      hasHeader: f.loaded.summary.hasHeader,
+      header: f.loaded.header,
+      rows: f.loaded.dataset.n,
+    },
+    { path: releasedCsv, rows: f.result.synthetic.n },
     schema.columns,
   );
   const real = f.loaded.dataset as Parameters<typeof pairFidelity>[0];

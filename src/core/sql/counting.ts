@@ -1,0 +1,168 @@
+/**
+ * THE counting SQL: every exact contingency table RAP needs from the private data (discovery's
+ * one-way histograms and counts, the workload's exact k-way tables and one-way marginals) as one
+ * `GROUP BY GROUPING SETS` query over a relation: one scan per stage, in whichever engine holds
+ * the rows (DuckDB embedded, PostgreSQL pushed down, Spark SQL on a cluster; docs/scale-out.md).
+ *
+ * The SQL groups the RAW text of each column (NULL as ''), nothing else: trimming, missing
+ * markers, number syntax, bins and out-of-domain rules stay in ONE place, the JS encoder
+ * (src/core/data/encode.ts), applied to each distinct grouped value by `tables.ts`. So a table
+ * counted in SQL is the table the streaming path counts, by construction, and no engine's
+ * number formatting or trimming rules leak in. The number of result rows is the number of
+ * distinct value combinations (bounded by n), not n.
+ *
+ * No noise here: every noisy answer is drawn from these exact counts in src/core/privacy.
+ * The SQL text holds column names and the relation only (public); never a private value.
+ */
+
+export type Dialect = 'duckdb' | 'postgres' | 'spark';
+
+/** Where the rows are; the relation expression is built here so every caller quotes alike. */
+export type Relation =
+  | {
+      readonly kind: 'csv';
+      readonly path: string;
+      readonly delimiter: string;
+      readonly header: boolean;
+      /** Physical columns, in file order (all read as text). */
+      readonly width: number;
+    }
+  | {
+      readonly kind: 'parquet';
+      readonly path: string;
+      /** FLOAT / DOUBLE columns (the file's public schema): their whole numbers print as integers. */
+      readonly floating?: readonly string[];
+    }
+  | { readonly kind: 'table'; readonly schema?: string; readonly table: string };
+
+/** A SQL identifier, double-quoted (DuckDB, PostgreSQL; Spark with ANSI quoting uses backticks). */
+export function quoteIdent(name: string, dialect: Dialect = 'duckdb'): string {
+  if (dialect === 'spark') return `\`${name.replaceAll('`', '``')}\``;
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** A SQL string literal. */
+export function quoteString(text: string): string {
+  if (text.includes('\0')) throw new RangeError('a SQL string literal cannot hold a NUL character');
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** Positional names for a CSV's columns (c0, c1, …): file headers may hold any text. */
+export function csvColumnName(index: number): string {
+  return `c${index}`;
+}
+
+export function relationSql(rel: Relation, dialect: Dialect): string {
+  switch (rel.kind) {
+    case 'csv': {
+      if (dialect !== 'duckdb') throw new RangeError('CSV files are read by DuckDB only');
+      const columns = Array.from(
+        { length: rel.width },
+        (_, i) => `${quoteString(csvColumnName(i))}: 'VARCHAR'`,
+      ).join(', ');
+      // RFC 4180 as the streaming reader takes it (papaparse): '"' quotes and escapes, no
+      // comment lines, every value text; strict_mode off accepts mixed CRLF / LF line ends.
+      return (
+        `read_csv(${quoteString(rel.path)}, delim = ${quoteString(rel.delimiter)}, quote = '"', escape = '"', ` +
+        `header = ${rel.header}, auto_detect = false, strict_mode = false, null_padding = false, ` +
+        `ignore_errors = false, comment = '', columns = {${columns}})`
+      );
+    }
+    case 'parquet':
+      if (dialect !== 'duckdb') throw new RangeError('Parquet files are read by DuckDB only');
+      return `read_parquet(${quoteString(rel.path)})`;
+    case 'table':
+      return rel.schema === undefined
+        ? quoteIdent(rel.table, dialect)
+        : `${quoteIdent(rel.schema, dialect)}.${quoteIdent(rel.table, dialect)}`;
+  }
+}
+
+/**
+ * Lines where a quote follows spaces after a delimiter (`a, "b,c"`): DuckDB reads such a field as
+ * quoted, the streaming reader (papaparse, RFC 4180) as text and splits at the inner delimiter.
+ * A CSV with any is counted by the streaming path instead. A quote inside a quoted field can
+ * match too: then the streaming path counts a file DuckDB could have (safe, only slower).
+ */
+export function spacedQuoteLinesSql(rel: Extract<Relation, { kind: 'csv' }>): string {
+  const d = rel.delimiter === '\t' ? '\\t' : rel.delimiter;
+  return (
+    `SELECT COUNT(*) AS n FROM read_csv(${quoteString(rel.path)}, delim = '\x01', quote = '', escape = '', ` +
+    `header = false, auto_detect = false, strict_mode = false, comment = '', columns = {'line': 'VARCHAR'}) ` +
+    `WHERE regexp_matches(line, ${quoteString(`(^|${d})[ \\t]+"`)})`
+  );
+}
+
+/**
+ * The text of a column as the streaming reader would see it (NULL as the empty field). A
+ * floating column's whole numbers print as a CSV writes them ('7', not DuckDB's '7.0'), so a
+ * typed copy of a CSV has the same category texts as the CSV.
+ */
+export function textOf(column: string, dialect: Dialect, floating = false): string {
+  const type = dialect === 'spark' ? 'STRING' : dialect === 'postgres' ? 'TEXT' : 'VARCHAR';
+  const c = quoteIdent(column, dialect);
+  const text = floating
+    ? `CASE WHEN ${c} = TRUNC(${c}) AND ABS(${c}) < 1e15 THEN CAST(CAST(${c} AS BIGINT) AS ${type}) ` +
+      `ELSE CAST(${c} AS ${type}) END`
+    : `CAST(${c} AS ${type})`;
+  return `COALESCE(${text}, '')`;
+}
+
+/** Whether `column` of `rel` is floating (see textOf). */
+export function isFloating(rel: Relation, column: string): boolean {
+  return rel.kind === 'parquet' && (rel.floating ?? []).includes(column);
+}
+
+export interface CountingQuery {
+  readonly sql: string;
+  /** Source columns grouped, in the query's column order (result columns v0…vm−1). */
+  readonly columns: readonly string[];
+  /** The grouping sets, as positions into `columns` (deduplicated, each ascending). */
+  readonly sets: readonly (readonly number[])[];
+}
+
+/**
+ * One query computing every set's table: result columns `v0…` (the grouped texts), `g0…`
+ * (GROUPING(vi): 1 where vi is not part of the row's set) and `n` (the count). The empty set
+ * gives the row count. A set is named by the columns it groups; its rows are those whose
+ * grouping flags are 0 exactly on its columns.
+ */
+export function groupingSetsQuery(
+  rel: Relation,
+  sets: readonly (readonly string[])[],
+  dialect: Dialect,
+): CountingQuery {
+  const columns: string[] = [];
+  const position = (name: string): number => {
+    let p = columns.indexOf(name);
+    if (p < 0) p = columns.push(name) - 1;
+    return p;
+  };
+  const seen = new Set<string>();
+  const positional: number[][] = [];
+  for (const s of sets) {
+    const ps = [...new Set(s.map(position))].sort((a, b) => a - b);
+    const key = ps.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    positional.push(ps);
+  }
+  const v = (i: number): string => quoteIdent(`v${i}`, dialect);
+  const inner = columns.map((c, i) => `${textOf(c, dialect, isFloating(rel, c))} AS ${v(i)}`).join(', ');
+  const flags = columns.map((_, i) => `GROUPING(${v(i)}) AS ${quoteIdent(`g${i}`, dialect)}`);
+  const groups = positional.map((ps) => `(${ps.map(v).join(', ')})`).join(', ');
+  const select = [...columns.map((_, i) => v(i)), ...flags, `COUNT(*) AS ${quoteIdent('n', dialect)}`];
+  const sql =
+    `SELECT ${select.join(', ')} FROM (SELECT ${inner || '1 AS one'} FROM ${relationSql(rel, dialect)}) AS src ` +
+    `GROUP BY GROUPING SETS (${groups})`;
+  return { sql, columns, sets: positional };
+}
+
+/** The key of a result row's set: the positions whose grouping flag is 0. */
+export function setKey(flags: readonly number[]): string {
+  const ps: number[] = [];
+  flags.forEach((g, i) => {
+    if (g === 0) ps.push(i);
+  });
+  return ps.join(',');
+}

@@ -1,0 +1,164 @@
+/**
+ * A PostgreSQL table as a private source: `postgres://[user@]host[:port]/db?table=[schema.]name`.
+ * The counting is pushed down (counting.ts's GROUPING SETS query in the 'postgres' dialect), so
+ * rows never leave the database: only one count per distinct value combination comes back.
+ *
+ * Credentials never come from the source text (which may be written to a ledger, a log or a
+ * manifest): a password in the URL is refused. libpq's environment (PGPASSWORD, PGUSER, PGHOST,
+ * PGPORT, PGSSLMODE…) and ~/.pgpass supply them, read by the client at connect time.
+ *
+ * The ledger's identity of a database source (its "fingerprint") is `databaseFingerprint`: an
+ * HMAC-SHA256, keyed with the ledger's key (ledger/key.ts), of the source's public description
+ * (host, port, database, table), the exact counting query's text, and the row count. A table
+ * that changes rows changes it (a new dataset to the ledger, as an edited file is), and without
+ * the key it says nothing about the table.
+ */
+import { createHmac } from 'node:crypto';
+import type { Client } from 'pg';
+import type { Schema } from '../data/schema.ts';
+import { InputError } from '../errors.ts';
+import { groupingSetsQuery, type Relation } from './counting.ts';
+import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
+
+export interface PostgresSource {
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly database: string;
+  readonly user: string | undefined;
+  readonly schema: string | undefined;
+  readonly table: string;
+  /** The source as the curator may see it written anywhere (no credentials). */
+  readonly display: string;
+}
+
+export function isPostgresSource(text: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(text);
+}
+
+/** Parses `postgres://[user@]host[:port]/db?table=[schema.]name`; refuses a password in it. */
+export function parsePostgresSource(text: string): PostgresSource {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(
+      `${redact(text)}: not a PostgreSQL URL; write postgres://host/database?table=name.`,
+      {
+        field: 'data',
+      },
+    );
+  }
+  if (url.password !== '') {
+    throw new InputError(
+      `${redact(text)}: the URL holds a password, which would be written wherever the source is named (the ` +
+        'ledger, the manifest, logs). Remove it and give it in the environment (PGPASSWORD) or in ~/.pgpass.',
+      { field: 'data' },
+    );
+  }
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const tableParam = url.searchParams.get('table');
+  if (!database || !tableParam) {
+    throw new InputError(
+      `${redact(text)}: name the database and the table: postgres://host/database?table=[schema.]name.`,
+      { field: 'data' },
+    );
+  }
+  const parts = tableParam.split('.');
+  if (parts.length > 2 || parts.some((p) => p === '')) {
+    throw new InputError(`${redact(text)}: the table "${tableParam}" is not [schema.]name.`, {
+      field: 'data',
+    });
+  }
+  const [schema, table] = parts.length === 2 ? [parts[0], parts[1]] : [undefined, parts[0]];
+  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname);
+  const port = url.port === '' ? undefined : Number(url.port);
+  const user = url.username === '' ? undefined : decodeURIComponent(url.username);
+  const display = `postgres://${user ? `${user}@` : ''}${host ?? ''}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
+  return { host, port, database, user, schema, table, display };
+}
+
+/** The URL without anything after a colon in its user part (for messages about a bad URL). */
+function redact(text: string): string {
+  return text.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@');
+}
+
+export function postgresRelation(src: PostgresSource): Relation {
+  return { kind: 'table', table: src.table, ...(src.schema ? { schema: src.schema } : {}) };
+}
+
+/**
+ * Runs `job` on a connection to the source's database; closed on every way out. `host` may be a
+ * Unix socket folder (libpq's rule: a host starting with '/').
+ */
+export async function withPostgres<T>(src: PostgresSource, job: (client: Client) => Promise<T>): Promise<T> {
+  const { Client } = (await import('pg')).default;
+  const client = new Client({
+    database: src.database,
+    ...(src.host ? { host: src.host } : {}),
+    ...(src.port ? { port: src.port } : {}),
+    ...(src.user ? { user: src.user } : {}),
+    // The password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
+  });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: cannot connect (${(err as Error).message}). Check the host, the database and the ` +
+        'credentials in the environment (PGUSER, PGPASSWORD) or ~/.pgpass.',
+      { field: 'data' },
+    );
+  }
+  try {
+    return await job(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The source's exact tables over `schema`'s codes, counted inside the database in one query (the
+ * schema's column names are the table's). Private, like every exact table.
+ */
+export async function countOnPostgres(
+  client: Client,
+  src: PostgresSource,
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  opts: CountOptions = {},
+): Promise<CountedTables & { readonly query: string }> {
+  const names = schema.columns.map((c) => c.name);
+  const source = (f: number) => names[f];
+  const query = groupingSetsQuery(
+    postgresRelation(src),
+    [...features.map((fs) => fs.map(source)), []],
+    'postgres',
+  );
+  // Rows as arrays: the result's column names (v0, g0, …) are the query's, not the table's.
+  const result = await client.query({ text: query.sql, rowMode: 'array' });
+  const counted = tablesFromGroups(
+    schema,
+    features,
+    source,
+    query,
+    { rows: result.rows as unknown[][] },
+    opts,
+  );
+  return { ...counted, query: query.sql };
+}
+
+/**
+ * The ledger's identity of a database source: HMAC-SHA256 under the ledger's key of the
+ * source's description, the counting query and the row count (module comment).
+ */
+export function databaseFingerprint(key: Buffer, src: PostgresSource, query: string, rows: number): string {
+  const described = JSON.stringify({
+    host: src.host ?? null,
+    port: src.port ?? null,
+    database: src.database,
+    schema: src.schema ?? null,
+    table: src.table,
+  });
+  return createHmac('sha256', key)
+    .update(`rap-studio database source v1\n${described}\n${query}\n${rows}`)
+    .digest('hex');
+}

@@ -1,0 +1,216 @@
+/**
+ * Exact contingency tables of the private data over schema codes, counted by a SQL engine with
+ * the one counting query (counting.ts): the engine groups raw text; each distinct text goes
+ * through the streaming path's own encoder (data/encode.ts), and its count is added to its
+ * code's cell. A table here equals `contingencyTable` over the dataset `loadCsv` encodes
+ * (src/core/workload/exact.ts), row-major over the listed features, by construction
+ * (src/core/sql/tables.test.ts checks it on messy files).
+ *
+ * Exact statistics of the private data: never logged, never released (noise is drawn from them
+ * in src/core/privacy).
+ */
+import { open } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { detectDelimiter } from '../data/csv.ts';
+import { columnEncoder, type OutOfDomainRule } from '../data/encode.ts';
+import { domainSize, type Schema } from '../data/schema.ts';
+import { readTableHeader, type TableOptions } from '../data/table.ts';
+import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
+import { InputError } from '../errors.ts';
+import {
+  type CountingQuery,
+  csvColumnName,
+  type Dialect,
+  groupingSetsQuery,
+  type Relation,
+  relationSql,
+  spacedQuoteLinesSql,
+} from './counting.ts';
+import { type DuckDbOptions, withDuckDb } from './duckdb.ts';
+
+export interface CountOptions {
+  readonly missingMarkers?: readonly string[];
+  /** Default 'reject': a value no code takes fails the count (a release's load keeps every record). */
+  readonly outOfDomain?: OutOfDomainRule;
+  /** Strip whitespace around every value, as the streaming reader does (default true). */
+  readonly trim?: boolean;
+}
+
+export interface CountedTables {
+  /** Records counted (the empty grouping set). */
+  readonly n: number;
+  /** One table per requested feature list (schema column indices), in request order. */
+  readonly tables: readonly Float64Array[];
+}
+
+/** Rows of a counting query's result, as texts, flags and counts. */
+export interface GroupedRows {
+  /** rows[r] = [v0…vm−1 (string|null), g0…gm−1 (number), n (number)] */
+  readonly rows: readonly (readonly unknown[])[];
+}
+
+/** The relation column that feeds each schema column. */
+export type ColumnSource = (schemaColumn: number) => string;
+
+/**
+ * The tables, from the grouped rows of `query` (built over relation columns `source(f)`). Throws
+ * when a grouped value has no code (it would have rejected the record in the streaming path).
+ */
+export function tablesFromGroups(
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  source: ColumnSource,
+  query: CountingQuery,
+  grouped: GroupedRows,
+  opts: CountOptions = {},
+): CountedTables {
+  const trim = opts.trim ?? true;
+  const m = query.columns.length;
+  const encodeOpts = {
+    missingMarkers: opts.missingMarkers ?? DEFAULT_MISSING_MARKERS,
+    outOfDomain: opts.outOfDomain ?? ('reject' as const),
+  };
+  // For each requested table: its query set key, and per feature the query position.
+  const plans = features.map((fs) => {
+    const positions = fs.map((f) => query.columns.indexOf(source(f)));
+    const key = [...new Set(positions)].sort((a, b) => a - b).join(',');
+    const dims = fs.map((f) => domainSize(schema.columns[f]));
+    const size = dims.reduce((a, b) => a * b, 1);
+    const encoders = fs.map((f) => {
+      const encode = columnEncoder(schema.columns[f], encodeOpts);
+      const memo = new Map<string, number>();
+      return (text: string): number => {
+        let code = memo.get(text);
+        if (code === undefined) {
+          const c = encode(trim ? text.trim() : text);
+          if (typeof c === 'string') {
+            throw new InputError(`a record does not fit the schema: ${c}`, {
+              column: schema.columns[f].name,
+            });
+          }
+          code = c;
+          memo.set(text, code);
+        }
+        return code;
+      };
+    });
+    return { positions, key, dims, encoders, table: new Float64Array(size) };
+  });
+  const byKey = new Map<string, (typeof plans)[number][]>();
+  for (const p of plans) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p]);
+  let n = -1;
+  for (const row of grouped.rows) {
+    const flags = row.slice(m, 2 * m).map(Number);
+    const count = Number(row[2 * m]);
+    const key = flags.flatMap((g, i) => (g === 0 ? [i] : [])).join(',');
+    if (key === '') n = count;
+    for (const p of byKey.get(key) ?? []) {
+      let cell = 0;
+      p.positions.forEach((pos, j) => {
+        cell = cell * p.dims[j] + p.encoders[j](String(row[pos] ?? ''));
+      });
+      p.table[cell] += count;
+    }
+  }
+  // An empty relation has no row for the empty set under some engines; n is then 0.
+  return { n: Math.max(n, 0), tables: plans.map((p) => p.table) };
+}
+
+/** Runs the counting query for `features` (plus the row count) on a DuckDB connection. */
+export async function countOnDuckDb(
+  connection: DuckDBConnection,
+  rel: Relation,
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  source: ColumnSource,
+  opts: CountOptions = {},
+): Promise<CountedTables> {
+  const query = groupingSetsQuery(
+    rel,
+    [...features.map((fs) => fs.map(source)), []],
+    'duckdb' satisfies Dialect,
+  );
+  const result = await connection.runAndReadAll(query.sql);
+  return tablesFromGroups(schema, features, source, query, { rows: result.getRows() }, opts);
+}
+
+/** The public facts DuckDB needs to read a CSV as the streaming reader does. */
+export async function csvRelation(
+  file: string,
+  opts: Pick<TableOptions, 'header' | 'delimiter'> & { readonly expectedNames?: readonly string[] } = {},
+): Promise<{ readonly relation: Relation; readonly header: readonly string[] }> {
+  const shape = await readTableHeader(file, opts);
+  const delimiter = opts.delimiter ?? detectDelimiter(await firstText(file));
+  return {
+    relation: { kind: 'csv', path: file, delimiter, header: shape.hasHeader, width: shape.header.length },
+    header: shape.header,
+  };
+}
+
+async function firstText(file: string): Promise<string> {
+  const handle = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return new TextDecoder().decode(buf.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Exact tables of a CSV or Parquet file (by extension) over `schema`'s codes, counted by an
+ * embedded DuckDB in one scan. Schema columns are matched to the file's columns by name.
+ */
+export async function countFileTables(
+  file: string,
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  opts: CountOptions & Pick<TableOptions, 'header' | 'delimiter'> & { readonly duckdb?: DuckDbOptions } = {},
+): Promise<CountedTables> {
+  const names = schema.columns.map((c) => c.name);
+  let rel: Relation;
+  let source: ColumnSource;
+  if (/\.parquet$/i.test(file)) {
+    rel = { kind: 'parquet', path: file };
+    source = (f) => names[f];
+  } else {
+    const csv = await csvRelation(file, { ...opts, expectedNames: names });
+    rel = csv.relation;
+    const index = new Map(csv.header.map((h, i) => [h, i]));
+    source = (f) => {
+      const i = index.get(names[f]) ?? (csv.header.length === names.length ? f : undefined);
+      if (i === undefined)
+        throw new InputError(`${file}: no column "${names[f]}"`, { file, column: names[f] });
+      return csvColumnName(i);
+    };
+  }
+  return withDuckDb(async (c) => {
+    if (rel.kind === 'csv') await assertSameDialect(c, rel);
+    const counted = rel.kind === 'parquet' ? { ...rel, floating: await floatingColumns(c, rel.path) } : rel;
+    return countOnDuckDb(c, counted, schema, features, source, opts);
+  }, opts.duckdb);
+}
+
+/** Thrown where DuckDB would read a CSV otherwise than the streaming reader: count there instead. */
+export class NotForDuckDb extends Error {}
+
+async function assertSameDialect(connection: DuckDBConnection, rel: Extract<Relation, { kind: 'csv' }>) {
+  const found = await connection.runAndReadAll(spacedQuoteLinesSql(rel));
+  if (Number(found.getRows()[0]?.[0] ?? 0) > 0) {
+    throw new NotForDuckDb(
+      `${rel.path}: a quote after spaces following a delimiter; the streaming reader counts it`,
+    );
+  }
+}
+
+/** A Parquet file's FLOAT / DOUBLE columns (its public schema, read from the footer). */
+export async function floatingColumns(connection: DuckDBConnection, path: string): Promise<string[]> {
+  const described = await connection.runAndReadAll(
+    `DESCRIBE SELECT * FROM ${relationSql({ kind: 'parquet', path }, 'duckdb')}`,
+  );
+  return described
+    .getRows()
+    .filter((r) => /^(FLOAT|DOUBLE|REAL)$/i.test(String(r[1])))
+    .map((r) => String(r[0]));
+}
