@@ -18,6 +18,7 @@ import { Ledger } from '../../src/core/ledger/ledger.ts';
 import { type ReleaseOutcome, releaseStraightThrough } from '../../src/core/release/release.ts';
 import {
   dataSource,
+  parseHierarchies,
   parseRunSettings,
   type RunSettingsText,
   releaseSpec,
@@ -45,6 +46,8 @@ export interface ReleaseCaseInput {
   readonly header?: boolean;
   /** Discovery's share (raw data only); default the product's. */
   readonly discoveryShare?: number;
+  /** Columns marked hierarchical, as `--hierarchy col=TEXT` entries (raw data only). */
+  readonly hierarchy?: readonly string[];
   /** A fresh folder for the throwaway ledger and the release's files. */
   readonly dir: string;
   readonly name: string;
@@ -98,6 +101,7 @@ export async function releaseCase(input: ReleaseCaseInput): Promise<ReleasedCase
         schema: input.declared ?? ({ version: 1, origin: 'declared', columns: [] } as Schema),
         undeclared: 'discover',
         ...(input.discoveryShare !== undefined && { share: input.discoveryShare }),
+        ...(input.hierarchy && { hierarchies: parseHierarchies(input.hierarchy) }),
       });
   const source = input.header === undefined ? chosen : { ...chosen, header: input.header };
   const spec = releaseSpec(settings, {

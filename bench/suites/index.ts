@@ -1,7 +1,9 @@
 /** The suites `npm run bench -- --suite NAME` knows. Add a suite: a file exporting a Suite, and a line here. */
 
+import type { BenchArgs } from '../lib/args.ts';
 import type { PremSuite } from '../lib/prem-run.ts';
 import type { RawSuite } from '../lib/raw-run.ts';
+import { runShapesParts } from '../lib/shapes.ts';
 import type { Suite } from '../lib/types.ts';
 import { future } from './future.ts';
 import { paper } from './paper.ts';
@@ -9,6 +11,7 @@ import { prem } from './prem.ts';
 import { quick } from './quick.ts';
 import { raw, rawShare } from './raw.ts';
 import { scale } from './scale.ts';
+import { shapesCodes } from './shapes-codes.ts';
 import { runShapesDatesSuite, SHAPES_DATES_SUITE } from './shapes-dates.ts';
 import { shapesSchema } from './shapes-schema.ts';
 import { sota } from './sota.ts';
@@ -27,8 +30,13 @@ export const PREM_SUITES: ReadonlyMap<string, PremSuite> = new Map([prem].map((s
 
 /**
  * Parts of the `shapes` suite (issue 28): whole releases through the release pipeline, each run on
- * its own (`--suite shapes-dates`) and composed into `shapes`.
+ * its own (`--suite shapes-dates`, `--suite shapes-codes`) and composed into `shapes`.
  */
 export const SHAPES_PARTS: ReadonlyMap<string, typeof runShapesDatesSuite> = new Map([
   [SHAPES_DATES_SUITE, runShapesDatesSuite],
+  [
+    shapesCodes.name,
+    (args: BenchArgs, outDir: string, latest: string, command: string) =>
+      runShapesParts([shapesCodes], shapesCodes.name, args, outDir, latest, command),
+  ],
 ]);

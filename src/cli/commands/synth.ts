@@ -19,8 +19,14 @@ import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readDeclaredSchema } from '../../core/data/schema-file.ts';
 import { readTableHeader } from '../../core/data/table.ts';
 import type { OpenField } from '../../core/data/table-schema.ts';
+import { discoveryShares } from '../../core/discovery/budget-split.ts';
 import type { ColumnFormat } from '../../core/discovery/formats.ts';
-import { discoveryLossPreview, lossSentence } from '../../core/discovery/preview.ts';
+import {
+  discoveryLossPreview,
+  hierarchyPreview,
+  hierarchySentences,
+  lossSentence,
+} from '../../core/discovery/preview.ts';
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, SOFTMAX_LR_SCALE, TABLE_TUNING } from '../../core/engine/defaults.ts';
@@ -50,6 +56,7 @@ import {
 import { reportPathsFor, writeReportsBeside } from '../../core/release/report/index.ts';
 import {
   dataSource,
+  parseHierarchies,
   parseRunSettings,
   type RunSettingsText,
   releaseSpec,
@@ -93,6 +100,7 @@ export interface SynthFlags extends Partial<Record<TextSettingName, string>> {
   confirmCap?: boolean;
   name?: string;
   discoveryShare?: string;
+  hierarchy?: string[];
   dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
@@ -263,10 +271,12 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
 
 async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
   const share = flags.discoveryShare === undefined ? undefined : parseShare(flags.discoveryShare);
+  const hierarchies = flags.hierarchy?.length ? { hierarchies: parseHierarchies(flags.hierarchy) } : {};
   if (flags.domain !== undefined || flags.schema !== undefined) {
     if (flags.domain !== undefined) {
       const schema = await schemaFromOptions(flags);
       if (share !== undefined) throw new InputError('--discovery-share needs a raw CSV (no --domain)');
+      if (flags.hierarchy?.length) throw new InputError('--hierarchy needs a raw CSV (no --domain)');
       return { path: flags.data, schema };
     }
     // A Table Schema may name fields without stating their domain: those are discovered privately.
@@ -274,13 +284,14 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
     if (!flags.discoverUndeclared && open.length === 0) {
       if (share !== undefined)
         throw new InputError('--discovery-share goes with --discover-undeclared (or no --schema)');
-      return dataSource({ path: flags.data, schema, undeclared: 'as-read' });
+      return dataSource({ path: flags.data, schema, undeclared: 'as-read', ...hierarchies });
     }
     const source = dataSource({
       path: flags.data,
       schema,
       undeclared: 'discover',
       ...(share !== undefined && { share }),
+      ...hierarchies,
     });
     const formats = openFieldFormats(open);
     return Object.keys(formats).length === 0
@@ -293,6 +304,7 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
     schema: empty,
     undeclared: 'discover',
     ...(share !== undefined && { share }),
+    ...hierarchies,
   });
 }
 
@@ -379,12 +391,21 @@ async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void
     out.push('every column declared: nothing is discovered, no category merges');
   } else {
     const b = raw.budget;
+    const marked = raw.hierarchies ?? {};
+    const shares = discoveryShares(raw.undeclared, marked).total;
+    const levels =
+      shares > raw.undeclared.length ? `, ${shares} shares: a hierarchical column one per level` : '';
     out.push(
-      `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns ` +
-        `(each ρ = ${(b.rhoDiscovery / raw.undeclared.length).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
+      `discovery: ${raw.share} of ρ = ${b.rho.toExponential(3)} over ${raw.undeclared.length} undeclared columns${levels} ` +
+        `(each ρ = ${(b.rhoDiscovery / shares).toExponential(3)}); synthesis ρ = ${b.rhoSynthesis.toExponential(3)}`,
     );
-    const preview = discoveryLossPreview(b, raw.undeclared);
-    for (const p of preview) out.push(`  ${lossSentence(p, spec.epsilon)}`);
+    const preview = discoveryLossPreview(b, raw.undeclared, marked);
+    for (const p of preview) {
+      const lines = marked[p.name]
+        ? hierarchySentences(p.name, hierarchyPreview(b, raw.undeclared, marked, p.name), spec.epsilon)
+        : [lossSentence(p, spec.epsilon)];
+      for (const line of lines) out.push(`  ${line}`);
+    }
     if (preview.length > 0) {
       const p = preview[0];
       out.push(
@@ -491,6 +512,11 @@ export function register(program: Command): void {
     .option(
       '--discovery-share <s>',
       'share of the budget for discovering undeclared columns privately (0 < s < 1); default 0.2',
+    )
+    .option(
+      '--hierarchy <col=levels>',
+      'a column of hierarchical codes, discovered level by level from the top (repeatable): a preset (icd10, postcode, naics) or prefix lengths, e.g. zip=postcode, code=1,3,full; add ,full-codes to decode to released full codes',
+      (v: string, acc: string[] = []) => [...acc, v],
     )
     .option(
       '--allow-non-private-domain',

@@ -10,7 +10,8 @@
  */
 import { secureNoise } from '../privacy/noise.ts';
 import { formatNumberText, formatTemporal, hourOf, weekdayOf } from './formats.ts';
-import type { Column, NumericColumn, NumericPiece, Schema } from './schema.ts';
+import { leavesUnder } from './hierarchy.ts';
+import type { CategoricalColumn, Column, NumericColumn, NumericPiece, Schema } from './schema.ts';
 import { domainSize } from './schema.ts';
 import { binOf, DEFAULT_MISSING_MARKERS, integerRange } from './values.ts';
 
@@ -162,6 +163,26 @@ function decodePlainBin(column: NumericColumn, bin: number, opts: DecodeOptions)
   return shortText(edges, bin, x);
 }
 
+const leavesByColumn = new WeakMap<CategoricalColumn, number[][]>();
+
+/**
+ * A hierarchical column whose curator asked for full-length codes: a released prefix becomes a
+ * released leaf under it, uniformly (post-processing of the released domain; hierarchy.ts); a
+ * prefix with no released leaf under it stays itself (no code the release did not publish).
+ */
+function decodeCategory(column: CategoricalColumn, code: number, opts: DecodeOptions): string {
+  if (!column.hierarchy?.fullCodes) return column.categories[code];
+  let leaves = leavesByColumn.get(column);
+  if (!leaves) {
+    leaves = leavesUnder(column.hierarchy, column.categories);
+    leavesByColumn.set(column, leaves);
+  }
+  const under = leaves[code];
+  if (under.length === 0) return column.categories[code];
+  const random = opts.random ?? defaultRandom();
+  return column.categories[under[Math.min(under.length - 1, Math.floor(random() * under.length))]];
+}
+
 /** The text for code `code` of `column`. */
 export function decodeValue(column: Column, code: number, opts: DecodeOptions = {}): string {
   const size = domainSize(column);
@@ -170,7 +191,7 @@ export function decodeValue(column: Column, code: number, opts: DecodeOptions = 
   }
   if (column.missing && code === size - 1)
     return column.missingText ?? opts.missingMarker ?? DEFAULT_MISSING_MARKERS[0];
-  return column.kind === 'categorical' ? column.categories[code] : decodeBin(column, code, opts);
+  return column.kind === 'categorical' ? decodeCategory(column, code, opts) : decodeBin(column, code, opts);
 }
 
 /** Rows of text, one at a time, from codes per column: `codes[j][i]` is row i's code for column j. */

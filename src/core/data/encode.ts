@@ -3,7 +3,9 @@
  * with a value the schema cannot take is rejected whole and counted by reason; the codes of a
  * row are stored only once every column has accepted its value.
  */
+
 import { formatTemporal } from './formats.ts';
+import { finestCategory } from './hierarchy.ts';
 import type { Rejections } from './rejections.ts';
 import type {
   CategoricalColumn,
@@ -72,11 +74,18 @@ function categoricalEncoder(
   rule: OutOfDomain,
 ): Encode {
   const index = new Map(column.categories.map((c, i) => [c, i]));
+  const { hierarchy } = column;
   const other = rule === 'other' ? (index.get(OTHER_CATEGORY) ?? column.fallbackCode) : undefined;
   // With 'other', a missing value in a column without a missing category is 'other' too: the
   // record is kept (n stays the number of records).
   const onMissing = column.missing ? column.categories.length : (other ?? missingReason(column));
   const outside = other ?? `value outside the declared categories of column "${column.name}"`;
+  if (hierarchy) {
+    // A code is held by its finest released key (C34.90 → C34 when only the category passed).
+    return (value) =>
+      index.get(value) ??
+      (missing.has(value) ? onMissing : (finestCategory(hierarchy, value, index) ?? outside));
+  }
   return (value) => index.get(value) ?? (missing.has(value) ? onMissing : outside);
 }
 

@@ -31,6 +31,13 @@ import { z } from 'zod';
 import { InputError } from '../errors.ts';
 import { readTextFile } from '../input/files.ts';
 import { NUMBER_FORMAT_GROUPS, parseTemporal, temporalPatternProblem } from './formats.ts';
+import {
+  HIERARCHY_PRESETS,
+  type Hierarchy,
+  hierarchyFromLevels,
+  hierarchyText,
+  parseHierarchy,
+} from './hierarchy.ts';
 import { type Column, MAX_DOMAIN_SIZE, SCHEMA_VERSION, type Schema, TEMPORAL_KINDS } from './schema.ts';
 import {
   type DeclaredTableSchema,
@@ -62,12 +69,29 @@ const temporalJson = z.strictObject({
 
 const pieceJson = z.strictObject({ lo: z.number(), hi: z.number(), weight: z.number().min(0) });
 
+/**
+ * A hierarchy: its text form ("icd10", "3,5,digits", "1,3,full,full-codes"; hierarchy.ts) or an
+ * object { preset } / { levels, digits, separator } with fullCodes.
+ */
+const hierarchyJson = z.union([
+  z.string(),
+  z.strictObject({ preset: z.enum(['icd10', 'postcode', 'naics']), fullCodes: z.boolean().optional() }),
+  z.strictObject({
+    levels: z.array(z.union([z.int().positive(), z.literal('full')])).min(1),
+    digits: z.boolean().optional(),
+    separator: z.string().min(1).optional(),
+    fullCodes: z.boolean().optional(),
+  }),
+]);
+
 const categoricalJson = z.strictObject({
   name,
   kind: z.literal('categorical'),
   temporal: temporalJson.optional(),
   missingText: z.string().max(100).optional(),
-  categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit),
+  /** Absent with a hierarchy: the column is discovered privately as hierarchical codes. */
+  categories: z.array(z.string()).max(MAX_DOMAIN_SIZE, domainLimit).optional(),
+  hierarchy: hierarchyJson.optional(),
   missing: z.boolean().default(false),
   provenance: provenanceJson.optional(),
   fallbackCode: z.int().min(0).optional(),
@@ -142,6 +166,18 @@ function semanticProblems(columns: readonly ColumnJson[]): string[] {
     if (seen.has(c.name)) problems.push(`${at}.name: duplicate column name`);
     seen.add(c.name);
     if (c.kind === 'categorical') {
+      if (c.hierarchy !== undefined) {
+        try {
+          toHierarchy(c.hierarchy);
+        } catch (err) {
+          problems.push(`${at}.hierarchy: ${(err as Error).message}`);
+        }
+      }
+      if (c.categories === undefined) {
+        if (c.hierarchy === undefined)
+          problems.push(`${at}.categories: required (or a "hierarchy", to discover the codes privately)`);
+        return;
+      }
       if (new Set(c.categories).size !== c.categories.length)
         problems.push(`${at}.categories: duplicate category`);
       if (c.categories.length === 0 && !c.missing)
@@ -222,10 +258,29 @@ function edgeProblems(at: string, raw: z.infer<typeof numericJson>): string[] {
   return [];
 }
 
-function toColumn(c: ColumnJson): Column {
+type HierarchyJson = z.infer<typeof hierarchyJson>;
+
+function toHierarchy(h: HierarchyJson): Hierarchy {
+  if (typeof h === 'string') return parseHierarchy(h);
+  if ('preset' in h) {
+    const preset = HIERARCHY_PRESETS[h.preset];
+    return h.fullCodes ? { ...preset, fullCodes: true } : preset;
+  }
+  return hierarchyFromLevels(h.levels, {
+    ...(h.digits !== undefined && { digits: h.digits }),
+    separator: h.separator,
+    ...(h.fullCodes !== undefined && { fullCodes: h.fullCodes }),
+  });
+}
+
+function toColumn(c: ColumnJson & { categories: readonly string[] }): Column {
   if (c.kind === 'categorical') {
-    const { provenance, ...rest } = c;
-    return provenance ? { ...rest, provenance } : rest;
+    const { provenance, hierarchy, ...rest } = c;
+    return {
+      ...rest,
+      ...(hierarchy !== undefined ? { hierarchy: toHierarchy(hierarchy) } : {}),
+      ...(provenance ? { provenance } : {}),
+    };
   }
   const integer = c.integer || c.temporal !== undefined;
   const edges =
@@ -292,10 +347,22 @@ function schemaFromJsonValue(raw: unknown, file: string, noun: string): Schema {
   }
   const problems = semanticProblems(parsed.data.columns);
   if (problems.length > 0) throw invalid(file, noun, problems);
+  // A categorical column with a hierarchy and no categories is not declared: discovery finds it.
+  const toDiscover = parsed.data.columns.filter(
+    (c): c is Extract<ColumnJson, { kind: 'categorical' }> =>
+      c.kind === 'categorical' && c.categories === undefined,
+  );
+  const declared = parsed.data.columns.filter(
+    (c): c is ColumnJson & { categories: string[] } =>
+      !(c.kind === 'categorical' && c.categories === undefined),
+  );
   const schema: Schema = {
     version: SCHEMA_VERSION,
     origin: parsed.data.origin,
-    columns: parsed.data.columns.map(toColumn),
+    columns: declared.map(toColumn),
+    ...(toDiscover.length > 0 && {
+      hierarchies: Object.fromEntries(toDiscover.map((c) => [c.name, toHierarchy(c.hierarchy!)])),
+    }),
   };
   return parsed.data.confirmedFromInferred ? { ...schema, confirmedFromInferred: true } : schema;
 }
@@ -313,6 +380,7 @@ export function schemaToJson(schema: Schema): string {
       ...(c.kind === 'numeric' && c.numberFormat ? { numberFormat: c.numberFormat } : {}),
       ...(c.provenance ? { provenance: c.provenance } : {}),
       ...(c.fallbackCode !== undefined ? { fallbackCode: c.fallbackCode } : {}),
+      ...(c.kind === 'categorical' && c.hierarchy ? { hierarchy: hierarchyText(c.hierarchy) } : {}),
       ...(c.temporal ? { temporal: c.temporal } : {}),
       ...(c.missingText !== undefined ? { missingText: c.missingText } : {}),
     };
@@ -320,6 +388,12 @@ export function schemaToJson(schema: Schema): string {
       ? { name: c.name, kind: c.kind, categories: c.categories, missing: c.missing, ...extra }
       : { name: c.name, kind: c.kind, edges: c.edges, integer: c.integer, missing: c.missing, ...extra };
   });
+  const toDiscover = Object.entries(schema.hierarchies ?? {}).map(([name, h]) => ({
+    name,
+    kind: 'categorical',
+    hierarchy: hierarchyText(h),
+  }));
+  columns.push(...(toDiscover as typeof columns));
   const head = {
     format: SCHEMA_FORMAT,
     version: schema.version,

@@ -8,6 +8,7 @@
  */
 
 import type { NumberFormat, TemporalFormat } from './formats.ts';
+import type { Hierarchy } from './hierarchy.ts';
 
 /**
  * Categories or bins of one column at most (including "missing"): the engine's and the schema
@@ -78,6 +79,11 @@ interface ColumnBase {
 export interface CategoricalColumn extends ColumnBase {
   readonly kind: 'categorical';
   readonly categories: readonly string[];
+  /**
+   * Hierarchical codes (hierarchy.ts): the categories are keys of several levels (`C`, `C34`,
+   * `C34.90`), and a value is encoded as its finest key among them.
+   */
+  readonly hierarchy?: Hierarchy;
 }
 
 /**
@@ -138,6 +144,11 @@ export interface Schema {
    * leak that confirming does not undo. Reports may say so.
    */
   readonly confirmedFromInferred?: boolean;
+  /**
+   * Columns the curator marked as hierarchical codes without declaring their categories (a schema
+   * file's column with a `hierarchy` and no `categories`): discovered privately, level by level.
+   */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 /** One line for screens and reports saying where the schema came from and what that means. */

@@ -6,6 +6,7 @@
  * to exactly that ρ at δ_conv. Without discovery (every column declared) nothing changes:
  * ρ = ρ(ε, δ), all of it for the engine.
  */
+import type { Hierarchy } from '../data/hierarchy.ts';
 import { epsilonFromRho, rhoFromEpsilon } from '../privacy/accounting.ts';
 
 /**
@@ -86,4 +87,31 @@ export function discoveryPerColumn(
 ): { readonly rho: number; readonly delta: number } {
   if (undeclared <= 0) return { rho: 0, delta: 0 };
   return { rho: budget.rhoDiscovery / undeclared, delta: budget.deltaDiscovery / undeclared };
+}
+
+/**
+ * Discovery's shares: a hierarchical column takes one share per level (each level is a
+ * measurement of its own, as a plain column's is: discovery/hierarchical.ts), every other
+ * undeclared column one. `total` replaces the column count in discoveryPerColumn, and a column's
+ * ρ and δ are its `weight` times that (so the shares still add up to discovery's ρ and δ).
+ */
+export function discoveryShares(
+  undeclared: readonly string[],
+  hierarchies: Readonly<Record<string, Hierarchy>> = {},
+): { readonly total: number; weight(name: string): number } {
+  const weight = (name: string) => (Object.hasOwn(hierarchies, name) ? hierarchies[name].levels.length : 1);
+  return { total: undeclared.reduce((a, name) => a + weight(name), 0), weight };
+}
+
+/** One undeclared column's ρ and δ (discoveryPerColumn over the shares, times its weight). */
+export function discoveryForColumn(
+  budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
+  undeclared: readonly string[],
+  hierarchies: Readonly<Record<string, Hierarchy>> | undefined,
+  name: string,
+): { readonly rho: number; readonly delta: number } {
+  const shares = discoveryShares(undeclared, hierarchies);
+  const each = discoveryPerColumn(budget, shares.total);
+  const w = shares.weight(name);
+  return { rho: each.rho * w, delta: each.delta * w };
 }

@@ -18,15 +18,17 @@
  */
 import { OTHER_CATEGORY } from '../data/encode.ts';
 import { describeNumberFormat } from '../data/formats.ts';
+import type { Hierarchy } from '../data/hierarchy.ts';
 import { Rejections } from '../data/rejections.ts';
 import { type Column, type ColumnProvenance, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
 import { readTable, type TableOptions } from '../data/table.ts';
 import { DEFAULT_MISSING_MARKERS, numericParser } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn } from './budget-split.ts';
+import { discoveryForColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { type ColumnFormat, type FormatTest, testFormats } from './formats.ts';
+import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
 import { discoverNumeric, looksNumeric, measureLevel1, missingForm } from './numeric.ts';
 import { categoricalOneWay, type DiscoveredOneWay, numericOneWay } from './one-way.ts';
 import { type CellCounter, ColumnCounts, DiscoveryProfile } from './profile.ts';
@@ -76,6 +78,12 @@ export interface DiscoverOptions
    */
   readonly unit?: { readonly column: string; readonly bound: number; readonly rows: number };
   /**
+   * Undeclared columns the curator marked as hierarchical codes (hierarchy.ts): discovered level
+   * by level (hierarchical.ts) with the column's whole ρ and δ — a code column by declaration, so
+   * no type test (level 1) is spent on it.
+   */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
+  /**
    * Columns whose temporal or number format the curator declared (public) but whose domain is
    * discovered: no format test, the format's parser and grid (a Table Schema's `date` field
    * without bounds, the app's "date or time").
@@ -105,6 +113,27 @@ export interface DiscoveredSchema {
    * level only (at the person level the categorical counts are persons, not rows).
    */
   readonly paidOneWays: ReadonlyMap<string, DiscoveredOneWay>;
+}
+
+/** A hierarchical column's public facts: each level's mechanism, σ, threshold, ρ, δ and keys. */
+function hierarchicalDetail(d: HierarchicalDiscovery): Record<string, number | string> {
+  const detail: Record<string, number | string> = {
+    kind: 'hierarchical',
+    levels: d.levels.length,
+    otherCount: d.other.count,
+    otherSigma: d.other.sigma,
+  };
+  for (const l of d.levels) {
+    const at = `level${l.level + 1}`;
+    detail[`${at}Length`] = l.length;
+    detail[`${at}Mechanism`] = l.mechanism;
+    detail[`${at}Sigma`] = l.sigma;
+    detail[`${at}Threshold`] = l.threshold;
+    detail[`${at}Rho`] = l.rho;
+    detail[`${at}Delta`] = l.delta;
+    detail[`${at}Released`] = l.released;
+  }
+  return detail;
 }
 
 function withProvenance(column: Column, provenance: ColumnProvenance): Column {
@@ -152,10 +181,15 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   );
 
   const undeclared = profile!.columns.length;
-  const { rho: rhoColumn, delta: deltaColumn } = discoveryPerColumn(
-    { rhoDiscovery: opts.rho, deltaDiscovery: opts.delta },
-    undeclared,
-  );
+  const undeclaredNames = profile!.columns.map((c) => c.name);
+  // Each column's ρ_c and δ_c: an equal share, a hierarchical column one share per level (budget-split.ts).
+  const costOf = (name: string) =>
+    discoveryForColumn(
+      { rhoDiscovery: opts.rho, deltaDiscovery: opts.delta },
+      undeclaredNames,
+      opts.hierarchies,
+      name,
+    );
   const bins = opts.bins ?? DEFAULT_DISCOVERED_BINS;
   const found = new Map<string, { column: Column; detail: Record<string, number | string> }>();
   // n is public at the row level; at the person level the noisy bounded row count n̂ stands for it.
@@ -166,6 +200,9 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   const tests = new Map<string, FormatTest>();
   const chosen = new Map<string, ColumnFormat>();
   for (const counts of profile!.columns) {
+    const { rho: rhoColumn } = costOf(counts.name);
+    // A hierarchical column is a code column by declaration: no format test (discovered below).
+    if (opts.hierarchies?.[counts.name]) continue;
     const declaredFormat = opts.formats?.get(counts.name);
     if (declaredFormat) {
       chosen.set(counts.name, declaredFormat);
@@ -178,6 +215,23 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   const second =
     chosen.size > 0 ? await profileFormats(file, chosen, missingMarkers, opts, new Rejections()) : undefined;
   for (const counts of profile!.columns) {
+    const { rho: rhoColumn, delta: deltaColumn } = costOf(counts.name);
+    const hierarchy = opts.hierarchies?.[counts.name];
+    if (hierarchy) {
+      const d = discoverHierarchical(
+        counts,
+        hierarchy,
+        rhoColumn,
+        deltaColumn,
+        opts.noise,
+        file,
+        n,
+        bound,
+        missingMarkers,
+      );
+      found.set(counts.name, { column: d.column, detail: hierarchicalDetail(d) });
+      continue;
+    }
     const test = tests.get(counts.name);
     // What is left of the column's ρ after its format test (all of it for a declared format).
     const rhoLeft = test ? rhoColumn - test.rho : rhoColumn;
@@ -259,7 +313,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       continue;
     }
     const d = found.get(name)!;
-    const provenance: ColumnProvenance = { source: 'discovered', rho: rhoColumn, delta: deltaColumn };
+    const provenance: ColumnProvenance = { source: 'discovered', ...costOf(name) };
     columns.push(withProvenance(d.column, provenance));
     report.push({ name, provenance, detail: d.detail });
   }

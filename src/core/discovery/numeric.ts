@@ -3,8 +3,9 @@
  * inside each bin, from two Gaussian histograms over the public grid (grid.ts).
  *
  * Level 1 — one vector per column: the level-1 buckets (octaves and 0), the missing count, the
- * text count, and the count of fractional numbers. A record adds 1 to one bucket (or missing, or
- * text) and at most 1 to the fractional count, so under replace-one the vector moves by at most
+ * text count, the count of zero-padded digit strings (`02134`: codes), and the count of fractional
+ * numbers. A record adds 1 to one bucket (or missing, or text, or zero-padded) and at most 1 to the
+ * fractional count, so under replace-one the vector moves by at most
  * √(1 + 1 + 1): ℓ2 sensitivity √3, noise σ₁ = √3/√(2ρ₁) (counts.ts), ρ₁-zCDP. Level 1 decides,
  * as post-processing: numeric or categorical (noisy numbers > noisy texts), integer or not, which
  * octaves are occupied (noisy count > 4σ₁: an empty octave passes with probability 3·10⁻⁵, so a
@@ -55,6 +56,8 @@ const FRACTIONAL_SIGMAS = 4;
  * with none).
  */
 export const MISSING_SIGMAS = 3;
+/** A column is a code column when its noisy count of zero-padded digit strings passes this many σ₁. */
+export const PADDED_SIGMAS = 4;
 /**
  * A level-2 bucket (one integer, in an atomized octave) is a released value when its noisy count
  * passes this many σ₂; a dyadic block of m buckets in an edge octave is occupied when its noisy
@@ -95,11 +98,13 @@ export interface Level1 {
   /** Noisy missing counts per missing marker (`?`, empty, `NA`, …, in the profile's order). */
   readonly missingForms: Float64Array;
   readonly texts: number;
+  /** Zero-padded digit strings (profile.ts): postcodes and other codes, not numbers. */
+  readonly padded: number;
   readonly fractional: number;
   /**
-   * Numbers, as n − noisy missing − noisy texts (n is public; at the person level the noisy bounded
-   * row count n̂): noise √(forms + 1)·σ₁ (√4·σ₁ with the three default markers), where the sum of
-   * the 163 noisy octaves would carry √163·σ₁.
+   * Numbers, as n − noisy missing − noisy texts − noisy zero-padded (n is public; at the person
+   * level the noisy bounded row count n̂): noise √(forms + 2)·σ₁ (√5·σ₁ with the three default
+   * markers), where the sum of the 163 noisy octaves would carry √163·σ₁.
    */
   readonly numbers: number;
 }
@@ -113,18 +118,19 @@ export function measureLevel1(
   bound = 1,
 ): Level1 {
   const mech = makeGaussianCounts(rho, bound * LEVEL1_SENSITIVITY);
-  // [octaves…, texts, fractional, missing by form…]: a record still adds 1 to ONE of the octave,
-  // text and missing-form buckets (the missing count split by marker is still one bucket per
-  // record), so the ℓ2 sensitivity stays √3.
+  // [octaves…, texts, fractional, zero-padded, missing by form…]: a record still adds 1 to ONE of
+  // the octave, text, zero-padded and missing-form buckets (the missing count split by marker is
+  // still one bucket per record), so the ℓ2 sensitivity stays √3.
   const forms = counts.missingForms.length;
-  const exact = new Float64Array(LEVEL1_BUCKETS + 2 + forms);
+  const exact = new Float64Array(LEVEL1_BUCKETS + 3 + forms);
   exact.set(counts.octaves);
   exact[LEVEL1_BUCKETS] = counts.texts;
   exact[LEVEL1_BUCKETS + 1] = counts.fractional;
-  exact.set(counts.missingForms, LEVEL1_BUCKETS + 2);
+  exact[LEVEL1_BUCKETS + 2] = counts.padded;
+  exact.set(counts.missingForms, LEVEL1_BUCKETS + 3);
   const noisy = measureCounts(mech, exact, noise);
   const octaves = noisy.slice(0, LEVEL1_BUCKETS);
-  const missingForms = noisy.slice(LEVEL1_BUCKETS + 2);
+  const missingForms = noisy.slice(LEVEL1_BUCKETS + 3);
   let missing = 0;
   for (const m of missingForms) missing += m;
   return {
@@ -135,7 +141,8 @@ export function measureLevel1(
     missingForms,
     texts: noisy[LEVEL1_BUCKETS],
     fractional: noisy[LEVEL1_BUCKETS + 1],
-    numbers: n - missing - noisy[LEVEL1_BUCKETS],
+    padded: noisy[LEVEL1_BUCKETS + 2],
+    numbers: n - missing - noisy[LEVEL1_BUCKETS] - noisy[LEVEL1_BUCKETS + 2],
   };
 }
 
@@ -150,9 +157,18 @@ export function missingForm(l1: Level1, markers: readonly string[]): string {
   return markers[best] ?? markers[0] ?? '';
 }
 
-/** Numeric when the noisy count of numbers exceeds that of texts (post-processing). */
+/**
+ * Numeric when the noisy count of numbers exceeds that of texts (post-processing), and the noisy
+ * count of zero-padded digit strings does not pass PADDED_SIGMAS·σ₁: a column of postcodes or
+ * other fixed-width codes with leading zeros is categorical (a column with none is called a code
+ * column with probability Q(4) = 3·10⁻⁵).
+ */
 export function looksNumeric(l1: Level1): boolean {
-  return l1.numbers > l1.texts && l1.numbers > OCCUPIED_SIGMAS * l1.sigma;
+  return (
+    l1.numbers > l1.texts &&
+    l1.numbers > OCCUPIED_SIGMAS * l1.sigma &&
+    !(l1.padded > PADDED_SIGMAS * l1.sigma)
+  );
 }
 
 export function looksInteger(l1: Level1): boolean {

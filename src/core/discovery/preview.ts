@@ -8,10 +8,19 @@
  * largest category. A column is categorical or numeric as discovery finds it (private), so the
  * sentence is said of every discovered column, "if categorical".
  */
+import { type Hierarchy, publicFanout } from '../data/hierarchy.ts';
+import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
+import { makeGaussianCounts } from '../privacy/counts.ts';
 import { makePartitionSelection } from '../privacy/partition-selection.ts';
-import { discoveryPerColumn, type ReleaseBudget } from './budget-split.ts';
+import {
+  discoveryForColumn,
+  discoveryPerColumn,
+  discoveryShares,
+  type ReleaseBudget,
+} from './budget-split.ts';
 import { OTHER_SIGMAS } from './categorical.ts';
 import { LEVEL1_SHARE } from './discover.ts';
+import { LEVEL_SENSITIVITY, publicThreshold } from './hierarchical.ts';
 
 export interface ColumnLossPreview {
   readonly name: string;
@@ -27,9 +36,11 @@ export interface ColumnLossPreview {
 export function discoveryLossPreview(
   budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
   undeclared: readonly string[],
+  /** Hierarchical columns take a share per level (budget.ts): a plain column's share is smaller. */
+  hierarchies?: Readonly<Record<string, Hierarchy>>,
 ): ColumnLossPreview[] {
   if (undeclared.length === 0) return [];
-  const each = discoveryPerColumn(budget, undeclared.length);
+  const each = discoveryPerColumn(budget, discoveryShares(undeclared, hierarchies).total);
   const sel = makePartitionSelection((1 - LEVEL1_SHARE) * each.rho, each.delta);
   return undeclared.map((name) => ({
     name,
@@ -51,4 +62,66 @@ export function lossSentence(p: ColumnLossPreview, epsilon: number): string {
     `${p.name}: at ε = ${epsilon}, categories held by fewer than about ${aboutRecords(p.mergeBelow)} ` +
     'records merge into "(other)" (if the column is categorical) — declare the column to keep them'
   );
+}
+
+export interface LevelPreview {
+  readonly level: number;
+  readonly length: number | 'full';
+  readonly mechanism: 'public-histogram' | 'partition-selection';
+  readonly sigma: number;
+  /** τ_l (a public level's at its largest candidate list: the bound a merge is said against). */
+  readonly mergeBelow: number;
+}
+
+/**
+ * A hierarchical column's levels before the run (hierarchical.ts: the column's ρ and δ split
+ * equally over its levels; a public level's τ at its most candidates, every key above passing).
+ */
+export function hierarchyPreview(
+  budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
+  undeclared: readonly string[],
+  hierarchies: Readonly<Record<string, Hierarchy>>,
+  name: string,
+): LevelPreview[] {
+  const hierarchy = hierarchies[name];
+  const each = discoveryForColumn(budget, undeclared, hierarchies, name);
+  const L = hierarchy.levels.length;
+  let candidates: number | undefined = 1;
+  return hierarchy.levels.map((lv, l) => {
+    const fanout = publicFanout(hierarchy, l);
+    candidates =
+      fanout !== undefined && candidates !== undefined
+        ? candidates * fanout + (l === 0 ? DEFAULT_MISSING_MARKERS.length : 0)
+        : undefined;
+    if (candidates !== undefined) {
+      const sigma = makeGaussianCounts(each.rho / L, LEVEL_SENSITIVITY).sigma;
+      return {
+        level: l,
+        length: lv.length,
+        mechanism: 'public-histogram',
+        sigma,
+        mergeBelow: publicThreshold(sigma, candidates),
+      };
+    }
+    const sel = makePartitionSelection(each.rho / L, each.delta / L);
+    return {
+      level: l,
+      length: lv.length,
+      mechanism: 'partition-selection',
+      sigma: sel.sigma,
+      mergeBelow: sel.threshold,
+    };
+  });
+}
+
+/** Per level, in plain words: which keys merge into the level above (or "(other)"). */
+export function hierarchySentences(name: string, levels: readonly LevelPreview[], epsilon: number): string[] {
+  return levels.map((p) => {
+    const what = p.length === 'full' ? 'full codes' : `${p.length}-character prefixes`;
+    const into = p.level === 0 ? '"(other)"' : 'their released prefix one level up';
+    return (
+      `${name} level ${p.level + 1} (${what}): at ε = ${epsilon}, keys held by fewer than about ` +
+      `${aboutRecords(p.mergeBelow)} records merge into ${into}`
+    );
+  });
 }

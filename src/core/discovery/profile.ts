@@ -24,6 +24,9 @@ const CLASS_CACHE = 4096;
 /** The key under which missing values are counted among a column's texts. */
 export const MISSING_KEY = '\u0000missing';
 
+/** A zero-padded digit string: a leading 0 followed by more digits (never `0`, `0.5`, `-0`). */
+export const ZERO_PADDED = /^0[0-9]+$/;
+
 /** Most distinct texts a column's profile keeps (a numeric column with more is fine). */
 export const MAX_DISTINCT_TEXTS = 100_000;
 
@@ -37,6 +40,11 @@ export class ColumnCounts implements CellCounter {
   readonly missingForms: number[];
   numbers = 0;
   texts = 0;
+  /**
+   * Zero-padded digit strings (`02134`, `007`): codes, not numbers (numeric.ts's level 1 keeps
+   * them in a bucket of their own, and a column with enough of them is categorical).
+   */
+  padded = 0;
   /** Numbers that are not integers. */
   fractional = 0;
   readonly octaves = new Float64Array(LEVEL1_BUCKETS);
@@ -93,6 +101,10 @@ export class ColumnCounts implements CellCounter {
       this.missingForms[form]++;
       return;
     }
+    if (ZERO_PADDED.test(value)) {
+      this.padded++;
+      return;
+    }
     const x = (this.parse ?? parseNumber)(value);
     if (x === undefined) {
       this.texts++;
@@ -125,7 +137,7 @@ export class ColumnCounts implements CellCounter {
 
   /** Records counted (every record counts once in every column). */
   get total(): number {
-    return this.missing + this.numbers + this.texts;
+    return this.missing + this.numbers + this.texts + this.padded;
   }
 }
 

@@ -7,6 +7,7 @@
 import type { ColumnChoice } from '../data/column-choice.ts';
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import { temporalPatternProblem } from '../data/formats.ts';
+import type { Hierarchy } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { type RejectedRows, Rejections } from '../data/rejections.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
@@ -15,7 +16,7 @@ import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import { discoveryPerColumn, type ReleaseBudget, splitBudget } from './budget-split.ts';
+import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import type { ColumnFormat } from './formats.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
@@ -43,6 +44,8 @@ export interface RawSourcePlan {
    * parses (they are not in `header`, never profiled, counted or encoded). Absent: every column.
    */
   readonly choice?: ColumnChoice;
+  /** Undeclared columns to discover as hierarchical codes (discover.ts). */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 export interface RawSourceOptions {
@@ -56,6 +59,8 @@ export interface RawSourceOptions {
   readonly formats?: Readonly<Record<string, ColumnFormat>>;
   /** The columns to read (column-choice.ts); the unit column must be among them. */
   readonly choice?: ColumnChoice;
+  /** Undeclared columns marked hierarchical, by name (checked against the header here). */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -83,6 +88,15 @@ export async function planRawSource(
   }
   const columns = header.filter((h) => h !== opts.unitColumn);
   const undeclared = columns.filter((h) => !byName.has(h));
+  for (const name of Object.keys(opts.hierarchies ?? {})) {
+    if (!undeclared.includes(name)) {
+      throw new InputError(
+        `${path}: the hierarchical column "${name}" is not ${columns.includes(name) ? 'a column to discover' : 'in the table'} ` +
+          `(it has: ${header.join(', ')}); name a column of the table, or declare its hierarchy with its categories.`,
+        { file: path, column: name },
+      );
+    }
+  }
   const formats = new Map(Object.entries(opts.formats ?? {}));
   for (const [name, f] of formats) {
     if (!undeclared.includes(name)) {
@@ -110,6 +124,9 @@ export async function planRawSource(
     budget: splitBudget(budget.epsilon, budget.delta, budget.share, undeclared.length > 0),
     provisional: provisionalSchema(columns, declared),
     ...(opts.choice ? { choice: opts.choice } : {}),
+    ...(opts.hierarchies && Object.keys(opts.hierarchies).length > 0
+      ? { hierarchies: opts.hierarchies }
+      : {}),
   };
 }
 
@@ -152,7 +169,8 @@ export async function checkDiscoverable(
   opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
 ): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
   const rejections = new Rejections();
-  const { rho } = discoveryPerColumn(plan.budget, plan.undeclared.length);
+  // A plain column's ρ (one share; a hierarchical column is not type-tested: it skips level 1).
+  const { rho } = discoveryPerColumn(plan.budget, discoveryShares(plan.undeclared, plan.hierarchies).total);
   const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;
   const profile = new DiscoveryProfile(plan.undeclared, DEFAULT_MISSING_MARKERS);
   await readTable(
@@ -171,7 +189,7 @@ export async function checkDiscoverable(
     if (counts.values) continue;
     const where = `${plan.path}, column "${counts.name}"`;
     const untouched = 'Nothing was reserved: the budget is untouched.';
-    if (counts.texts > 0) {
+    if (counts.texts > 0 || counts.padded > 0) {
       throw new InputError(
         `${where}: more than ${limit} distinct values, not all numbers; discovery finds at most ${limit} ` +
           `categories in a column. ${untouched} Drop the column (an identifier?), or declare its categories ` +
@@ -232,6 +250,7 @@ export async function discoverAndLoad(
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
     declared: plan.declared,
+    ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
     ...(plan.formats ? { formats: plan.formats } : {}),
     ...unit,
     ...header,

@@ -4,12 +4,13 @@ import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { withFileDeclarations } from '../data/formats/declarations.ts';
 import { hasOwnHeader } from '../data/formats/format.ts';
+import { type Hierarchy, hierarchyText } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
 import { layoutOf } from '../data/onehot.ts';
 import type { RejectedRows } from '../data/rejections.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
-import { discoveryPerColumn } from '../discovery/budget-split.ts';
+import { discoveryForColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import type { ColumnFormat } from '../discovery/formats.ts';
 import {
@@ -97,6 +98,11 @@ export interface DataSource {
      */
     readonly formats?: Readonly<Record<string, ColumnFormat>>;
   };
+  /**
+   * Undeclared columns to discover as hierarchical codes, by name (the CLI's --hierarchy, a schema
+   * file's `hierarchy` on a column without categories; spec.ts). Declared columns carry theirs.
+   */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
   /**
    * The columns to release (column-choice.ts): every read of the file drops the others as it
    * parses, so a column left out is never profiled, counted, encoded or written, and costs
@@ -223,6 +229,35 @@ export interface Committed {
 
 // ---- 1. prepare ------------------------------------------------------------------------------
 
+/** The hierarchies in their text form (parseHierarchy reads them back), for the ledger and manifest. */
+function hierarchyTexts(h: Readonly<Record<string, Hierarchy>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).map(([name, x]) => [name, hierarchyText(x)]));
+}
+
+/**
+ * Hierarchical columns to discover need discovery, and the row level: at the person level a
+ * person adds up to k to one key, which the level-by-level map (discovery/hierarchical.ts) does
+ * not cover. Refused here, before anything is read or reserved.
+ */
+function checkHierarchies(source: DataSource, discovering: boolean, personLevel: boolean): void {
+  const names = Object.keys(source.hierarchies ?? {});
+  if (names.length === 0) return;
+  const list = names.map((n) => `"${n}"`).join(', ');
+  if (!discovering) {
+    throw new InputError(
+      `${source.path}: hierarchical ${list} must be discovered privately, or declared with their categories in the schema`,
+      { file: source.path, field: 'hierarchy' },
+    );
+  }
+  if (personLevel) {
+    throw new InputError(
+      `${source.path}: hierarchical codes (${list}) are not available at the person level yet: release per row, ` +
+        'or leave the hierarchy out',
+      { file: source.path, field: 'hierarchy' },
+    );
+  }
+}
+
 export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
   // A discovering release takes the file's own declarations (SPSS value labels) as declared.
   const spec: ReleaseSpec =
@@ -269,6 +304,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
       );
     }
   }
+  checkHierarchies(spec.source, discovering, unitSpec !== null);
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   // 1/n² would publish the row count, which at the person level is private: a public constant there.
   const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
@@ -284,6 +320,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
             ...header,
             ...choice,
             ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
+            ...(spec.source.hierarchies ? { hierarchies: spec.source.hierarchies } : {}),
             ...(spec.source.discover?.formats ? { formats: spec.source.discover.formats } : {}),
           },
         )
@@ -383,6 +420,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
               synthesisRho: engineBudget.rhoSynthesis,
               usedRho: engineBudget.rho,
               deltaTotal: delta,
+              ...(raw.hierarchies ? { hierarchies: hierarchyTexts(raw.hierarchies) } : {}),
             },
           }
         : {}),
@@ -401,7 +439,13 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
     // What really happened, as a whole (ledger schema 3): which column is which is in params.columns.
     schema: {
       hash: engineBudget
-        ? sha256Hex(canonicalJson({ declared: schema, discovery: raw?.share }))
+        ? sha256Hex(
+            canonicalJson({
+              declared: schema,
+              discovery: raw?.share,
+              ...(raw?.hierarchies ? { hierarchies: hierarchyTexts(raw.hierarchies) } : {}),
+            }),
+          )
         : sha256Hex(canonicalJson(schema)),
       origin: ledgerOrigin(columns),
     },
@@ -464,9 +508,13 @@ function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   const declared = provenanceEntries(schema);
   if (!raw || raw.undeclared.length === 0) return declared;
   const byName = new Map(declared.map((e) => [e.name, e]));
-  const each = discoveryPerColumn(raw.budget, raw.undeclared.length);
   return raw.header.map(
-    (name) => byName.get(name) ?? { name, domain: 'discovered privately' as const, ...each },
+    (name) =>
+      byName.get(name) ?? {
+        name,
+        domain: 'discovered privately' as const,
+        ...discoveryForColumn(raw.budget, raw.undeclared, raw.hierarchies, name),
+      },
   );
 }
 

@@ -8,7 +8,9 @@
  * Every message names the setting with its one label (SETTING_LABELS, e.g. "ε", "K (per
  * round)"); the CLI prefixes its flag ("--per-round: …"), the app shows it under the field.
  */
+
 import { type ColumnChoice, keepsColumn, parseColumnList } from '../data/column-choice.ts';
+import { type Hierarchy, parseHierarchy } from '../data/hierarchy.ts';
 import type { Schema } from '../data/schema.ts';
 import { declaredColumns } from '../discovery/not-dp.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../engine/certify.ts';
@@ -314,8 +316,12 @@ export function dataSource(p: {
   readonly undeclared: UndeclaredColumns;
   /** Discovery's share of ρ (default 0.2). */
   readonly share?: number;
+  /** Columns marked hierarchical (parseHierarchies), beside those the schema file marks. */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }): DataSource {
   const header = p.header === undefined ? {} : { header: p.header };
+  const marked = { ...p.schema.hierarchies, ...p.hierarchies };
+  if (Object.keys(marked).length > 0) return withHierarchies({ ...p, hierarchies: undefined }, marked);
   if (p.undeclared === 'as-read') {
     if (p.share !== undefined) {
       throw new InputError(
@@ -333,6 +339,70 @@ export function dataSource(p: {
     columns: declaredColumns(p.schema),
   };
   return { path: p.path, schema, ...header, discover: p.share === undefined ? {} : { share: p.share } };
+}
+
+/**
+ * `--hierarchy col=TEXT` entries (repeatable; TEXT: a preset — icd10, postcode, naics — or prefix
+ * lengths, hierarchy.ts) as hierarchies by column name; one message per bad entry, naming it.
+ */
+export function parseHierarchies(entries: readonly string[]): Record<string, Hierarchy> {
+  const out: Record<string, Hierarchy> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const column = eq < 0 ? '' : entry.slice(0, eq).trim();
+    if (column === '') {
+      throw new InputError(
+        `hierarchy "${entry}": write COLUMN=LEVELS, e.g. diagnosis=icd10, zip=postcode or code=1,3,full`,
+        { field: 'hierarchy' },
+      );
+    }
+    if (Object.hasOwn(out, column)) {
+      throw new InputError(`hierarchy: column "${column}" is marked twice; give it once`, {
+        field: 'hierarchy',
+      });
+    }
+    try {
+      out[column] = parseHierarchy(entry.slice(eq + 1));
+    } catch (err) {
+      throw new InputError(`hierarchy of "${column}": ${(err as Error).message}`, {
+        field: 'hierarchy',
+        column,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * A source with hierarchical columns: a declared categorical column takes its hierarchy (its
+ * codes are then held by their finest declared key, exact and free); any other column is
+ * discovered level by level (release.ts refuses that without discovery or at the person level).
+ */
+function withHierarchies(
+  p: Parameters<typeof dataSource>[0],
+  marked: Readonly<Record<string, Hierarchy>>,
+): DataSource {
+  const declared = new Map(p.schema.columns.map((c) => [c.name, c]));
+  const toDiscover: Record<string, Hierarchy> = {};
+  for (const [name, h] of Object.entries(marked)) {
+    const c = declared.get(name);
+    if (!c) toDiscover[name] = h;
+    else if (c.kind !== 'categorical') {
+      throw new InputError(
+        `hierarchy of "${name}": the schema declares it numeric; a hierarchy needs codes`,
+        {
+          field: 'hierarchy',
+          column: name,
+        },
+      );
+    }
+  }
+  const columns = p.schema.columns.map((c) =>
+    c.kind === 'categorical' && marked[c.name] ? { ...c, hierarchy: marked[c.name] } : c,
+  );
+  const { hierarchies: _, ...schema } = p.schema;
+  const source = dataSource({ ...p, schema: { ...schema, columns } });
+  return Object.keys(toDiscover).length > 0 ? { ...source, hierarchies: toDiscover } : source;
 }
 
 /** Everything a release needs besides the settings: all public. */
@@ -385,6 +455,13 @@ export function withColumnChoice(
         { field: 'columns', column: undeclared },
       );
     }
+  }
+  const dropped = Object.keys(source.hierarchies ?? {}).find((n) => !keepsColumn(choice, n));
+  if (dropped !== undefined) {
+    throw new InputError(
+      `the hierarchy marks "${dropped}", which the column choice leaves out: release the column, or leave its hierarchy out`,
+      { field: 'hierarchy', column: dropped },
+    );
   }
   const columns = source.schema.columns.filter((c) => keepsColumn(choice, c.name));
   return { ...source, schema: { ...source.schema, columns }, columns: choice };
