@@ -4,54 +4,27 @@
  * being parsed is held in memory; callers store what they need (codes, statistics), not rows.
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import Papa from 'papaparse';
 import { InputError } from '../errors.ts';
-import { cannotRead } from '../input/files.ts';
-import { CsvTextSource, type Delimiter } from './csv-source.ts';
+import { CsvTextSource } from './csv-source.ts';
 import { tableFormat } from './formats/format.ts';
 import { readFormatRecords } from './formats/read.ts';
+import {
+  type CsvReadOptions,
+  type CsvReadResult,
+  fileSize,
+  type RecordHandler,
+  unreadable,
+} from './records.ts';
 
 export { type Delimiter, describeDelimiter, detectDelimiter } from './csv-source.ts';
-
-export interface CsvProgress {
-  readonly bytes: number;
-  readonly totalBytes: number;
-  /** Non-blank records read so far. */
-  readonly rows: number;
-}
-
-export interface CsvReadOptions {
-  /** The delimiter; detected among `,` `;` and tab from the first rows when absent. */
-  readonly delimiter?: Delimiter;
-  /** Strip whitespace around every value (UCI files put a space after each comma). Default true. */
-  readonly trim?: boolean;
-  /**
-   * Longest record, in characters, before reading stops with an error: a 50 MB file without a
-   * newline, or a quote never closed, fails after this much text instead of hanging.
-   */
-  readonly maxRecordChars?: number;
-  /** Bytes per read. */
-  readonly chunkBytes?: number;
-  readonly signal?: AbortSignal;
-  /** Called once per chunk read. */
-  readonly onProgress?: (p: CsvProgress) => void;
-}
-
-export interface CsvReadResult {
-  readonly file: string;
-  readonly delimiter: Delimiter;
-  readonly totalBytes: number;
-  /** Records handed to the callback (blank lines excluded). */
-  readonly records: number;
-  /** Lines with nothing on them, skipped (a trailing newline at the end of the file is not one). */
-  readonly blankLines: number;
-  /** SHA-256 hex of the file bytes, computed in the same pass. */
-  readonly fingerprint: string;
-}
-
-/** Receives each non-blank record; may throw (an InputError) to stop reading. */
-export type RecordHandler = (fields: string[], line: number) => void;
+export {
+  type CsvProgress,
+  type CsvReadOptions,
+  type CsvReadResult,
+  fileSize,
+  type RecordHandler,
+} from './records.ts';
 
 export const DEFAULT_MAX_RECORD_CHARS = 1 << 20;
 /**
@@ -96,20 +69,6 @@ function embeddedBreaks(fields: readonly string[], linebreak: string): number {
 
 function isBlank(fields: readonly string[]): boolean {
   return fields.length === 1 && fields[0].trim() === '';
-}
-
-function unreadable(file: string, err: unknown): InputError {
-  return cannotRead(file, 'file', err, { hint: 'check the path' });
-}
-
-export async function fileSize(file: string): Promise<number> {
-  try {
-    const s = await stat(file);
-    if (s.isDirectory()) throw Object.assign(new Error('folder'), { code: 'EISDIR' });
-    return s.size;
-  } catch (err) {
-    throw unreadable(file, err);
-  }
 }
 
 /** Reads `file` record by record; resolves once every record went through `onRecord`. */

@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { relationSql } from './counting.ts';
 
 export interface DuckDbOptions {
   /** Worker threads (default 2: the app shares the machine with the engine). */
@@ -49,4 +50,15 @@ export async function withDuckDb<T>(
     instance?.closeSync();
     await rm(spill, { recursive: true, force: true });
   }
+}
+
+/** A Parquet file's FLOAT / DOUBLE columns (its public schema, read from the footer). */
+export async function floatingColumns(connection: DuckDBConnection, path: string): Promise<string[]> {
+  const described = await connection.runAndReadAll(
+    `DESCRIBE SELECT * FROM ${relationSql({ kind: 'parquet', path }, 'duckdb')}`,
+  );
+  return described
+    .getRows()
+    .filter((r) => /^(FLOAT|DOUBLE|REAL)$/i.test(String(r[1])))
+    .map((r) => String(r[0]));
 }

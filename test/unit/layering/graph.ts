@@ -141,10 +141,10 @@ const TYPES_ONLY_MAY_IMPORT: Partial<Record<Layer, readonly Layer[]>> = { shared
 export const CORE_ORDER: readonly (readonly string[])[] = [
   ['.'],
   ['privacy'],
-  ['input'],
+  ['input', 'sql'],
   ['data'],
   ['workload', 'ledger'],
-  ['engine', 'discovery'],
+  ['engine', 'discovery', 'counting'],
   ['release'],
 ];
 

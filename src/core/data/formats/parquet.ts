@@ -7,11 +7,10 @@
  */
 import { InputError } from '../../errors.ts';
 import { relationSql, textOf } from '../../sql/counting.ts';
-import { withDuckDb } from '../../sql/duckdb.ts';
-import { floatingColumns } from '../../sql/tables.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../csv.ts';
-import { fileSize } from '../csv.ts';
+import { floatingColumns, withDuckDb } from '../../sql/duckdb.ts';
 import { fingerprintFile } from '../fingerprint.ts';
+import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
+import { fileSize } from '../records.ts';
 
 export async function readParquetRecords(
   file: string,

@@ -1,5 +1,5 @@
 /** Records from a non-CSV table file, by format (format.ts). */
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../csv.ts';
+import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
 import { tableFormat, unsupportedFormat } from './format.ts';
 import { readParquetRecords } from './parquet.ts';
 import { readSavRecords } from './sav.ts';

@@ -9,9 +9,9 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { InputError } from '../../errors.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../csv.ts';
-import { fileSize } from '../csv.ts';
 import { fingerprintFile } from '../fingerprint.ts';
+import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
+import { fileSize } from '../records.ts';
 import type { CategoricalColumn } from '../schema.ts';
 
 interface SavVar {

@@ -6,9 +6,9 @@
  * use CSV or Parquet. A corrupt file is refused with a message naming it.
  */
 import { InputError } from '../../errors.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../csv.ts';
-import { fileSize } from '../csv.ts';
 import { fingerprintFile } from '../fingerprint.ts';
+import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
+import { fileSize } from '../records.ts';
 
 /** The text of a cell as a CSV export of the sheet would hold it. */
 export function cellText(v: unknown): string {

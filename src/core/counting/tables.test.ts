@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCsv } from '../data/load.ts';
 import type { Schema } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
+import { groupingSetsQuery } from '../sql/counting.ts';
+import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
-import { groupingSetsQuery } from './counting.ts';
-import { withDuckDb } from './duckdb.ts';
 import { countFileTables } from './tables.ts';
 
 const dir = tempDir('rap-sql-');

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCsv } from '../data/load.ts';
 import { tempDir } from '../data/testing.ts';
 import { InputError } from '../errors.ts';
+import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
-import { withDuckDb } from './duckdb.ts';
 import { countOnPostgres, databaseFingerprint, parsePostgresSource, withPostgres } from './postgres.ts';
 import { countFileTables } from './tables.ts';
 

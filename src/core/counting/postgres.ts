@@ -17,7 +17,7 @@ import { createHmac } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
-import { groupingSetsQuery, type Relation } from './counting.ts';
+import { groupingSetsQuery, type Relation } from '../sql/counting.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
 export interface PostgresSource {

@@ -4,7 +4,7 @@
  * through the streaming path's own encoder (data/encode.ts), and its count is added to its
  * code's cell. A table here equals `contingencyTable` over the dataset `loadCsv` encodes
  * (src/core/workload/exact.ts), row-major over the listed features, by construction
- * (src/core/sql/tables.test.ts checks it on messy files).
+ * (src/core/counting/tables.test.ts checks it on messy files).
  *
  * Exact statistics of the private data: never logged, never released (noise is drawn from them
  * in src/core/privacy).
@@ -23,10 +23,9 @@ import {
   type Dialect,
   groupingSetsQuery,
   type Relation,
-  relationSql,
   spacedQuoteLinesSql,
-} from './counting.ts';
-import { type DuckDbOptions, withDuckDb } from './duckdb.ts';
+} from '../sql/counting.ts';
+import { type DuckDbOptions, floatingColumns, withDuckDb } from '../sql/duckdb.ts';
 
 export interface CountOptions {
   readonly missingMarkers?: readonly string[];
@@ -202,15 +201,4 @@ async function assertSameDialect(connection: DuckDBConnection, rel: Extract<Rela
       `${rel.path}: a quote after spaces following a delimiter; the streaming reader counts it`,
     );
   }
-}
-
-/** A Parquet file's FLOAT / DOUBLE columns (its public schema, read from the footer). */
-export async function floatingColumns(connection: DuckDBConnection, path: string): Promise<string[]> {
-  const described = await connection.runAndReadAll(
-    `DESCRIBE SELECT * FROM ${relationSql({ kind: 'parquet', path }, 'duckdb')}`,
-  );
-  return described
-    .getRows()
-    .filter((r) => /^(FLOAT|DOUBLE|REAL)$/i.test(String(r[1])))
-    .map((r) => String(r[0]));
 }
