@@ -28,7 +28,7 @@ import { type RawSuite, runRawSuite } from './lib/raw-run.ts';
 import { runCase } from './lib/run-case.ts';
 import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
-import { PREM_SUITES, RAW_SUITES, SHAPES_PARTS, SUITES } from './suites/index.ts';
+import { PREM_SUITES, RAW_SUITES, SHAPES_PARTS, SHAPES_SUITE, SUITES } from './suites/index.ts';
 import { PERSON_SUITE, runPersonSuite } from './suites/person.ts';
 import { runScaleDataSuite, SCALE_DATA_SUITE } from './suites/scale-data.ts';
 
@@ -38,7 +38,7 @@ function pickSuite(name: string): Suite | RawSuite | PremSuite {
   const suite = SUITES.get(name) ?? RAW_SUITES.get(name) ?? PREM_SUITES.get(name);
   if (!suite)
     throw new BenchArgsError(
-      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE, SCALE_DATA_SUITE, ...SHAPES_PARTS.keys()].join(', ')}`,
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE, SCALE_DATA_SUITE, SHAPES_SUITE, ...SHAPES_PARTS.keys()].join(', ')}`,
     );
   return suite;
 }
@@ -123,6 +123,23 @@ async function main(): Promise<number> {
   if (args.suite === PERSON_SUITE) {
     const outDir = path.resolve(args.out ?? defaultOutDir(PERSON_SUITE));
     return runPersonSuite(args, outDir, latestTablePath(PERSON_SUITE), commandLine());
+  }
+  // `shapes` (issue 28): its parts one after another, each with its own folder and latest table.
+  if (args.suite === SHAPES_SUITE) {
+    const base = path.resolve(args.out ?? defaultOutDir(SHAPES_SUITE));
+    let code = 0;
+    for (const [name, part] of SHAPES_PARTS) {
+      code = Math.max(code, await part(args, path.join(base, name), latestTablePath(name), commandLine()));
+    }
+    const schema = RAW_SUITES.get('shapes-schema')!;
+    const schemaCode = await runRawSuite(
+      schema,
+      args,
+      path.join(base, schema.name),
+      latestTablePath(schema.name),
+      commandLine(),
+    );
+    return Math.max(code, schemaCode);
   }
   const shapesPart = SHAPES_PARTS.get(args.suite);
   if (shapesPart) {

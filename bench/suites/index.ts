@@ -32,6 +32,9 @@ export const PREM_SUITES: ReadonlyMap<string, PremSuite> = new Map([prem].map((s
  * Parts of the `shapes` suite (issue 28): whole releases through the release pipeline, each run on
  * its own (`--suite shapes-dates`, `--suite shapes-codes`) and composed into `shapes`.
  */
+/** The composed suite: every part of SHAPES_PARTS, then `shapes-schema` (a raw suite). */
+export const SHAPES_SUITE = 'shapes';
+
 export const SHAPES_PARTS: ReadonlyMap<string, typeof runShapesDatesSuite> = new Map([
   [SHAPES_DATES_SUITE, runShapesDatesSuite],
   [
