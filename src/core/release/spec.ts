@@ -10,8 +10,10 @@
  */
 
 import { type ColumnChoice, keepsColumn, parseColumnList } from '../data/column-choice.ts';
+import { toStrftime } from '../data/formats.ts';
 import { type Hierarchy, parseHierarchy } from '../data/hierarchy.ts';
 import type { Schema } from '../data/schema.ts';
+import type { ColumnFormat } from '../discovery/formats.ts';
 import { declaredColumns } from '../discovery/not-dp.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../engine/certify.ts';
 import { DEFAULT_MODE } from '../engine/defaults.ts';
@@ -338,7 +340,31 @@ export function dataSource(p: {
     confirmedFromInferred: undefined,
     columns: declaredColumns(p.schema),
   };
-  return { path: p.path, schema, ...header, discover: p.share === undefined ? {} : { share: p.share } };
+  const formats = statedFormats(p.schema, schema);
+  return {
+    path: p.path,
+    schema,
+    ...header,
+    discover: {
+      ...(p.share !== undefined && { share: p.share }),
+      ...(Object.keys(formats).length > 0 && { formats }),
+    },
+  };
+}
+
+/**
+ * The date or time format a curator stated on a column read off the data (the app's column
+ * editor: "date or time", e.g. `date, MM/DD/YYYY`): public, so discovery reads the column in it
+ * on its calendar grid without the private format test; the domain is still discovered.
+ */
+function statedFormats(all: Schema, declared: Schema): Record<string, ColumnFormat> {
+  const kept = new Set(declared.columns.map((c) => c.name));
+  const out: Record<string, ColumnFormat> = {};
+  for (const c of all.columns) {
+    if (kept.has(c.name) || c.temporal === undefined) continue;
+    out[c.name] = { temporal: { kind: c.temporal.kind, format: toStrftime(c.temporal.format) } };
+  }
+  return out;
 }
 
 /**
