@@ -36,6 +36,7 @@ describe.skipIf(!chromiumAvailable())(
       dir = mkdtempSync(join(tmpdir(), 'rap-e2e-bad-'));
       writeFileSync(file('empty.csv'), '');
       writeFileSync(file('people.xlsx'), garbage(64 * 1024));
+      writeFileSync(file('people.txt'), garbage(64 * 1024));
       // 50 MB on one line: no record separator anywhere.
       writeFileSync(file('one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
       writeFileSync(file('ragged.csv'), 'a,b,c\n1,2,3\n4,5\n6,7,8,9\n1,2,3\n2,3,4\n3,4,5\n');
@@ -75,9 +76,15 @@ describe.skipIf(!chromiumAvailable())(
     it('binary garbage', async () => {
       // Bytes 8 and 9 of the noise are 0x47 0xF7; 0xF7 can start no UTF-8 character.
       await refused(
-        'people.xlsx',
-        'people.xlsx, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. ' +
+        'people.txt',
+        'people.txt, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. ' +
           'Re-save it as UTF-8 (in a spreadsheet: "CSV UTF-8").',
+      );
+      // Named as a workbook, the same bytes go to the Excel reader (data/formats/xlsx.ts).
+      await refused(
+        'people.xlsx',
+        'people.xlsx: not a readable Excel workbook (.xlsx); the file is damaged or of another kind. ' +
+          'Open and save it again in Excel, or export the sheet as CSV.',
       );
     });
 

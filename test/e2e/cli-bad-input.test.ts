@@ -29,6 +29,7 @@ beforeAll(() => {
   fx = makeFixture();
   writeFileSync(path.join(fx.dir, 'empty.csv'), '');
   writeFileSync(path.join(fx.dir, 'data.xlsx'), garbage(64 * 1024));
+  writeFileSync(path.join(fx.dir, 'data.txt'), garbage(64 * 1024));
   writeFileSync(path.join(fx.dir, 'one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
   writeFileSync(path.join(fx.dir, 'all-ragged.csv'), 'a,b,c,d\n1,2\n0,1\n');
   writeFileSync(path.join(fx.dir, 'ragged.csv'), 'a,b,c,d\n1,2,1,1\n0,1\n1,1,1,1\n2,3,1,4\n0,0,0,0\n');
@@ -49,8 +50,13 @@ describe('synth on data files that cannot be loaded: exit 2, the exact message, 
   const CASES: [string, string, string][] = [
     [
       'binary garbage',
+      'data.txt',
+      'data.txt, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. Re-save it as UTF-8 (in a spreadsheet: "CSV UTF-8").',
+    ],
+    [
+      'binary garbage named as a workbook',
       'data.xlsx',
-      'data.xlsx, line 1, column 1: invalid UTF-8 byte 0xF7 at byte offset 9; the file is not UTF-8 text. Re-save it as UTF-8 (in a spreadsheet: "CSV UTF-8").',
+      'data.xlsx: not a readable Excel workbook (.xlsx); the file is damaged or of another kind. Open and save it again in Excel, or export the sheet as CSV.',
     ],
     [
       'a 50 MB single-line file',
