@@ -100,7 +100,7 @@ export function hierarchyPreview(
         length: lv.length,
         mechanism: 'public-histogram',
         sigma,
-        mergeBelow: publicThreshold(sigma, candidates),
+        mergeBelow: publicThreshold(sigma, candidates, l),
       };
     }
     const sel = makePartitionSelection(each.rho / L, each.delta / L);
