@@ -40,6 +40,10 @@ export function backpropProductTable(
     // G with axis j innermost (contiguous): line o (the other axes' cell, row-major) holds
     // G(o, v) for every v at o·size + v. The same numbers as the strided reads, in cache lines.
     const { table, otherStrides } = axisLast(G, dims, strides, j);
+    // Room for a row's (line, product) pairs of one or two other features (at most one per
+    // line), sized once per axis: the per-row loop then touches no module state (in the
+    // CommonJS the threads load, every use of an imported binding is a getter call).
+    const pairs = linePairs(others.length <= 2 ? G.length / size : 0);
     const target = into ? into.features[j] : features[j];
     const columnBase = (into?.layout ?? layout).offsets[target] * rows;
     const groupOf = into?.groups[j];
@@ -49,7 +53,7 @@ export function backpropProductTable(
       local.fill(0, 0, count * size);
       let any = false;
       for (let r = 0; r < count; r++) {
-        if (accumulateLines(sp, i0 + r, others, otherStrides, table, size, local, r * size, combos))
+        if (accumulateLines(sp, i0 + r, others, otherStrides, table, size, local, r * size, pairs, combos))
           any = true;
       }
       if (!any) continue;
@@ -151,6 +155,19 @@ function axisLast(
   return { table, otherStrides };
 }
 
+/** accumulateLines' (line start, product) pairs of one row. */
+interface LinePairs {
+  readonly base: Int32Array;
+  readonly product: Float64Array;
+}
+
+/** The shared pair arrays, grown to hold `length` pairs. */
+function linePairs(length: number): LinePairs {
+  scratch.base = atLeast(scratch.base, length);
+  scratch.product = atLeast(scratch.product, length);
+  return { base: scratch.base, product: scratch.product };
+}
+
 /**
  * local[at + v] += Σ over row i's nonzero combinations of the other features (their product p,
  * in the Combos order: earlier features outer) of lines[o·size + v]·p. False when a block of the
@@ -167,6 +184,7 @@ function accumulateLines(
   size: number,
   local: Float64Array,
   at: number,
+  pairs: LinePairs,
   combos: Combos,
 ): boolean {
   if (others.length === 0) {
@@ -178,8 +196,7 @@ function accumulateLines(
     const from = a.rowStart[i];
     const to = a.rowStart[i + 1];
     if (from === to) return false;
-    const base = (scratch.base = atLeast(scratch.base, to - from));
-    const product = (scratch.product = atLeast(scratch.product, to - from));
+    const { base, product } = pairs;
     const sa = otherStrides[0];
     for (let e = from; e < to; e++) {
       base[e - from] = a.category[e] * sa;
@@ -197,8 +214,7 @@ function accumulateLines(
     const toB = b.rowStart[i + 1];
     if (fromA === toA || fromB === toB) return false;
     const count = (toA - fromA) * (toB - fromB);
-    const base = (scratch.base = atLeast(scratch.base, count));
-    const product = (scratch.product = atLeast(scratch.product, count));
+    const { base, product } = pairs;
     const sa = otherStrides[0];
     const sb = otherStrides[1];
     let q = 0;
