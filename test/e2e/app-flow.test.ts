@@ -264,11 +264,13 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
     expect(await chartPoints(page, 'chart-threshold-errors')).toBe(16);
     // The release's domain was discovered privately: sex is Female and Male, with no "(other)" (it
     // would hold no record: its noisy count is under its 3σ bar, issue 29); race keeps the
-    // categories held by enough records (White and Black at least, at ε = 1) and "(other)".
+    // categories held by enough records (White and Black at least, at ε = 1), and "(other)" only
+    // when its own noisy count passes its bar (Asian-Pac-Islander, 365 records, sits near the
+    // partition-selection threshold, so the rest may hold too few records for it): 2 × 2 at least.
     await page.getByTestId('marginal-first').selectOption('sex');
     await expect.poll(() => chartPoints(page, 'chart-marginal')).toBe(2);
     await page.getByTestId('marginal-second').selectOption('race');
-    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBeGreaterThanOrEqual(6);
+    await expect.poll(() => chartPoints(page, 'chart-marginal')).toBeGreaterThanOrEqual(4);
     expect(await chartPoints(page, 'chart-marginal')).toBeLessThanOrEqual(18);
     await shot(page, '6-results');
     // A numeric column: its distribution, real against synthetic, not only its bins.
