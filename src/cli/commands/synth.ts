@@ -14,13 +14,10 @@ import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { keepsColumn, keptColumnIndices } from '../../core/data/column-choice.ts';
-import { toStrftime } from '../../core/data/formats.ts';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readDeclaredSchema } from '../../core/data/schema-file.ts';
 import { readTableHeader } from '../../core/data/table.ts';
-import type { OpenField } from '../../core/data/table-schema.ts';
 import { discoveryShares } from '../../core/discovery/budget-split.ts';
-import type { ColumnFormat } from '../../core/discovery/formats.ts';
 import {
   discoveryLossPreview,
   hierarchyPreview,
@@ -62,6 +59,7 @@ import {
   releaseSpec,
   SETTING_LABELS,
   type SettingName,
+  statedFormats,
   TEXT_SETTINGS,
   type TextSettingName,
   workloadOverKept,
@@ -293,7 +291,7 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
       ...(share !== undefined && { share }),
       ...hierarchies,
     });
-    const formats = openFieldFormats(open);
+    const formats = statedFormats(open);
     return Object.keys(formats).length === 0
       ? source
       : { ...source, discover: { ...source.discover, formats } };
@@ -306,20 +304,6 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
     ...(share !== undefined && { share }),
     ...hierarchies,
   });
-}
-
-/**
- * A Table Schema's date, time and datetime fields with a format (not `any`): the format is
- * declared (public), their domain is discovered on its calendar grid without the format test.
- */
-function openFieldFormats(open: readonly OpenField[]): Record<string, ColumnFormat> {
-  const formats: Record<string, ColumnFormat> = {};
-  for (const f of open) {
-    if (f.temporal?.format !== undefined) {
-      formats[f.name] = { temporal: { kind: f.temporal.kind, format: toStrftime(f.temporal.format) } };
-    }
-  }
-  return formats;
 }
 
 async function workloadSchema(source: DataSource): Promise<Schema> {

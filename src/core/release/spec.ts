@@ -10,7 +10,7 @@
  */
 
 import { type ColumnChoice, keepsColumn, parseColumnList } from '../data/column-choice.ts';
-import { toStrftime } from '../data/formats.ts';
+import { type TemporalKind, toStrftime } from '../data/formats.ts';
 import { type Hierarchy, parseHierarchy } from '../data/hierarchy.ts';
 import type { Schema } from '../data/schema.ts';
 import type { ColumnFormat } from '../discovery/formats.ts';
@@ -340,7 +340,8 @@ export function dataSource(p: {
     confirmedFromInferred: undefined,
     columns: declaredColumns(p.schema),
   };
-  const formats = statedFormats(p.schema, schema);
+  const declared = new Set(schema.columns.map((c) => c.name));
+  const formats = statedFormats(p.schema.columns.filter((c) => !declared.has(c.name)));
   return {
     path: p.path,
     schema,
@@ -353,16 +354,21 @@ export function dataSource(p: {
 }
 
 /**
- * The date or time format a curator stated on a column read off the data (the app's column
- * editor: "date or time", e.g. `date, MM/DD/YYYY`): public, so discovery reads the column in it
- * on its calendar grid without the private format test; the domain is still discovered.
+ * The date or time formats stated on columns to be discovered — in the app's column editor on a
+ * column read off the data ("date or time", e.g. `date, MM/DD/YYYY`), or by a Table Schema's
+ * date/time field (`format` other than `any`): public, so discovery reads each such column in its
+ * format on the calendar grid without the private format test; the domain is still discovered.
  */
-function statedFormats(all: Schema, declared: Schema): Record<string, ColumnFormat> {
-  const kept = new Set(declared.columns.map((c) => c.name));
+export function statedFormats(
+  fields: readonly {
+    readonly name: string;
+    readonly temporal?: { readonly kind: TemporalKind; readonly format?: string };
+  }[],
+): Record<string, ColumnFormat> {
   const out: Record<string, ColumnFormat> = {};
-  for (const c of all.columns) {
-    if (kept.has(c.name) || c.temporal === undefined) continue;
-    out[c.name] = { temporal: { kind: c.temporal.kind, format: toStrftime(c.temporal.format) } };
+  for (const { name, temporal } of fields) {
+    if (temporal?.format === undefined) continue;
+    out[name] = { temporal: { kind: temporal.kind, format: toStrftime(temporal.format) } };
   }
   return out;
 }
