@@ -34,6 +34,7 @@ import { type EngineSpawner, startEngine } from '../engine/process/client.ts';
 import { CancelledError } from '../engine/process/errors.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
 import { type PublicPlan, publicPlan } from '../engine/public-plan.ts';
+import { requiredFeatureSets } from '../engine/required-tables.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
 import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
@@ -45,6 +46,8 @@ import { APP_VERSION } from '../version.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
+import { readRowLevelSource } from './counted-run.ts';
+import type { CountedLoad, Counting } from './counted-source.ts';
 import { manifestFields, planThatRan, type RanPlan } from './manifest.ts';
 import {
   abortCode,
@@ -212,7 +215,10 @@ export type Reserved = After<Validated, 'reserved'> & { readonly release: Releas
 
 /** 4. The engine's result, waiting to be written (in the app: until the curator exports). */
 export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
-  readonly loaded: LoadResult;
+  /** The encoded rows, or (counted by DuckDB) the exact tables the engine read (counted-source.ts). */
+  readonly loaded: LoadResult | CountedLoad;
+  /** Which reader counted a raw source at the row level, and why the streaming one (absent: not raw). */
+  readonly counting?: Counting;
   readonly result: RapResult;
   /** What discovery released (null when every column was declared). */
   readonly discovery: DiscoveredSchema | null;
@@ -637,6 +643,8 @@ export interface RunHooks {
   /** Called once the engine process exists (the app shows its pid; tests kill it). */
   readonly onEngineStarted?: (pid: number | undefined) => void;
   readonly spawner?: EngineSpawner;
+  /** 'streaming': count a raw source with the streaming reader even where DuckDB could (tests). */
+  readonly counting?: 'streaming';
 }
 
 /** The engine on the validated data; any failure marks the release aborted (ReleaseAbortedError). */
@@ -646,7 +654,8 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
   try {
     if (signal?.aborted) throw new CancelledError();
     const { spec } = reserved;
-    let loaded = reserved.loaded;
+    let loaded: LoadResult | CountedLoad | null = reserved.loaded;
+    let counting: Counting | undefined;
     let discovery: DiscoveredSchema | null = null;
     let person: PersonOutcome | null = null;
     let options = reserved.options;
@@ -679,12 +688,23 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       person = { column: bounded.column, bound: bounded.bound, chosen: bounded.chosen, rows: bounded.rows };
       options = { ...options, unit: { bound: bounded.bound, normaliser: bounded.rows.rows } };
     } else if (reserved.raw) {
-      const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
-        ...header,
-        ...(signal ? { signal } : {}),
-      });
-      loaded = found.loaded;
-      discovery = found.discovery;
+      // DuckDB's two scans where it can read the file as the streaming reader does (counted-run.ts).
+      const read = await readRowLevelSource(
+        reserved.raw,
+        reserved.facts.rows,
+        discoveryNoise(spec),
+        (schema) =>
+          requiredFeatureSets({
+            schema,
+            workload: spec.workload,
+            ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
+            ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
+          }),
+        { ...header, ...(signal ? { signal } : {}), ...(hooks.counting ? { only: hooks.counting } : {}) },
+      );
+      loaded = 'counted' in read ? read.counted : read.loaded;
+      discovery = read.discovery;
+      counting = read.counting;
     }
     if (!loaded) throw new Error('internal: no encoded data for the engine');
     const data = loaded;
@@ -714,7 +734,16 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     if (signal?.aborted) engine.cancel();
     try {
       const result = await engine.result;
-      return { ...reserved, stage: 'finished', options, loaded: data, discovery, person, result };
+      return {
+        ...reserved,
+        stage: 'finished',
+        options,
+        loaded: data,
+        discovery,
+        person,
+        result,
+        ...(counting ? { counting } : {}),
+      };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -769,6 +798,12 @@ export type ReleaseReport = RapResult['report'] & {
   /** The unit of privacy in words ("one row", or the person level's statement). */
   readonly unit: string;
   readonly nonPrivateDiagnostics: string;
+  /**
+   * Which reader counted a raw source (DuckDB, or the streaming reader and why): for the curator
+   * only, never in the public manifest (a fallback can depend on the file's rows, e.g. one of
+   * another width).
+   */
+  readonly counting?: Counting;
 };
 
 export interface ReleaseOutcome {
@@ -864,5 +899,6 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
     unit: f.person ? describeUnit(f.person) : 'one row',
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,
+    ...(f.counting ? { counting: f.counting } : {}),
   };
 }
