@@ -1,0 +1,222 @@
+/**
+ * The Stata (.dta) and SAS (.sas7bdat) readers on files written by real writers (pandas'
+ * `to_stata`, R haven / ReadStat; test/unit/formats/fixtures/make-fixtures.*): values, missing
+ * values, text, dates and value labels as the writers stored them; a damaged file of each kind,
+ * and every truncation of one, refused with an InputError naming the file.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../errors.ts';
+import { tempDir } from '../testing.ts';
+import { fileDeclaredColumns } from './declarations.ts';
+import { readFormatRecords } from './read.ts';
+import { rleDecompress } from './sas7bdat.ts';
+
+const FIXTURES = fileURLToPath(new URL('../../../../test/unit/formats/fixtures/', import.meta.url));
+const fixture = (name: string) => readFileSync(FIXTURES + name);
+
+const dir = tempDir('rap-labelled-');
+afterAll(() => dir.remove());
+
+async function records(file: string): Promise<string[][]> {
+  const out: string[][] = [];
+  await readFormatRecords(file, (fields) => out.push(fields));
+  return out;
+}
+
+/** people.csv, the table every people-* fixture holds, as records. */
+const peopleCsv = () =>
+  fixture('people.csv')
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(','));
+
+describe('the same table from each writer and release', () => {
+  it.each([
+    'people-114.dta',
+    'people-117.dta',
+    'people-118.dta',
+    'people-119.dta',
+    'people-haven.dta',
+    'people.sas7bdat',
+  ])('%s reads as people.csv (names, integers, text, system missing as the empty field)', async (name) => {
+    const file = dir.file(name, fixture(name));
+    const got = await records(file);
+    expect(got).toHaveLength(301);
+    expect(got).toEqual(peopleCsv());
+  });
+});
+
+describe('a Stata file of every column type (pandas, release 118)', () => {
+  it('byte/int/long/float/double, str#, strL, a %td date; missing values; labels applied', async () => {
+    const file = dir.file('typed-118.dta', fixture('typed-118.dta'));
+    const got = await records(file);
+    expect(got[0]).toEqual(['b', 'i', 'l', 'f', 'd', 's', 'note', 'when', 'region']);
+    expect(got[1]).toEqual(['1', '300', '70000', '0.1', '1.25', 'abc', 'short', '2020-02-29', 'North']);
+    expect(got[2]).toEqual(['-5', '-32000', '', '2.5', '', '', 'a'.repeat(3000), '1960-01-01', 'South']);
+    expect(got[3]).toEqual(['', '7', '-2', '', '1e+300', 'ünï', '', '', '']);
+    expect(got[4]).toEqual([
+      '100',
+      '',
+      '2000000000',
+      '-10000000000',
+      '-0.5',
+      'x y',
+      'tail',
+      '1899-12-31',
+      'North',
+    ]);
+  });
+
+  it("value labels are the column's declared categories, in value order, with missing", async () => {
+    const file = dir.file('typed-118.dta', fixture('typed-118.dta'));
+    expect(await fileDeclaredColumns(file)).toEqual([
+      {
+        name: 'region',
+        kind: 'categorical',
+        categories: ['North', 'South', 'East'],
+        missing: true,
+        provenance: { source: 'declared' },
+      },
+    ]);
+  });
+});
+
+describe('a SAS data set with dates (haven)', () => {
+  it('numbers, missing, UTF-8 text, a DATE and a DATETIME column as date text', async () => {
+    const file = dir.file('typed.sas7bdat', fixture('typed.sas7bdat'));
+    expect(await records(file)).toEqual([
+      ['x', 's', 'day', 'at'],
+      ['1.5', 'abc', '2020-02-29', '2020-02-29T13:14:15'],
+      ['', '', '1960-01-01', '1960-01-01T00:00:00'],
+      ['-3', 'café', '', ''],
+      ['10000000000', 'x y', '1899-12-31', '1999-12-31T23:59:59'],
+    ]);
+    expect(await fileDeclaredColumns(file)).toEqual([]);
+  });
+});
+
+describe('SAS RLE decompression (the commands ReadStat documents)', () => {
+  it('copies, runs of a byte, of blanks, of @ and of zeros', () => {
+    const input = Buffer.from([
+      0x82,
+      ...Buffer.from('abc'),
+      0xc1,
+      0x41, // 4 × 'A'
+      0xe0, // 2 blanks
+      0xf1, // 3 zeros
+      0xd0, // 2 '@'
+      0x60,
+      0x01, // 18 blanks
+      0x40,
+      0x00,
+      0x42, // 18 'B'
+      0x70,
+      0x00, // 17 zeros
+      0x00,
+      0x00,
+      ...Buffer.alloc(64, 0x7a), // copy 64 'z'
+    ]);
+    const expected = Buffer.concat([
+      Buffer.from('abcAAAA  '),
+      Buffer.alloc(3),
+      Buffer.from('@@'),
+      Buffer.alloc(18, 0x20),
+      Buffer.alloc(18, 0x42),
+      Buffer.alloc(17),
+      Buffer.alloc(64, 0x7a),
+    ]);
+    expect(rleDecompress(input, expected.length)).toEqual(expected);
+  });
+
+  it('refuses an unknown command, an overrun and a short row', () => {
+    expect(() => rleDecompress(Buffer.from([0x30]), 4)).toThrow(/RLE command/);
+    expect(() => rleDecompress(Buffer.from([0xc9, 0x41]), 4)).toThrow(/overruns/);
+    expect(() => rleDecompress(Buffer.from([0xe0]), 4)).toThrow(/short/);
+    expect(() => rleDecompress(Buffer.from([0x85, 0x41]), 8)).toThrow(/overruns/);
+  });
+});
+
+describe('damaged files are refused with an InputError naming the file and what to do', () => {
+  const kinds = [
+    {
+      name: 'people-117.dta',
+      title: 'not a readable Stata data file (.dta)',
+      advice: 'Save it again from Stata',
+    },
+    {
+      name: 'people-114.dta',
+      title: 'not a readable Stata data file (.dta)',
+      advice: 'Save it again from Stata',
+    },
+    {
+      name: 'people.sas7bdat',
+      title: 'not a readable SAS data set (.sas7bdat)',
+      advice: 'Save it again from SAS',
+    },
+  ];
+
+  it.each(kinds)('$name: not the format at all', async ({ name, title, advice }) => {
+    const file = dir.file(`junk-${name}`, 'not a data file at all\n');
+    const err = await readFormatRecords(file, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toContain(file);
+    expect((err as Error).message).toContain(title);
+    expect((err as Error).message).toContain(advice);
+  });
+
+  it.each(kinds)('$name: every truncation is refused (or a whole table read), never another error', async ({
+    name,
+  }) => {
+    const bytes = fixture(name);
+    // Deterministic cut points: every 97th byte, the last 40 bytes one by one, and 0.
+    const cuts = new Set([0]);
+    for (let n = 1; n < bytes.length; n += 97) cuts.add(n);
+    for (let n = Math.max(0, bytes.length - 40); n < bytes.length; n++) cuts.add(n);
+    for (const n of cuts) {
+      const file = dir.file(`cut-${n}-${name}`, bytes.subarray(0, n));
+      const err = await readFormatRecords(file, () => {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (err === undefined) continue; // a cut after the last byte the reader needs
+      expect(err, `cut at ${n}`).toBeInstanceOf(InputError);
+      expect((err as Error).message).toContain(file);
+    }
+  });
+
+  it.each(kinds)('$name: random byte damage never throws anything but an InputError', async ({ name }) => {
+    const bytes = fixture(name);
+    let seed = 12345;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed;
+    };
+    for (let trial = 0; trial < 60; trial++) {
+      const damaged = Buffer.from(bytes);
+      for (let k = 0; k < 4; k++) damaged[next() % damaged.length] = next() % 256;
+      const file = dir.file(`hit-${trial}-${name}`, damaged);
+      const err = await readFormatRecords(file, () => {}).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (err !== undefined) expect(err, `trial ${trial}`).toBeInstanceOf(InputError);
+    }
+  });
+
+  it('an RDC-compressed SAS file is refused by name of its compression', async () => {
+    // The RDC literal where the first column text block would put it: the reader refuses the variant.
+    const bytes = Buffer.from(fixture('people.sas7bdat'));
+    const at = bytes.indexOf('age');
+    expect(at).toBeGreaterThan(0);
+    const first = bytes.lastIndexOf(Buffer.from([0xfd, 0xff, 0xff, 0xff]), at);
+    bytes.write('SASYZCR2', first + 16, 'latin1');
+    const file = dir.file('rdc.sas7bdat', bytes);
+    const err = await readFormatRecords(file, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toContain('RDC-compressed');
+    expect((err as Error).message).toContain(file);
+  });
+});
