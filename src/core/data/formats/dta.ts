@@ -270,7 +270,11 @@ export function parseDta(buf: Buffer): LabelledTable {
   if (rowWidth === 0 && rows > 0) throw new Corrupt('rows without columns');
   b.need(dataAt, rowWidth * rows, 'data');
   if (layout.release >= 117) b.expect(dataAt + rowWidth * rows, '</data>');
-  const offsets = widths.map((_, j) => widths.slice(0, j).reduce((a, w) => a + w, 0));
+  const offsets: number[] = [];
+  widths.reduce((at, w) => {
+    offsets.push(at);
+    return at + w;
+  }, 0);
   const texts = layout.formats.map(numberText);
   const labels = layout.labelNames.map((name, j) => {
     const set = name ? layout.labelSets.get(name) : undefined;

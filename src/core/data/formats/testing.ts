@@ -1,7 +1,7 @@
 /**
  * Test fixtures in formats the tests cannot otherwise make: a minimal .xlsx writer (a ZIP of
  * stored entries holding one sheet of inline strings and numbers), an SPSS .sav writer, and a SAS
- * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE).
+ * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE, mix pages).
  */
 import { crc32 } from 'node:zlib';
 
@@ -170,6 +170,8 @@ export interface SasLayout {
   readonly little: boolean;
   /** Rows RLE-compressed ("SASYZCRL"), each in its own subheader on meta pages. */
   readonly rle: boolean;
+  /** The first page a mix page: the rows that fit after its subheader pointers, the rest on data pages. */
+  readonly mix?: boolean;
 }
 
 /**
@@ -347,6 +349,15 @@ export function sasBytes(
     }
   }
 
+  // A mix page: as many rows as fit between the pointers (8-byte aligned) and the subheaders.
+  let mixRows = 0;
+  if (layout.mix && !rle) {
+    const start = Math.ceil((bitOffset + 8 + subheaders.length * pointerLength) / 8) * 8;
+    const end = pageLength - subheaders.reduce((n, sh) => n + sh.bytes.length, 0);
+    mixRows = Math.max(0, Math.min(rowBytes.length, Math.floor((end - start) / rowLength)));
+    int(subheaders[0].bytes, 15 * il, mixRows);
+  }
+
   // Meta pages: pointers from the front, subheaders after them.
   const pages: Buffer[] = [];
   for (let s = 0; s < subheaders.length || pages.length === 0; ) {
@@ -374,12 +385,21 @@ export function sasBytes(
     }
     int(page, bitOffset + 2, count, 2);
     int(page, bitOffset + 4, count, 2);
+    if (mixRows > 0 && pages.length === 0) {
+      if (count !== subheaders.length) throw new Error('sasBytes: a mix page holds all the subheaders');
+      const start = Math.ceil((bitOffset + 8 + count * pointerLength) / 8) * 8;
+      int(page, bitOffset, 0x0200, 2);
+      int(page, bitOffset + 2, count + mixRows, 2);
+      rowBytes.slice(0, mixRows).forEach((row, i) => {
+        row.copy(page, start + i * rowLength);
+      });
+    }
     pages.push(page);
     s += count;
   }
   if (!rle) {
     const perPage = Math.floor((pageLength - bitOffset - 8) / rowLength);
-    for (let r = 0; r < rowBytes.length; r += perPage) {
+    for (let r = mixRows; r < rowBytes.length; r += perPage) {
       const page = Buffer.alloc(pageLength);
       const chunk = rowBytes.slice(r, r + perPage);
       int(page, bitOffset, 0x0100, 2);
