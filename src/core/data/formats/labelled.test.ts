@@ -140,9 +140,9 @@ describe('SAS RLE decompression (the commands ReadStat documents)', () => {
   });
 });
 
-describe('SAS layouts no writer here makes: 32/64-bit, little/big-endian, RLE-compressed rows', () => {
+describe('SAS layouts no writer here makes: 32/64-bit, little/big-endian, RLE rows, a mix page', () => {
   // Written by testing.ts `sasBytes`; pandas 1.5.3's read_sas reads the same 700 rows from each
-  // of the eight layouts (checked once by hand when the writer was made).
+  // of these layouts (checked once by hand when the writer was made).
   const columns: SasColumn[] = [
     { name: 'x', type: 'numeric', width: 8 },
     { name: 'short', type: 'numeric', width: 4 },
@@ -176,11 +176,13 @@ describe('SAS layouts no writer here makes: 32/64-bit, little/big-endian, RLE-co
     { u64: false, little: false, rle: true },
     { u64: true, little: true, rle: true },
     { u64: true, little: false, rle: true },
-  ])('64-bit $u64, little-endian $little, RLE $rle: every row, a 4-byte numeric, dates', async (layout) => {
-    const file = dir.file(
-      `l-${layout.u64}-${layout.little}-${layout.rle}.sas7bdat`,
-      sasBytes(layout, columns, rows),
-    );
+    { u64: false, little: true, rle: false, mix: true },
+    { u64: false, little: false, rle: false, mix: true },
+    { u64: true, little: true, rle: false, mix: true },
+    { u64: true, little: false, rle: false, mix: true },
+  ])('64-bit $u64, little-endian $little, RLE $rle, mix page $mix: every row, a 4-byte numeric, dates', async (layout) => {
+    const name = `l-${layout.u64}-${layout.little}-${layout.rle}-${layout.mix ?? false}.sas7bdat`;
+    const file = dir.file(name, sasBytes(layout, columns, rows));
     expect(await records(file)).toEqual(expected);
   });
 
