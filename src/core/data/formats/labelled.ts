@@ -2,9 +2,9 @@
  * What the Stata and SAS readers (dta.ts, sas7bdat.ts) hand on: the column names, each column's
  * value labels (public metadata: they become the column's declared categories, as SPSS's do),
  * and the rows as text, one string per field, missing as the empty field. Both formats are read
- * from the whole file in memory; `readLabelledRecords` feeds the rows to the same table, load
- * and discovery code as a CSV's, and turns any fault in the bytes into an InputError naming the
- * file.
+ * from the whole file in memory (the rows decoded one at a time); `readLabelledRecords` feeds
+ * the rows to the same table, load and discovery code as a CSV's, and turns any fault in the
+ * bytes into an InputError naming the file.
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../../errors.ts';
@@ -50,8 +50,8 @@ export class UnsupportedVariant extends Error {
   override readonly name = 'UnsupportedVariant';
 }
 
-/** The parsed table, every fault in the bytes as an InputError naming the file. */
-export async function parseLabelled(file: string, format: LabelledFormat): Promise<LabelledTable> {
+/** The parsed header and labels, every fault in the bytes an InputError naming the file. */
+async function parseLabelled(file: string, format: LabelledFormat): Promise<LabelledTable> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -59,14 +59,14 @@ export async function parseLabelled(file: string, format: LabelledFormat): Promi
     throw unreadable(file, err);
   }
   try {
-    const table = format.parse(bytes);
-    // Materialise the rows here so a fault deep in the data is refused before any record is handed on.
-    const rows = [...table.rows()];
-    return { names: table.names, labels: table.labels, rows: () => rows };
+    return format.parse(bytes);
   } catch (err) {
     throw damaged(file, format, err);
   }
 }
+
+/** Rows between abort checks and progress reports. */
+const PROGRESS_ROWS = 8192;
 
 export async function readLabelledRecords(
   file: string,
@@ -81,15 +81,29 @@ export async function readLabelledRecords(
   const trim = opts.trim ?? true;
   onRecord([...table.names], 1);
   let records = 1;
-  for (const row of table.rows()) {
+  // Rows are decoded one at a time (no second copy of the table); a fault met deep in the data is
+  // the file's (an InputError naming it), while an error the record handler throws passes as is.
+  const rows = table.rows()[Symbol.iterator]();
+  for (;;) {
+    let next: IteratorResult<string[]>;
+    try {
+      next = rows.next();
+    } catch (err) {
+      throw damaged(file, format, err);
+    }
+    if (next.done) break;
     records++;
     onRecord(
-      row.map((text, j) => {
+      next.value.map((text, j) => {
         const t = table.labels[j]?.get(text) ?? text;
         return trim ? t.trim() : t;
       }),
       records,
     );
+    if (records % PROGRESS_ROWS === 0) {
+      opts.signal?.throwIfAborted();
+      opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
+    }
   }
   opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
   return { file, delimiter: ',', totalBytes, records, blankLines: 0, fingerprint };
@@ -104,12 +118,7 @@ export async function labelledDeclaredColumns(
   file: string,
   format: LabelledFormat,
 ): Promise<CategoricalColumn[]> {
-  let table: LabelledTable;
-  try {
-    table = format.parse(await readFile(file)); // the labels only: the rows are not read here
-  } catch (err) {
-    throw damaged(file, format, err);
-  }
+  const table = await parseLabelled(file, format); // the labels only: the rows are not read here
   const out: CategoricalColumn[] = [];
   table.names.forEach((name, j) => {
     const categories = [...new Set([...(table.labels[j]?.values() ?? [])].map((l) => l.trim()))];
