@@ -50,25 +50,27 @@ describe('the same table from each writer and release', () => {
   });
 });
 
-describe('a Stata file of every column type (pandas, release 118)', () => {
-  it('byte/int/long/float/double, str#, strL, a %td date; missing values; labels applied', async () => {
-    const file = dir.file('typed-118.dta', fixture('typed-118.dta'));
-    const got = await records(file);
-    expect(got[0]).toEqual(['b', 'i', 'l', 'f', 'd', 's', 'note', 'when', 'region']);
-    expect(got[1]).toEqual(['1', '300', '70000', '0.1', '1.25', 'abc', 'short', '2020-02-29', 'North']);
-    expect(got[2]).toEqual(['-5', '-32000', '', '2.5', '', '', 'a'.repeat(3000), '1960-01-01', 'South']);
-    expect(got[3]).toEqual(['', '7', '-2', '', '1e+300', 'ünï', '', '', '']);
-    expect(got[4]).toEqual([
-      '100',
-      '',
-      '2000000000',
-      '-10000000000',
-      '-0.5',
-      'x y',
-      'tail',
-      '1899-12-31',
-      'North',
-    ]);
+describe('a Stata file of every column type (pandas; releases 114 to 119, both byte orders)', () => {
+  const expected = [
+    ['b', 'i', 'l', 'f', 'd', 's', 'note', 'when', 'region'],
+    ['1', '300', '70000', '0.1', '1.25', 'abc', 'short', '2020-02-29', 'North'],
+    ['-5', '-32000', '', '2.5', '', '', 'a'.repeat(3000), '1960-01-01', 'South'],
+    ['', '7', '-2', '', '1e+300', 'ünï', '', '', ''],
+    ['100', '', '2000000000', '-10000000000', '-0.5', 'x y', 'tail', '1899-12-31', 'North'],
+  ];
+  // The big-endian files have no strL column (note): pandas writes those wrongly.
+  const withoutNote = expected.map((row) => row.filter((_, j) => j !== 6));
+
+  it.each([
+    ['typed-117.dta', expected],
+    ['typed-118.dta', expected],
+    ['typed-119.dta', expected],
+    ['typed-114-msf.dta', withoutNote],
+    ['typed-117-msf.dta', withoutNote],
+    ['typed-118-msf.dta', withoutNote],
+  ])('%s: byte/int/long/float/double, str#, strL, a %%td date; missing values; labels applied', async (name, rows) => {
+    const file = dir.file(name, fixture(name));
+    expect(await records(file)).toEqual(rows);
   });
 
   it("value labels are the column's declared categories, in value order, with missing", async () => {
