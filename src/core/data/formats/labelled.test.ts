@@ -68,7 +68,7 @@ describe('a Stata file of every column type (pandas; releases 114 to 119, both b
     ['typed-114-msf.dta', withoutNote],
     ['typed-117-msf.dta', withoutNote],
     ['typed-118-msf.dta', withoutNote],
-  ])('%s: byte/int/long/float/double, str#, strL, a %%td date; missing values; labels applied', async (name, rows) => {
+  ])('%s: every numeric type, str#, strL, a Stata date; missing values; labels applied', async (name, rows) => {
     const file = dir.file(name, fixture(name));
     expect(await records(file)).toEqual(rows);
   });
