@@ -9,8 +9,8 @@
  * - 32- and 64-bit files (SAS on Windows/Unix, 4- or 8-byte offsets), either byte order;
  * - a header, then pages: meta pages of subheaders (row size, column size, column text, names,
  *   attributes, formats), data pages of rows, mix pages holding both;
- * - rows stored as-is or RLE-compressed ("SASYZCRL", one compressed row per subheader); the RDC
- *   compression ("SASYZCR2") is refused with a message saying so;
+ * - rows stored as-is or compressed, one compressed row per subheader: RLE ("SASYZCRL",
+ *   `COMPRESS=CHAR`) or RDC ("SASYZCR2", `COMPRESS=BINARY`);
  * - numeric columns are doubles stored in 3 to 8 bytes (the low bytes dropped); every NaN (SAS
  *   missing `.`, `.A` … `.Z`, `._`) is missing (the empty field); character columns are text
  *   (UTF-8 when the header says so, Windows-1252 otherwise) without trailing blanks, blank as
@@ -21,7 +21,6 @@
  */
 import { Bytes, Corrupt, date1960, datetime1960 } from './binary.ts';
 import type { LabelledFormat, LabelledTable } from './labelled.ts';
-import { UnsupportedVariant } from './labelled.ts';
 
 const MAGIC = Buffer.from('000000000000000000000000c2ea8160b31411cfbd92080009c7318c181f1011', 'hex');
 
@@ -80,6 +79,63 @@ interface Column {
 interface RowSource {
   readonly at: number;
   readonly length: number;
+}
+
+/**
+ * RDC (Ross Data Compression) decompression of one row, as pandas' `rdc_decompress` and ReadStat
+ * read it: a 16-bit control word says, item by item, whether the next item is a literal byte or a
+ * command (a run of one byte, or a copy of bytes already written). Throws on output that
+ * overruns or falls short of the row and on a copy from before its start.
+ */
+export function rdcDecompress(input: Buffer, rowLength: number): Buffer {
+  const out = Buffer.alloc(rowLength);
+  let i = 0;
+  let o = 0;
+  let controlBits = 0;
+  let controlMask = 0;
+  const byte = () => {
+    if (i >= input.length) throw new Corrupt('compressed row runs past its end');
+    return input[i++];
+  };
+  const fill = (n: number, value: number) => {
+    if (o + n > rowLength) throw new Corrupt('compressed row overruns');
+    out.fill(value, o, o + n);
+    o += n;
+  };
+  const copyBack = (offset: number, n: number) => {
+    if (offset > o || o + n > rowLength) throw new Corrupt('compressed row copies outside the row');
+    // Byte by byte: a copy may overlap what it writes.
+    for (let k = 0; k < n; k++) out[o + k] = out[o - offset + k];
+    o += n;
+  };
+  while (i < input.length) {
+    controlMask >>>= 1;
+    if (controlMask === 0) {
+      controlBits = (byte() << 8) | byte();
+      controlMask = 0x8000;
+    }
+    if ((controlBits & controlMask) === 0) {
+      fill(1, byte());
+      continue;
+    }
+    const head = byte();
+    const command = head >> 4;
+    const low = head & 0x0f;
+    if (command === 0) {
+      fill(low + 3, byte());
+    } else if (command === 1) {
+      const n = low + (byte() << 4) + 19;
+      fill(n, byte());
+    } else if (command === 2) {
+      const offset = low + 3 + (byte() << 4);
+      copyBack(offset, byte() + 16);
+    } else {
+      const offset = low + 3 + (byte() << 4);
+      copyBack(offset, command);
+    }
+  }
+  if (o !== rowLength) throw new Corrupt('compressed row is short');
+  return out;
 }
 
 /**
@@ -298,7 +354,6 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
     }
   }
 
-  if (compression === 'rdc') throw new UnsupportedVariant('RDC-compressed ("SASYZCR2")');
   if (columnCount < 0 || rowLength <= 0) throw new Corrupt('no row or column description');
   if (rowLength > MAX_ROW_BYTES) throw new Corrupt('row length');
   if (names.length !== columnCount || attributes.length !== columnCount)
@@ -335,8 +390,8 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
       for (const r of rows) {
         let row = b.slice(r.at, r.length, 'row');
         if (r.length < rowLength) {
-          if (compression !== 'rle') throw new Corrupt('a short row');
-          row = rleDecompress(row, rowLength);
+          if (compression === 'none') throw new Corrupt('a short row');
+          row = compression === 'rle' ? rleDecompress(row, rowLength) : rdcDecompress(row, rowLength);
         }
         yield columns.map((c) => (c.numeric ? numberText(c, row) : charText(c, row)));
       }
@@ -346,7 +401,6 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
 
 export const SAS7BDAT: LabelledFormat = {
   title: 'SAS data set (.sas7bdat)',
-  advice:
-    'Save it again from SAS (uncompressed, or with COMPRESS=CHAR), or export the table as CSV (PROC EXPORT).',
+  advice: 'Save it again from SAS, or export the table as CSV (PROC EXPORT).',
   parse: parseSas7bdat,
 };

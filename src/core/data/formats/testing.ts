@@ -1,7 +1,8 @@
 /**
  * Test fixtures in formats the tests cannot otherwise make: a minimal .xlsx writer (a ZIP of
  * stored entries holding one sheet of inline strings and numbers), an SPSS .sav writer, and a SAS
- * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE, mix pages).
+ * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE and RDC
+ * rows, mix pages).
  */
 import { crc32 } from 'node:zlib';
 
@@ -170,6 +171,8 @@ export interface SasLayout {
   readonly little: boolean;
   /** Rows RLE-compressed ("SASYZCRL"), each in its own subheader on meta pages. */
   readonly rle: boolean;
+  /** Rows RDC-compressed ("SASYZCR2") instead (with `rle` true). */
+  readonly rdc?: boolean;
   /** The first page a mix page: the rows that fit after its subheader pointers, the rest on data pages. */
   readonly mix?: boolean;
 }
@@ -214,6 +217,66 @@ export function rleCompress(row: Buffer): Buffer {
     i += run;
   }
   flush();
+  return Buffer.from(out);
+}
+
+/**
+ * RDC-encodes one row with every command the reader decodes (sas7bdat.ts `rdcDecompress`): runs
+ * of 3+ bytes (short and long), copies of 3 … 15 bytes (short pattern) and of 16 … 271 bytes
+ * (long pattern) from up to 4,098 bytes back, the rest literal bytes; 16 items to a control word.
+ */
+export function rdcCompress(row: Buffer): Buffer {
+  const out: number[] = [];
+  let controlAt = -1;
+  let items = 16;
+  const item = (command: boolean, bytes: number[]) => {
+    if (items === 16) {
+      controlAt = out.length;
+      out.push(0, 0);
+      items = 0;
+    }
+    if (command) {
+      const bit = 0x8000 >>> items;
+      out[controlAt] |= bit >>> 8;
+      out[controlAt + 1] |= bit & 0xff;
+    }
+    items++;
+    out.push(...bytes);
+  };
+  for (let i = 0; i < row.length; ) {
+    let run = 1;
+    while (i + run < row.length && row[i + run] === row[i] && run < 4114) run++;
+    // The longest earlier match (3 … 271 bytes, 3 … 4,098 back).
+    let best = 0;
+    let bestOffset = 0;
+    for (let offset = 3; offset <= Math.min(i, 4098); offset++) {
+      let n = 0;
+      while (n < 271 && i + n < row.length && row[i - offset + n] === row[i + n]) n++;
+      if (n > best) {
+        best = n;
+        bestOffset = offset;
+      }
+    }
+    if (run >= 3 && run >= best) {
+      if (run <= 18) item(true, [0x00 | (run - 3), row[i]]);
+      else {
+        const n = run - 19;
+        item(true, [0x10 | (n & 0x0f), n >> 4, row[i]]);
+      }
+      i += run;
+    } else if (best >= 16) {
+      const o = bestOffset - 3;
+      item(true, [0x20 | (o & 0x0f), o >> 4, best - 16]);
+      i += best;
+    } else if (best >= 3) {
+      const o = bestOffset - 3;
+      item(true, [(best << 4) | (o & 0x0f), o >> 4]);
+      i += best;
+    } else {
+      item(false, [row[i]]);
+      i++;
+    }
+  }
   return Buffer.from(out);
 }
 
@@ -287,7 +350,7 @@ export function sasBytes(
   const formatRefs = columns.map((c) => (c.format ? [textAt(c.format), c.format.length] : [0, 0]));
   const blockLength = 28 + texts.reduce((n, t) => n + Math.ceil(t.length / 4) * 4, 0) + 4 + il;
   const block = Buffer.alloc(blockLength, 0);
-  (rle ? 'SASYZCRL' : '        ').split('').forEach((ch, i) => {
+  (rle ? (layout.rdc ? 'SASYZCR2' : 'SASYZCRL') : '        ').split('').forEach((ch, i) => {
     block[12 + i] = ch.charCodeAt(0);
   });
   let at = 28;
@@ -343,7 +406,7 @@ export function sasBytes(
   }
   if (rle) {
     for (const row of rowBytes) {
-      const packed = rleCompress(row);
+      const packed = layout.rdc ? rdcCompress(row) : rleCompress(row);
       if (packed.length < rowLength) subheaders.push({ bytes: packed, flag: 4, kind: 1 });
       else subheaders.push({ bytes: row, flag: 0, kind: 1 });
     }
