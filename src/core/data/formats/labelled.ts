@@ -45,7 +45,7 @@ function damaged(file: string, format: LabelledFormat, err: unknown): InputError
   );
 }
 
-/** A well-formed file in a variant of the format this reader does not read (e.g. RDC compression). */
+/** A well-formed file in a variant of the format this reader does not read (e.g. Stata before release 114). */
 export class UnsupportedVariant extends Error {
   override readonly name = 'UnsupportedVariant';
 }
