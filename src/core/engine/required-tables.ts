@@ -9,6 +9,7 @@
  * out of it (counted-tables.ts); the one-way start reads every feature's one-way; the report
  * evaluates the workload and the evaluation workloads on their own tables.
  */
+import { type CountedDataset, tableKey } from '../data/counted.ts';
 import type { Schema } from '../data/schema.ts';
 import type { Workload } from '../workload/types.ts';
 
@@ -41,6 +42,28 @@ export function requiredFeatureSets(input: TableNeeds): number[][] {
     }
   }
   return [...sets.values()].sort(compareSets);
+}
+
+/** The required feature sets the counted data holds no table for (empty when it is complete). */
+export function missingFeatureSets(data: CountedDataset, input: Omit<TableNeeds, 'schema'>): number[][] {
+  return requiredFeatureSets({ ...input, schema: data.schema }).filter((s) => !data.tables.has(tableKey(s)));
+}
+
+/**
+ * Throws an internal error naming the first missing sets (by column index and name) when the
+ * counted data lacks a table a run with this input reads: the counting step's bug, caught before
+ * the run rather than halfway through it.
+ */
+export function assertTablesFor(data: CountedDataset, input: Omit<TableNeeds, 'schema'>): void {
+  const missing = missingFeatureSets(data, input);
+  if (missing.length === 0) return;
+  const name = (f: number) => data.schema.columns[f]?.name ?? `#${f}`;
+  const shown = missing.slice(0, 5).map((s) => `[${s.join(', ')}] (${s.map(name).join(', ')})`);
+  throw new Error(
+    `internal: the counted data lacks the exact table over features ${shown.join(', ')}` +
+      `${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}: the counting step must ` +
+      'compute every set requiredFeatureSets lists',
+  );
 }
 
 function compareSets(a: readonly number[], b: readonly number[]): number {
