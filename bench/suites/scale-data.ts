@@ -1,8 +1,8 @@
 /**
  * `scale-data` (issue 31): a raw file far beyond the engine's own work, through the front door.
  * adult.data × 300 (9.77M rows, 1.19 GB, no header) released by `rap-studio synth` (a child
- * process: discovery, encoding, engine, decoding, ledger) from the CSV (the streaming path) and
- * from a Parquet copy (read by the embedded DuckDB), no schema, ε = 1, δ = 1/n², 32 random 3-way
+ * process: discovery, counting, engine, decoding, ledger) from the CSV and from a Parquet copy
+ * (both counted inside the release by the embedded DuckDB, release/counted-source.ts), no schema, ε = 1, δ = 1/n², 32 random 3-way
  * marginals, n' = 1000, seeded (INSECURE: a benchmark releases nothing). Beside them, DuckDB's
  * one-scan count of the workload's 32 tables and 15 one-way marginals (the counting SQL of
  * src/core/sql) from each file. Reported: CPU seconds (user + system, the engine's process
