@@ -15,6 +15,7 @@ import { readCsvRecords } from '../data/csv.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import {
+  checkOutputRows,
   noWriterNote,
   OUTPUT_MEDIA,
   outputFormatOf,
@@ -170,5 +171,11 @@ describe('the released file in the format its name asks for', () => {
     expect(noWriterNote('p.parquet')).toBeNull();
     expect(withOutputExtension('p-synthetic.csv', 'xlsx')).toBe('p-synthetic.xlsx');
     expect(withOutputExtension('p-synthetic', 'parquet')).toBe('p-synthetic.parquet');
+    // An Excel sheet's rows, checked before reserving (release.ts calls this after validate).
+    expect(() => checkOutputRows('/x/s.xlsx', 1_048_575)).not.toThrow();
+    expect(() => checkOutputRows('/x/s.xlsx', 1_048_576)).toThrow(
+      /do not fit one Excel sheet.*Nothing was reserved/,
+    );
+    expect(() => checkOutputRows('/x/s.parquet', 10_000_000)).not.toThrow();
   });
 });

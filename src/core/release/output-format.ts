@@ -10,7 +10,7 @@
  */
 import { extname } from 'node:path';
 import { type WrittenColumn, writeParquetFromCsv } from '../data/formats/write-parquet.ts';
-import { writeXlsxFromCsv } from '../data/formats/write-xlsx.ts';
+import { writeXlsxFromCsv, XLSX_MAX_ROWS } from '../data/formats/write-xlsx.ts';
 import { InputError } from '../errors.ts';
 
 export type OutputFormat = 'csv' | 'parquet' | 'xlsx';
@@ -41,6 +41,20 @@ export function requireOutputFormat(file: string): OutputFormat {
     `synthetic data ${file}: the released file's format follows its extension, and ` +
       `${extname(file) ? `"${extname(file)}"` : 'no extension'} is none RAP Studio writes; name it ` +
       `${OUTPUT_EXTENSIONS.join(', ')} (CSV, Parquet or Excel). Nothing was reserved.`,
+    { file },
+  );
+}
+
+/**
+ * A release of `rows` synthetic rows fits the format `file` names (checked before reserving):
+ * an Excel sheet holds at most XLSX_MAX_ROWS rows, the header's included.
+ */
+export function checkOutputRows(file: string, rows: number): void {
+  if (outputFormatOf(file) !== 'xlsx' || rows < XLSX_MAX_ROWS) return;
+  throw new InputError(
+    `synthetic data ${file}: ${rows} synthetic rows (--rows × --oversample) do not fit one Excel sheet ` +
+      `(at most ${XLSX_MAX_ROWS - 1} rows below the header); release to .csv or .parquet, or ask for fewer rows. ` +
+      'Nothing was reserved.',
     { file },
   );
 }

@@ -59,6 +59,7 @@ import {
   warnings,
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
+import { checkOutputRows } from './output-format.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
 import {
   boundSource,
@@ -824,6 +825,7 @@ export async function releaseStraightThrough(
         ),
   });
   const validated = await validate(await prepare(spec, warn), warn, hooks.signal);
+  checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);
   const reserved = await reserve(ledger, validated, warn, hooks.signal);
   hooks.onReserved?.(reserved.release);
   const finished = await run(ledger, reserved, hooks).catch((err: unknown) => {
