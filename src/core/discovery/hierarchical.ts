@@ -4,7 +4,8 @@
  * released domain is every key that passed, at every level, and a record is then encoded as its
  * finest released key (C34.90 → C34 when only the category passed).
  *
- * The column's ρ is split equally over its L levels (ρ_l = ρ/L) and so is its δ (δ_l = δ/L). At
+ * The column's ρ is split over its L levels by their shares (ρ_l = ρ·w_l/Σw, levelShares; equal
+ * unless the preset states them) and its δ equally (δ_l = δ/L). At
  * each level a record adds 1 to at most one key (its prefix at that level, when that prefix's
  * parent passed; keyAt), so under replace-one the level's counts move by at most √2 (ℓ2):
  * - a level whose keys are a PUBLIC list (the preset's alphabets: every passed parent × every
@@ -49,8 +50,9 @@ export const SPURIOUS = 0.05;
  * chapter letters of 270–304 records misses with probability 0.10–0.21 (≈ 310 records misplaced
  * per release on average, 3 letters in one run of the bench); at s = 1, τ = σ·Q⁻¹(1/29) = 132: they
  * miss with probability 0.009–0.029 (≈ 35 records), for ≤ 9/29 ≈ 0.31 phantom keys expected (the
- * 6 unused letters and 3 markers). A larger ρ share for the letters was the alternative: it comes
- * out of the category level, whose bar (≈ 313) already sits at the edge of the 75 % target.
+ * 6 unused letters and 3 markers). With equal shares that still missed 3 letters in the bench's 3
+ * seeds, so the ICD-10 preset also moves ρ off its full codes onto the letters and categories
+ * (hierarchy.ts, ICD10_SHARES: σ = 62.5, τ = 114 at the top).
  */
 export const SPURIOUS_TOP = 1;
 /**
@@ -81,6 +83,13 @@ export interface HierarchicalDiscovery {
   readonly column: CategoricalColumn;
   readonly levels: readonly LevelOutcome[];
   readonly other: { readonly count: number; readonly sigma: number; readonly released: boolean };
+}
+
+/** Each level's fraction of the column's ρ: share_l / Σ share (HierarchyLevel.share, default 1). */
+export function levelShares(h: Hierarchy): number[] {
+  const w = h.levels.map((l) => l.share ?? 1);
+  const total = w.reduce((a, b) => a + b, 0);
+  return w.map((x) => x / total);
 }
 
 /** Expected released keys of count 0 allowed at a public level (0: the top). */
@@ -176,7 +185,7 @@ export function discoverHierarchical(
     );
   }
   const L = hierarchy.levels.length;
-  const rhoLevel = rho / L;
+  const shares = levelShares(hierarchy);
   const deltaLevel = delta / L;
   const levels: LevelOutcome[] = [];
   const released: string[] = [];
@@ -186,6 +195,7 @@ export function discoverHierarchical(
   let top: { kept: SelectedKey[]; sigma: number; threshold: number } | undefined;
   let parents = new Set<string>();
   for (let l = 0; l < L; l++) {
+    const rhoLevel = rho * shares[l];
     const keyCounts = levelKeyCounts(counts.values, hierarchy, l, parents);
     // Missing values: one top-level key per missing marker (a record is in one of them), so the
     // released missing category is written in its source form (`?`, empty, `NA`).
