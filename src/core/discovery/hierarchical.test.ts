@@ -197,7 +197,7 @@ describe('the privacy map on neighbouring datasets', () => {
       expect(delta).toBeLessThanOrEqual(1e-6 * (1 + 1e-12));
       // ρ_l = ρ·w_l/Σw: the ICD-10 preset's stated shares, equal shares for plain lengths.
       const shares = h === icd ? [0.45, 0.45, 0.1] : h.levels.map(() => 1 / h.levels.length);
-      d.levels.forEach((l, i) => expect(l.rho / 0.04).toBeCloseTo(shares[i], 12));
+      expect(d.levels.map((l) => l.rho / 0.04)).toEqual(shares.map((x) => expect.closeTo(x, 12)));
       for (const l of d.levels) {
         expect(gaussianCountsRho(l.sigma, LEVEL_SENSITIVITY) / l.rho).toBeCloseTo(1, 10);
         if (l.mechanism === 'partition-selection')
