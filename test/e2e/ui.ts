@@ -179,10 +179,40 @@ export async function waitForRunEnabled(page: Page): Promise<void> {
   );
 }
 
-/** Presses Run and waits until the run reaches one of `statuses`. */
+/**
+ * Presses Run and waits until the run reaches one of `statuses`. A click can land in the moment
+ * between the actionability check and the mouse event in which a late re-plan disables the button
+ * (the step marks the plan stale on any change): such a click starts nothing, shows no banner and
+ * leaves the button enabled again once the plan is current, so it is pressed again. A refusal
+ * (the error banner) fails at once with its message.
+ */
 export async function startRun(page: Page, statuses: readonly string[] = ['running']): Promise<string> {
-  await waitForRunEnabled(page);
-  await page.getByTestId('run-button').click();
+  for (let attempt = 1; ; attempt++) {
+    await waitForRunEnabled(page);
+    const before = (await banner(page))?.message ?? null;
+    await page.getByTestId('run-button').click();
+    // A taken click shows "Reserving the budget…" (the button disabled), then the Run step.
+    const outcome = await waitFor(
+      'the run to start',
+      async () => {
+        if ((await page.getByTestId('run-status').count()) > 0) return 'started';
+        const now = (await banner(page))?.message ?? null;
+        if (now !== null && now !== before) throw new Error(`Run was refused: ${now}`);
+        return undefined;
+      },
+      5_000,
+      100,
+    ).catch((err: Error) => {
+      if (err.message.startsWith('Run was refused')) throw err;
+      return 'not yet';
+    });
+    if (outcome === 'started' || attempt === 3) break;
+    const lost =
+      (await page.getByTestId('run-status').count()) === 0 &&
+      (await page.getByTestId('run-button').count()) > 0 &&
+      (await page.getByTestId('run-button').isEnabled());
+    if (!lost) break;
+  }
   await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
   return waitForRunStatus(page, statuses);
 }
