@@ -414,7 +414,10 @@ function withHierarchies(
   p: Parameters<typeof dataSource>[0],
   marked: Readonly<Record<string, Hierarchy>>,
 ): DataSource {
-  const declared = new Map(p.schema.columns.map((c) => [c.name, c]));
+  // Columns to discover are those not declared (a schema read off the data, as the app's is, lists
+  // every column; only its declared ones are used as given).
+  const given = p.undeclared === 'discover' ? declaredColumns(p.schema) : p.schema.columns;
+  const declared = new Map(given.map((c) => [c.name, c]));
   const toDiscover: Record<string, Hierarchy> = {};
   for (const [name, h] of Object.entries(marked)) {
     const c = declared.get(name);
