@@ -32,6 +32,7 @@ import {
 } from '../core/release/report/index.ts';
 import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
+import { defaultExportName } from '../shared/export-name.ts';
 import type { ResultStore, StoredRelease } from './finished-release-store.ts';
 import type { ServiceContext } from './service-context.ts';
 
@@ -60,10 +61,7 @@ function safeFileName(name: string, format: OutputFormat): string {
   return outputFormatOf(clean) ? clean : `${clean}.${format}`;
 }
 
-/** `<input less its extension>-synthetic.<the input's format where a writer exists, else csv>`. */
-export function defaultExportName(datasetName: string): string {
-  return `${datasetName.replace(/\.[^.]*$/, '')}-synthetic.${releaseFormatFor(datasetName)}`;
-}
+export { defaultExportName };
 
 /** The manifest's fields fixed when the run finishes (stored with the release): see core/release/manifest.ts. */
 export function manifestFields(
