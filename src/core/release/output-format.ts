@@ -77,12 +77,6 @@ export function noWriterNote(inputFile: string): string | null {
   return kind ? `the input is ${kind}, which RAP Studio reads but does not write: the release is CSV` : null;
 }
 
-/** `path` with its extension replaced by the format's (a name without one gets it appended). */
-export function withOutputExtension(file: string, format: OutputFormat): string {
-  const ext = extname(file);
-  return `${outputFormatOf(file) !== null ? file.slice(0, -ext.length) : file}.${format}`;
-}
-
 /** The Table Schema fields' names and types, from the manifest's fields (absent: all text). */
 export function writtenColumns(
   manifestFields: Readonly<Record<string, unknown>>,
