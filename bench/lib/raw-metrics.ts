@@ -86,17 +86,27 @@ export function tv(p: Map<string, number>, q: Map<string, number>): number {
 }
 
 /** A real value as the release's domain would hold it. */
+/**
+ * A real value as the release's domain would hold it, as the encoder holds it (encode.ts, 'other'
+ * rule): a released category as itself; a hierarchical code under its finest released key; a
+ * missing value as the missing category when released; anything else as "(other)" when released,
+ * else under the fallback category (the heaviest, where discovery keeps such records).
+ */
 function releasedValue(schema: Schema | undefined, c: number, v: string): string {
   const col = schema?.columns[c];
   if (col?.kind !== 'categorical') return missingSet.has(v) ? MISSING : v;
-  if (missingSet.has(v) && !col.categories.includes(v)) return col.missing ? MISSING : OTHER;
   if (col.categories.includes(v)) return v;
-  // A hierarchical code is held by its finest released key, as the encoder holds it (encode.ts).
+  const elsewhere = col.categories.includes(OTHER)
+    ? OTHER
+    : col.fallbackCode !== undefined
+      ? col.categories[col.fallbackCode]
+      : v;
+  if (missingSet.has(v)) return col.missing ? MISSING : elsewhere;
   if (col.hierarchy) {
     const code = finestCategory(col.hierarchy, v, indexOf(col.categories));
     if (code !== undefined) return col.categories[code];
   }
-  return col.categories.includes(OTHER) ? OTHER : v;
+  return elsewhere;
 }
 
 const indexes = new WeakMap<readonly string[], Map<string, number>>();

@@ -55,6 +55,19 @@ describe('raw metrics', () => {
     expect(f.maxTwoWayReleased).toBe(0);
   });
 
+  it('maps real values under the fallback category where "(other)" was not released, as the encoder does', () => {
+    const real = [['a'], ['b'], ['rare'], ['?']];
+    const synthetic = [['a'], ['b'], ['a'], ['a']];
+    const schema = {
+      version: 1,
+      origin: 'discovered',
+      columns: [{ name: 'c', kind: 'categorical', categories: ['a', 'b'], missing: false, fallbackCode: 0 }],
+    } as const;
+    const f = fidelity(['c'], real, synthetic, schema);
+    expect(f.columns[0]).toMatchObject({ tvReleased: 0 });
+    expect(f.maxTwoWayReleased).toBe(0);
+  });
+
   it('scores a hierarchical code column by category: a real code counts as its finest released key', () => {
     // zip read as numbers would be cut at deciles; released as postcode keys it is categorical.
     const real = [['02134'], ['02139'], ['10001'], ['94105']];
