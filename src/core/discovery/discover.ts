@@ -275,7 +275,9 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     if (looksNumeric(l1)) {
       const d = discoverNumeric(numbers, l1, rest, opts.noise, { bins, bound });
       const column = format?.numberFormat ? { ...d.column, numberFormat: format.numberFormat } : d.column;
-      if (!opts.unit) paidOneWays.set(counts.name, numericOneWay(d.column, d.measured));
+      // Rows counted at both levels (at the person level over the bounded file, σ's already ×k):
+      // the engine's one-way over n̂, reused at the person level too (one-way.ts).
+      paidOneWays.set(counts.name, numericOneWay(d.column, d.measured));
       found.set(counts.name, {
         column: written(column),
         detail: {
@@ -292,6 +294,8 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
       });
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
+      // Row level only: at the person level partition selection counts distinct PERSONS per key,
+      // not rows, so its counts are no estimate of the engine's one-way (one-way.ts).
       if (!opts.unit) paidOneWays.set(counts.name, categoricalOneWay(d.column, n, d.kept, d.selection));
       found.set(counts.name, {
         column: written(d.column),

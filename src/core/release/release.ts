@@ -687,9 +687,11 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     // the reservation.
     if (reserved.raw) options = fitQueryRounds(options, data.dataset.schema, spec.workload);
     // Discovery's one-way histograms are the engine's one-way measurements (budget spent once;
-    // discovery/one-way.ts): row level only.
-    const paid =
-      discovery && !person ? paidOneWaysFor(discovery.paidOneWays, data.dataset.schema, data.dataset.n) : [];
+    // discovery/one-way.ts). At the person level only numeric columns have one (rows counted,
+    // σ ×k), in the engine's units: counts over the public n̂, the engine's own normaliser.
+    const paid = discovery
+      ? paidOneWaysFor(discovery.paidOneWays, data.dataset.schema, person ? person.rows.rows : data.dataset.n)
+      : [];
     const engine = startEngine(
       {
         data: data.dataset,
