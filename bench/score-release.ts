@@ -11,15 +11,22 @@
  * `rap-studio schema from-names adult.names` writes) its declared columns are used as declared
  * (no "(other)" allowed in them) and only the others rediscovered, as the release did.
  *
+ * `--exclude col,col` and `--hierarchy col=LEVELS` (repeatable) are the run's own: discovery is
+ * recomputed through the release's own path (planRawSource → discoverAndLoad) with them, so the
+ * budget is split over the same columns and a hierarchical column (zip=postcode) is scored as the
+ * codes it was released as, real codes held by their finest released key.
+ *
  *   npx tsx bench/score-release.ts RAW SYNTHETIC EPSILON SEED [--exclude col,col] [--schema FILE]
+ *     [--hierarchy col=LEVELS …]
  */
 import { OTHER_CATEGORY, withOtherCategory } from '../src/core/data/encode.ts';
 import { readDeclaredSchema } from '../src/core/data/schema-file.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../src/core/data/values.ts';
-import { splitBudget } from '../src/core/discovery/budget-split.ts';
-import { DEFAULT_DISCOVERY_SHARE, discoverSchema } from '../src/core/discovery/discover.ts';
+import { DEFAULT_DISCOVERY_SHARE } from '../src/core/discovery/discover.ts';
+import { discoverAndLoad, planRawSource } from '../src/core/discovery/raw-source.ts';
 import { defaultDelta } from '../src/core/privacy/accounting.ts';
 import { seededNoise } from '../src/core/privacy/noise.ts';
+import { parseHierarchies } from '../src/core/release/spec.ts';
 import { fidelity } from './lib/raw-metrics.ts';
 import { readRows } from './lib/raw-pipeline.ts';
 
@@ -28,34 +35,40 @@ const option = (name: string) => {
   const i = rest.indexOf(name);
   return i >= 0 ? rest[i + 1] : undefined;
 };
-const exclude = new Set(option('--exclude')?.split(',') ?? []);
+const options = (name: string) =>
+  rest.flatMap((a, i) => (a === name && i + 1 < rest.length ? [rest[i + 1]] : []));
+const excluded = option('--exclude')?.split(',') ?? [];
+const hierarchyEntries = options('--hierarchy');
+const hierarchies = hierarchyEntries.length > 0 ? parseHierarchies(hierarchyEntries) : undefined;
 const schemaFile = option('--schema');
 const declared = schemaFile ? (await readDeclaredSchema(schemaFile)).schema.columns : [];
 const declaredNames = new Set(declared.map((c) => c.name));
-const { names, rows } = await readRows(rawFile);
+const { names: allNames, rows: allRows } = await readRows(rawFile);
 const syn = await readRows(synFile);
-const n = rows.length;
-const budget = splitBudget(Number(eps), defaultDelta(n), DEFAULT_DISCOVERY_SHARE, true);
-const found = await discoverSchema(rawFile, {
-  rho: budget.rhoDiscovery,
-  delta: budget.deltaDiscovery,
-  noise: seededNoise(`${seed}/discovery`),
-  ...(declared.length > 0 && { declared }),
-});
+const n = allRows.length;
+// The release's own discovery path, with the run's column choice and hierarchies.
+const plan = await planRawSource(
+  rawFile,
+  declared,
+  { epsilon: Number(eps), delta: defaultDelta(n), share: DEFAULT_DISCOVERY_SHARE },
+  {
+    header: true,
+    ...(excluded.length > 0 && { choice: { exclude: excluded } }),
+    ...(hierarchies && { hierarchies }),
+  },
+);
+const found = (await discoverAndLoad(plan, n, seededNoise(`${seed}/discovery`), { header: true })).discovery;
 const widened = withOtherCategory(found.schema, 'other');
 // A declared column is used exactly: no "(other)" is added to it.
 const schema = {
   ...widened,
   columns: widened.columns.map((c, j) => (declaredNames.has(c.name) ? found.schema.columns[j] : c)),
 };
-const keep = names.map((name, i) => (exclude.has(name) ? -1 : i)).filter((i) => i >= 0);
-const pick = (r: readonly string[]) => keep.map((i) => r[i]);
-const f = fidelity(
-  keep.map((i) => names[i]),
-  rows.map(pick),
-  syn.rows.map(pick),
-  { ...schema, columns: keep.map((i) => schema.columns[i]) },
-);
+// The released columns (the run's --exclude left out), in the released file's order.
+const names = plan.header;
+const keep = names.map((name) => allNames.indexOf(name));
+const rows = allRows.map((r) => keep.map((i) => r[i]));
+const f = fidelity(names, rows, syn.rows, schema);
 const missing = new Set(DEFAULT_MISSING_MARKERS);
 const phantoms: string[] = [];
 schema.columns.forEach((c, j) => {
@@ -90,6 +103,7 @@ const summary = {
   maxTwoWay: f.maxTwoWay,
   maxTwoWayReleased: f.maxTwoWayReleased,
   worstPair: f.worstPair,
+  worstPairReleased: f.worstPairReleased,
   phantoms,
   columns: Object.fromEntries(
     f.columns.map((c) => [

@@ -8,6 +8,8 @@
  *   (a cell per decile interval, one for missing/text), categorical columns by value.
  * Non-private diagnostics (they read the real data): bench only.
  */
+
+import { finestCategory } from '../../src/core/data/hierarchy.ts';
 import type { Schema } from '../../src/core/data/schema.ts';
 import { ksTwoSample } from '../../src/core/data/two-sample.ts';
 import { DEFAULT_MISSING_MARKERS, parseNumber } from '../../src/core/data/values.ts';
@@ -33,6 +35,8 @@ export interface Fidelity {
   readonly worstPair: string;
   /** Same, with real categorical values mapped into the released domain first. */
   readonly maxTwoWayReleased: number;
+  /** The pair of columns where maxTwoWayReleased is reached. */
+  readonly worstPairReleased: string;
 }
 
 const missingSet = new Set(DEFAULT_MISSING_MARKERS);
@@ -82,11 +86,37 @@ export function tv(p: Map<string, number>, q: Map<string, number>): number {
 }
 
 /** A real value as the release's domain would hold it. */
+/**
+ * A real value as the release's domain would hold it, as the encoder holds it (encode.ts, 'other'
+ * rule): a released category as itself; a hierarchical code under its finest released key; a
+ * missing value as the missing category when released; anything else as "(other)" when released,
+ * else under the fallback category (the heaviest, where discovery keeps such records).
+ */
 function releasedValue(schema: Schema | undefined, c: number, v: string): string {
   const col = schema?.columns[c];
   if (col?.kind !== 'categorical') return missingSet.has(v) ? MISSING : v;
-  if (missingSet.has(v) && !col.categories.includes(v)) return col.missing ? MISSING : OTHER;
-  return col.categories.includes(v) ? v : col.categories.includes(OTHER) ? OTHER : v;
+  if (col.categories.includes(v)) return v;
+  const elsewhere = col.categories.includes(OTHER)
+    ? OTHER
+    : col.fallbackCode !== undefined
+      ? col.categories[col.fallbackCode]
+      : v;
+  if (missingSet.has(v)) return col.missing ? MISSING : elsewhere;
+  if (col.hierarchy) {
+    const code = finestCategory(col.hierarchy, v, indexOf(col.categories));
+    if (code !== undefined) return col.categories[code];
+  }
+  return elsewhere;
+}
+
+const indexes = new WeakMap<readonly string[], Map<string, number>>();
+function indexOf(categories: readonly string[]): Map<string, number> {
+  let index = indexes.get(categories);
+  if (!index) {
+    index = new Map(categories.map((c, i) => [c, i]));
+    indexes.set(categories, index);
+  }
+  return index;
 }
 
 function cellKey(v: string, cuts: Float64Array | undefined): string {
@@ -140,7 +170,11 @@ export function fidelity(
   synthetic: readonly (readonly string[])[],
   released: Schema | undefined,
 ): Fidelity {
-  const numeric = numericColumns(real, names.length);
+  // A column the release holds as categories (codes: zip with a postcode hierarchy) is scored
+  // by category, even when its values read as numbers.
+  const numeric = numericColumns(real, names.length).map(
+    (isNum, c) => isNum && released?.columns[c]?.kind !== 'categorical',
+  );
   const cuts = numeric.map((isNum, c) => (isNum ? deciles(numbersOf(real, c)) : undefined));
   const columns: ColumnFidelity[] = names.map((name, c) => {
     if (numeric[c]) return { name, kind: 'numeric', ks: ks(numbersOf(real, c), numbersOf(synthetic, c)) };
@@ -159,6 +193,9 @@ export function fidelity(
     meanKs: kss.length ? kss.reduce((a, b) => a + b, 0) / kss.length : 0,
     maxTwoWay: raw.worst,
     worstPair: raw.pair,
-    maxTwoWayReleased: maxTwoWay(real, synthetic, cuts, (c, v) => releasedValue(released, c, v), names).worst,
+    ...(() => {
+      const r = maxTwoWay(real, synthetic, cuts, (c, v) => releasedValue(released, c, v), names);
+      return { maxTwoWayReleased: r.worst, worstPairReleased: r.pair };
+    })(),
   };
 }

@@ -16,6 +16,7 @@ import { readTable } from '../../src/core/data/table.ts';
 import { readTableSchema } from '../../src/core/data/table-schema.ts';
 import { tableSchemaFromNames } from '../../src/core/data/uci-names.ts';
 import type { RapReport } from '../../src/core/engine/types.ts';
+import { defaultWorkload } from '../../src/core/workload/default.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
 import type { Threshold, Workload } from '../../src/core/workload/types.ts';
 import { fileNameFor } from './output.ts';
@@ -36,7 +37,12 @@ export interface RawCase {
   readonly bins?: number;
   readonly method: RawMethod;
   readonly seed: number;
-  readonly workload: { readonly k: number; readonly r: number; readonly size: number };
+  /** Random r-of-k thresholds, or the default workload (every 2-way marginal at weight 1). */
+  readonly workload: { readonly k: number; readonly r: number; readonly size: number } | 'default';
+  /** Columns left out (`--exclude`): never read, never released, not scored. */
+  readonly exclude?: readonly string[];
+  /** Columns discovered as hierarchical codes (`--hierarchy col=LEVELS`, private method only). */
+  readonly hierarchy?: readonly string[];
   readonly rows: number;
   /** Also fit every 2-way marginal at this weight (the curator's thresholds keep theirs). */
   readonly pairWeight?: number;
@@ -80,10 +86,17 @@ export async function readRows(file: string): Promise<{ names: readonly string[]
  */
 export async function runRawCase(c: RawCase, workDir: string): Promise<RawResult> {
   if (c.bins !== undefined) throw new Error(`${c.id}: bins are not a release setting`);
-  const { names, rows } = await readRows(c.file);
-  const n = rows.length;
+  const all = await readRows(c.file);
+  const n = all.rows.length;
   const delta = 1 / (n * n);
-  const drawn = randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
+  // The released columns, in the file's order (the run's --exclude left out), and the real rows' cells of them.
+  const keep = all.names.flatMap((name, i) => (c.exclude?.includes(name) ? [] : [i]));
+  const names = keep.map((i) => all.names[i]);
+  const rows = all.rows.map((r) => keep.map((i) => r[i]));
+  const drawn =
+    c.workload === 'default'
+      ? defaultWorkload(names.length)
+      : randomWorkload({ numFeatures: names.length, ...c.workload, seed: c.seed });
   const workload = c.pairWeight ? withAllPairs(drawn, names.length, c.pairWeight) : drawn;
   const schema = c.method === 'private' ? null : (await inferSchema(c.file)).schema;
   const declared = c.codebook ? await codebookSchema(c.codebook) : undefined;
@@ -97,7 +110,9 @@ export async function runRawCase(c: RawCase, workDir: string): Promise<RawResult
       delta: String(delta),
       rows: String(c.rows),
       seed: String(c.seed),
+      ...(c.exclude && { exclude: c.exclude.join(',') }),
     },
+    ...(c.hierarchy && c.method === 'private' && { hierarchy: c.hierarchy }),
     ...(c.method === 'private' ? { discoveryShare: c.share } : { allowNonPrivateDomain: true }),
     // The raw suite's files (adult.data as shipped here, housing.csv) name their columns on line 1.
     header: true,

@@ -84,7 +84,7 @@ export function rawTable(results: readonly RawResult[]): string {
       }
       out.push('');
       out.push(
-        `Worst 2-way pairs (private): ${ps.map((r) => r.fidelity.worstPair).join('; ')}; baseline: ${base.map((r) => r.fidelity.worstPair).join('; ')}.\n`,
+        `Worst 2-way pairs (private): ${ps.map((r) => r.fidelity.worstPair).join('; ')}; on the released domain: ${ps.map((r) => r.fidelity.worstPairReleased ?? '—').join('; ')}; baseline: ${base.map((r) => r.fidelity.worstPair).join('; ')}.\n`,
       );
     }
   }

@@ -1,8 +1,11 @@
 /**
- * `raw` (issue 17): from a raw CSV with no domain declared to a released CSV, private discovery
- * included in ε; against today's path (schema read off the data, 10 equal-width bins, not
- * private). adult.data and california-housing, ε ∈ {1, 0.1} in total, δ = 1/n², default
- * settings, 32 random 3-way marginals drawn from the column names, n' = 1000, 3 seeds.
+ * `raw` (issues 17 and 29): from a raw CSV with no domain declared to a released CSV, private
+ * discovery included in ε; against today's path (schema read off the data, 10 equal-width bins,
+ * not private). adult.data, california-housing and hospital-visits (private only, zip and
+ * diagnosis as hierarchical codes), ε ∈ {1, 0.1} in total, δ = 1/n², default settings, the
+ * default workload (every 2-way marginal, issue 29's acceptance), n' = 1000, 3 seeds.
+ * `raw-share` keeps issue 17's workload: 32 random 3-way marginals drawn from the column names
+ * (plus every 2-way marginal at weight 1/4).
  * Targets (adult, ε = 1): KS ≤ 0.05 per numeric column and ≤ 0.03 on average; TV ≤ 0.03 per
  * categorical column; largest 2-way marginal error ≤ 0.03. ε = 0.1: KS ≤ 0.10 per numeric column.
  * `raw-share`: the same at one seed for discovery shares 0.1 / 0.2 / 0.3 (how the default was chosen).
@@ -21,21 +24,46 @@ import type { RawSuite } from '../lib/raw-run.ts';
  */
 const PAIR_WEIGHT = 0.25;
 
-const DATASETS = [
+interface RawDataset {
+  readonly dataset: string;
+  readonly file: string;
+  readonly exclude?: readonly string[];
+  readonly hierarchy?: readonly string[];
+  /** Only the private method (no equal-width baseline). */
+  readonly privateOnly?: boolean;
+}
+
+const DATASETS: readonly RawDataset[] = [
   { dataset: 'adult.data', file: path.join(SHARED_DATASETS, 'adult-raw/adult.data') },
   { dataset: 'california-housing', file: path.join(SHARED_DATASETS, 'california-housing/housing.csv') },
-] as const;
+];
+
+/**
+ * hospital-visits (issue 29's third dataset): patient_id left out (an identifier), zip and
+ * diagnosis discovered as hierarchical codes, dates and times on the calendar grid (issue 28);
+ * private method only.
+ */
+const HOSPITAL: RawDataset = {
+  dataset: 'hospital-visits',
+  file: path.join(SHARED_DATASETS, 'hospital-visits/visits.csv'),
+  exclude: ['patient_id'],
+  hierarchy: ['zip=postcode', 'diagnosis=icd10'],
+  privateOnly: true,
+};
 
 function rawCases(
   suite: string,
   seeds: readonly number[],
   shares: readonly number[],
   methods: readonly RawMethod[],
+  workload: 'default' | 'random' = 'random',
+  datasets: readonly RawDataset[] = DATASETS,
 ): RawCase[] {
   const out: RawCase[] = [];
-  for (const d of DATASETS) {
+  for (const { privateOnly, ...d } of datasets) {
     for (const epsilon of [1, 0.1]) {
       for (const method of methods) {
+        if (privateOnly && method !== 'private') continue;
         for (const share of method === 'private' ? shares : [0]) {
           const group = `${suite}/${d.dataset}/eps${epsilon}/${method}${method === 'private' ? `/share${share}` : ''}`;
           for (const seed of seeds) {
@@ -47,9 +75,9 @@ function rawCases(
               share,
               method,
               seed,
-              workload: { k: 3, r: 3, size: 32 },
+              workload: workload === 'default' ? 'default' : { k: 3, r: 3, size: 32 },
               rows: 1000,
-              ...(method === 'private' ? { pairWeight: PAIR_WEIGHT } : {}),
+              ...(method === 'private' && workload === 'random' ? { pairWeight: PAIR_WEIGHT } : {}),
             });
           }
         }
@@ -64,12 +92,17 @@ export const raw: RawSuite = {
   name: 'raw',
   description:
     'Raw CSV → release, no domain declared: private discovery (default share of ρ) + table mode fitting the ' +
-    'workload plus every 2-way marginal at weight 1/4, against the ' +
-    'equal-width, non-private baseline; adult.data and california-housing, ε ∈ {1, 0.1} in total, δ = 1/n², ' +
-    "32 random 3-way marginals from the column names, n' = 1000, default settings.",
+    'default workload (every 2-way marginal, weight 1: `rap-studio workload default`), against the ' +
+    'equal-width, non-private baseline; adult.data and california-housing, and hospital-visits (private only: ' +
+    'patient_id left out, --hierarchy zip=postcode --hierarchy diagnosis=icd10), ε ∈ {1, 0.1} in total, ' +
+    "δ = 1/n², n' = 1000, default settings.",
   defaultSeeds: 3,
   budget: '≤ 2 min per run',
-  cases: (seeds) => rawCases('raw', seeds, [DEFAULT_DISCOVERY_SHARE], ['private', 'equal-width']),
+  cases: (seeds) =>
+    rawCases('raw', seeds, [DEFAULT_DISCOVERY_SHARE], ['private', 'equal-width'], 'default', [
+      ...DATASETS,
+      HOSPITAL,
+    ]),
 };
 
 export const rawShare: RawSuite = {

@@ -58,6 +58,9 @@ const MIME: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.json': 'application/json',
   '.wasm': 'application/wasm',
+  // Released files in the formats a release may be written to (core/release/output-format.ts).
+  '.parquet': 'application/vnd.apache.parquet',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   '.woff2': 'font/woff2',
 };
 

@@ -20,6 +20,7 @@ import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { manifestFields as coreManifestFields } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
+import { type OutputFormat, outputFormatOf, releaseFormatFor } from '../core/release/output-format.ts';
 import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
 import { publish } from '../core/release/publish.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
@@ -31,23 +32,36 @@ import {
 } from '../core/release/report/index.ts';
 import { exportOutputs } from '../core/release/targets.ts';
 import type { ExportOutcome, ExportView } from '../shared/api.ts';
+import { defaultExportName } from '../shared/export-name.ts';
 import type { ResultStore, StoredRelease } from './finished-release-store.ts';
 import type { ServiceContext } from './service-context.ts';
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
 
-function safeFileName(name: string): string {
+const EXPORT_FILTERS: readonly { name: string; extensions: string[] }[] = [
+  { name: 'CSV', extensions: ['csv'] },
+  { name: 'Parquet', extensions: ['parquet'] },
+  { name: 'Excel workbook', extensions: ['xlsx'] },
+];
+
+function rank(filter: { readonly extensions: readonly string[] }, name: string): number {
+  return filter.extensions[0] === outputFormatOf(name) ? 0 : 1;
+}
+
+/**
+ * A file name the export may use: its extension picks the format (.csv, .parquet, .xlsx); a name
+ * with none of these gets `format`'s (the input's, where a writer exists: output-format.ts).
+ */
+function safeFileName(name: string, format: OutputFormat): string {
   const clean =
     name
       .replace(/[^\w.\- ]/g, '_')
       .replace(/^\.+/, '')
-      .slice(0, 120) || 'synthetic.csv';
-  return /\.csv$/i.test(clean) ? clean : `${clean}.csv`;
+      .slice(0, 120) || `synthetic.${format}`;
+  return outputFormatOf(clean) ? clean : `${clean}.${format}`;
 }
 
-export function defaultExportName(datasetName: string): string {
-  return `${datasetName.replace(/\.[^.]*$/, '')}-synthetic.csv`;
-}
+export { defaultExportName };
 
 /** The manifest's fields fixed when the run finishes (stored with the release): see core/release/manifest.ts. */
 export function manifestFields(
@@ -58,7 +72,10 @@ export function manifestFields(
 }
 
 function exportName(stored: StoredRelease, asked: string | undefined): string {
-  return safeFileName(asked ?? defaultExportName(stored.run.datasetName));
+  return safeFileName(
+    asked ?? defaultExportName(stored.run.datasetName),
+    releaseFormatFor(stored.run.datasetName),
+  );
 }
 
 /**
@@ -96,7 +113,8 @@ async function destination(
   return ctx.dialogs.saveFile({
     title: 'Export synthetic data',
     defaultName: name,
-    filters: [{ name: 'CSV', extensions: ['csv'] }],
+    // The default name's format first; the others can be chosen in the dialog.
+    filters: [...EXPORT_FILTERS].sort((a, b) => rank(a, name) - rank(b, name)),
   });
 }
 
@@ -147,9 +165,17 @@ function offeredAgain(ctx: ServiceContext, store: ResultStore, exported: ExportV
     : existsSync(exported.manifestPath)
       ? exported.manifestPath
       : null;
+  // The store keeps the release as CSV: a Parquet or Excel export is offered from where it was
+  // written, while it is there (the stored CSV under its name would not be the bytes the ledger names).
+  const csvExport = (outputFormatOf(exported.fileName) ?? 'csv') === 'csv';
+  const data = csvExport
+    ? store.csvPath(exported.releaseId)
+    : existsSync(exported.path)
+      ? exported.path
+      : null;
   return {
     ...exported,
-    downloadUrl: ctx.offerDownload(store.csvPath(exported.releaseId), exported.fileName),
+    downloadUrl: data === null ? null : ctx.offerDownload(data, exported.fileName),
     manifestUrl: manifest === null ? null : ctx.offerDownload(manifest, basename(exported.manifestPath)),
   };
 }

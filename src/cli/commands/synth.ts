@@ -40,7 +40,8 @@ import {
 import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
-import { dataPackagePathFor } from '../../core/release/data-package.ts';
+import { dataPackagePathFor, releasedStem } from '../../core/release/data-package.ts';
+import { noWriterNote, outputFormatOf } from '../../core/release/output-format.ts';
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
@@ -216,7 +217,7 @@ export async function synthSpec(flags: SynthFlags): Promise<ReleaseSpec & Releas
   return {
     ...spec,
     outPath: flags.out,
-    reportPath: flags.report ?? `${flags.out.replace(/\.csv$/i, '')}.REPORT.private.json`,
+    reportPath: flags.report ?? `${releasedStem(flags.out)}.REPORT.private.json`,
     replace: flags.force === true,
   };
 }
@@ -438,6 +439,8 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
         `(sha256 ${report.output.sha256}); private report → ${spec.reportPath}\n` +
         `public: manifest ${shown(manifestPath)}, Data Package ${shown(dataPackagePathFor(report.output.path))}\n`,
     );
+    const noWriter = outputFormatOf(report.output.path) === 'csv' ? noWriterNote(spec.source.path) : null;
+    if (noWriter) process.stdout.write(`note: ${noWriter}\n`);
     // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
     if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
     // Committed: a report that cannot be written now can be drawn again with `rap-studio report`.
@@ -449,7 +452,7 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
         replace: spec.replace === true,
       });
       process.stdout.write(
-        `reports: ${shown(html.publicHtml)} (public, publish it with the CSV); ${shown(html.privateHtml)} (private, yours only)\n`,
+        `reports: ${shown(html.publicHtml)} (public, publish it with the data); ${shown(html.privateHtml)} (private, yours only)\n`,
       );
     } catch (err) {
       process.stderr.write(
@@ -567,7 +570,10 @@ export function register(program: Command): void {
     )
     .option('--certify-beta <β>', "the certificate's failure probability β; default 0.05")
     .option('--certify-violations <c>', 'how many violations the pass may find and feed back (c); default 3')
-    .requiredOption('--out <file>', 'synthetic CSV to write')
+    .requiredOption(
+      '--out <file>',
+      'synthetic data to write: .csv, .parquet or .xlsx (the format follows the extension; others are refused)',
+    )
     .option(
       '--report <file>',
       'the PRIVATE report (error metrics against the exact answers: for the curator only); default <out>.REPORT.private.json',

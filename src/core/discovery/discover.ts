@@ -29,6 +29,7 @@ import { discoveryForColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { type ColumnFormat, type FormatTest, testFormats } from './formats.ts';
 import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
+import { HierarchyCounts } from './hierarchy-counts.ts';
 import { discoverNumeric, looksNumeric, measureLevel1, missingForm } from './numeric.ts';
 import { categoricalOneWay, type DiscoveredOneWay, numericOneWay } from './one-way.ts';
 import { type CellCounter, ColumnCounts, DiscoveryProfile } from './profile.ts';
@@ -174,6 +175,11 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
           header.filter((h) => !declared.has(h) && h !== opts.unit?.column),
           missingMarkers,
           opts.unit?.column,
+          // At the person level a hierarchical column counts distinct persons per key (hierarchy-counts.ts).
+          (name, forms) => {
+            const h = opts.unit ? opts.hierarchies?.[name] : undefined;
+            return h ? new HierarchyCounts(name, forms, h) : new ColumnCounts(name, forms);
+          },
         );
         profile.start(file, header);
       },
@@ -306,7 +312,9 @@ export async function discoverFromProfile(
     if (looksNumeric(l1)) {
       const d = discoverNumeric(numbers, l1, rest, opts.noise, { bins, bound });
       const column = format?.numberFormat ? { ...d.column, numberFormat: format.numberFormat } : d.column;
-      if (!opts.unit) paidOneWays.set(counts.name, numericOneWay(d.column, d.measured));
+      // Rows counted at both levels (at the person level over the bounded file, σ's already ×k):
+      // the engine's one-way over n̂, reused at the person level too (one-way.ts).
+      paidOneWays.set(counts.name, numericOneWay(d.column, d.measured));
       found.set(counts.name, {
         column: written(column),
         detail: {
@@ -323,6 +331,8 @@ export async function discoverFromProfile(
       });
     } else {
       const d = discoverCategorical(counts, rest, deltaColumn, opts.noise, file, n, bound);
+      // Row level only: at the person level partition selection counts distinct PERSONS per key,
+      // not rows, so its counts are no estimate of the engine's one-way (one-way.ts).
       if (!opts.unit) paidOneWays.set(counts.name, categoricalOneWay(d.column, n, d.kept, d.selection));
       found.set(counts.name, {
         column: written(d.column),

@@ -135,7 +135,17 @@ export function categoricalOneWay(
 /**
  * The engine's paid one-ways for a release: per schema column, its discovered one-way as answers
  * (counts / n, variances / n²), or null for a declared column (the engine measures it). n is the
- * public record count (row level). A column whose code count differs from the schema's is a bug.
+ * engine's normaliser: the public record count at the row level, the public noisy count n̂ at the
+ * person level. A column whose code count differs from the schema's is a bug.
+ *
+ * The person level (at most k rows per person): the numeric histograms count the bounded file's
+ * rows, with σ₁ and σ₂ already computed from sensitivity k√3 and k√2 (numeric.ts), so the
+ * variances above are those of the noise actually drawn — k² times the row level's at the same ρ —
+ * and counts / n̂ are in the units of the engine's own measurements (answers over n̂, sensitivity
+ * k√2/n̂ per table): combining them by inverse variance is again minimum-variance and unbiased.
+ * Categorical columns have none there: partition selection counts distinct persons per key, which
+ * do not estimate the rows per key (a person's k rows of one key count once), and "(other)" would
+ * be n̂ minus person counts; the engine measures those one-ways itself.
  */
 export function paidOneWaysFor(
   oneWays: ReadonlyMap<string, DiscoveredOneWay>,

@@ -22,12 +22,18 @@ import {
   toTableSchema,
 } from '../data/table-schema.ts';
 import { asWrittenSchema, type WrittenCsv } from './output.ts';
+import { OUTPUT_MEDIA, outputFormatOf } from './output-format.ts';
 
 export const DATA_PACKAGE_FORMAT = 'rap-studio-data-package';
 
-/** `<csv without .csv>.datapackage.json`. */
+/** The released file's name less its .csv / .parquet / .xlsx extension. */
+export function releasedStem(file: string): string {
+  return file.replace(/\.(csv|parquet|xlsx)$/i, '');
+}
+
+/** `<released file without .csv / .parquet / .xlsx>.datapackage.json`. */
 export function dataPackagePathFor(csvPath: string): string {
-  return `${csvPath.replace(/\.csv$/i, '')}.datapackage.json`;
+  return `${releasedStem(csvPath)}.datapackage.json`;
 }
 
 /** The released CSV's Table Schema, as its cells are written (formula-escaped categories); for the manifest. */
@@ -38,8 +44,7 @@ export function releasedTableSchema(schema: Schema): TableSchemaJson {
 /** A Data Package name: lower-case letters, digits, `-`, `_`, `.` (the spec's pattern). */
 function packageName(file: string): string {
   return (
-    basename(file)
-      .replace(/\.csv$/i, '')
+    releasedStem(basename(file))
       .toLowerCase()
       .replace(/[^a-z0-9._-]+/g, '-')
       .replace(/^[-._]+|[-._]+$/g, '') || 'synthetic'
@@ -75,9 +80,10 @@ export const releaseDataPackageJson = dataPackageJson.extend({
         name: z.string().regex(/^[a-z0-9._-]+$/),
         path: z.string(),
         profile: z.literal('tabular-data-resource'),
-        format: z.literal('csv'),
-        mediatype: z.literal('text/csv'),
-        encoding: z.literal('utf-8'),
+        format: z.enum(['csv', 'parquet', 'xlsx']),
+        mediatype: z.enum(Object.values(OUTPUT_MEDIA).map((m) => m.mediatype) as [string, ...string[]]),
+        // A text file's encoding (CSV only: Parquet and .xlsx are binary formats).
+        encoding: z.literal('utf-8').optional(),
         hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
         schema: tableSchemaJson,
       }),
@@ -108,6 +114,8 @@ export function dataPackageFor(
   const byName = new Map(tableSchema.fields.map((f) => [f.name, f]));
   const fields = csv.header.map((h) => byName.get(h)).filter((f) => f !== undefined);
   const name = packageName(csv.path);
+  const format = outputFormatOf(csv.path) ?? 'csv';
+  const media = { ...OUTPUT_MEDIA[format], ...(format === 'csv' ? { encoding: 'utf-8' } : {}) };
   const descriptor = {
     profile: 'tabular-data-package',
     name,
@@ -122,9 +130,7 @@ export function dataPackageFor(
         name,
         path: basename(csv.path),
         profile: 'tabular-data-resource',
-        format: 'csv',
-        mediatype: 'text/csv',
-        encoding: 'utf-8',
+        ...media,
         hash: `sha256:${csv.sha256}`,
         schema: { ...tableSchema, fields },
       },

@@ -16,7 +16,7 @@ import type { SeedMode } from '../privacy/noise.ts';
 import { APP_VERSION } from '../version.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadToObject } from '../workload/workload.ts';
-import { releasedTableSchema } from './data-package.ts';
+import { releasedStem, releasedTableSchema } from './data-package.ts';
 import { FORMULA_ESCAPE_NOTE } from './output.ts';
 import { describeUnit, type PersonOutcome } from './person.ts';
 
@@ -57,9 +57,9 @@ export const INSECURE_SEED_MARK =
   'insecure-seed: the noise came from a seed, so anyone who knows it can remove it: this output is NOT a ' +
   'differentially private release (tests and benchmarks only)';
 
-/** `<csv without .csv>.manifest.json`: where the manifest goes. */
+/** `<released file without .csv / .parquet / .xlsx>.manifest.json`: where the manifest goes. */
 export function manifestPathFor(csvPath: string): string {
-  return `${csvPath.replace(/\.csv$/i, '')}.manifest.json`;
+  return `${releasedStem(csvPath)}.manifest.json`;
 }
 
 /**

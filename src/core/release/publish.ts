@@ -22,6 +22,7 @@ import type { ReleaseRecord } from '../ledger/types.ts';
 import { dataPackageFor } from './data-package.ts';
 import { outputNotWritten, type Voice } from './messages.ts';
 import type { WrittenCsv } from './output.ts';
+import { convertReleasedCsv, OUTPUT_MEDIA, outputFormatOf, writtenColumns } from './output-format.ts';
 import type { PendingWrites } from './pending-writes.ts';
 import type { CheckedOutputs, OutputFile } from './targets.ts';
 
@@ -62,7 +63,13 @@ export function publicManifest(
     createdAt: new Date().toISOString(),
     // The ledger this release is recorded in, and its head before this release's commit event.
     ledger: { id: head.ledgerId, events: head.events, headHash: head.headHash },
-    output: { file: basename(csv.path), sha256: csv.sha256, rows: csv.rows, columns: csv.header },
+    output: {
+      file: basename(csv.path),
+      ...OUTPUT_MEDIA[outputFormatOf(csv.path) ?? 'csv'],
+      sha256: csv.sha256,
+      rows: csv.rows,
+      columns: csv.header,
+    },
   };
 }
 
@@ -89,8 +96,21 @@ export async function publish(
     for (const file of created) if (!(keepCsv && file === outputs.csv.path)) await rm(file, { force: true });
   };
   let shape: { readonly rows: number; readonly header: readonly string[] } | undefined;
+  // The release is made as its CSV; a .parquet or .xlsx name gets that CSV converted
+  // (output-format.ts), the CSV written to a second recorded temp file and removed after.
+  const format = outputFormatOf(outputs.csv.path) ?? 'csv';
   await place(outputs.csv, async (temp) => {
-    shape = await input.fillCsv(temp);
+    if (format === 'csv') {
+      shape = await input.fillCsv(temp);
+      return;
+    }
+    const asCsv = await pending.track(tempPathBeside(outputs.csv.path));
+    try {
+      shape = await input.fillCsv(asCsv.temp);
+      await convertReleasedCsv(format, asCsv.temp, temp, writtenColumns(input.manifestFields, shape.header));
+    } finally {
+      await asCsv.done();
+    }
   });
   try {
     // The destination's path (fillCsv's result names the temp file it wrote).

@@ -62,6 +62,7 @@ import {
   warnings,
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
+import { checkOutputRows } from './output-format.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
 import {
   boundSource,
@@ -247,24 +248,17 @@ function hierarchyTexts(h: Readonly<Record<string, Hierarchy>>): Record<string, 
 }
 
 /**
- * Hierarchical columns to discover need discovery, and the row level: at the person level a
- * person adds up to k to one key, which the level-by-level map (discovery/hierarchical.ts) does
- * not cover. Refused here, before anything is read or reserved.
+ * Hierarchical columns to discover need discovery (at the person level too: there each level
+ * counts distinct persons per key, discovery/hierarchical.ts). Refused here, before anything is
+ * read or reserved.
  */
-function checkHierarchies(source: DataSource, discovering: boolean, personLevel: boolean): void {
+function checkHierarchies(source: DataSource, discovering: boolean): void {
   const names = Object.keys(source.hierarchies ?? {});
   if (names.length === 0) return;
   const list = names.map((n) => `"${n}"`).join(', ');
   if (!discovering) {
     throw new InputError(
       `${source.path}: hierarchical ${list} must be discovered privately, or declared with their categories in the schema`,
-      { file: source.path, field: 'hierarchy' },
-    );
-  }
-  if (personLevel) {
-    throw new InputError(
-      `${source.path}: hierarchical codes (${list}) are not available at the person level yet: release per row, ` +
-        'or leave the hierarchy out',
       { file: source.path, field: 'hierarchy' },
     );
   }
@@ -316,7 +310,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
       );
     }
   }
-  checkHierarchies(spec.source, discovering, unitSpec !== null);
+  checkHierarchies(spec.source, discovering);
   const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
   // 1/n² would publish the row count, which at the person level is private: a public constant there.
   const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
@@ -735,9 +729,11 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     // the reservation.
     if (reserved.raw) options = fitQueryRounds(options, data.dataset.schema, spec.workload);
     // Discovery's one-way histograms are the engine's one-way measurements (budget spent once;
-    // discovery/one-way.ts): row level only.
-    const paid =
-      discovery && !person ? paidOneWaysFor(discovery.paidOneWays, data.dataset.schema, data.dataset.n) : [];
+    // discovery/one-way.ts). At the person level only numeric columns have one (rows counted,
+    // σ ×k), in the engine's units: counts over the public n̂, the engine's own normaliser.
+    const paid = discovery
+      ? paidOneWaysFor(discovery.paidOneWays, data.dataset.schema, person ? person.rows.rows : data.dataset.n)
+      : [];
     const engine = startEngine(
       {
         data: data.dataset,
@@ -881,6 +877,7 @@ export async function releaseStraightThrough(
         ),
   });
   const validated = await validate(await prepare(spec, warn), warn, hooks.signal);
+  checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);
   const reserved = await reserve(ledger, validated, warn, hooks.signal);
   hooks.onReserved?.(reserved.release);
   const finished = await run(ledger, reserved, hooks).catch((err: unknown) => {

@@ -14,11 +14,13 @@ import { fingerprintFile } from '../data/fingerprint.ts';
 import { InputError } from '../errors.ts';
 import { dataPackagePathFor } from './data-package.ts';
 import { manifestPathFor } from './manifest.ts';
+import { outputFormatOf, requireOutputFormat } from './output-format.ts';
 
 /** One output of a release and what it is (messages name it). */
 export interface OutputFile {
   readonly what:
     | 'synthetic CSV'
+    | 'synthetic data'
     | 'release manifest'
     | 'data package'
     | 'private report'
@@ -93,10 +95,15 @@ function sameFile(a: Stats | null, b: Stats | null): boolean {
   return a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
 }
 
+/** The synthetic table's output (messages say "synthetic CSV" for a CSV, "synthetic data" otherwise). */
+function releasedFile(file: string, format: string): OutputFile {
+  return { what: format === 'csv' ? 'synthetic CSV' : 'synthetic data', path: file };
+}
+
 /** Checks every output path; throws an InputError naming the path and the fix. */
 export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> {
   const csvPath = path.resolve(req.csv);
-  const csv: OutputFile = { what: 'synthetic CSV', path: csvPath };
+  const csv = releasedFile(csvPath, outputFormatOf(csvPath) ?? 'csv');
   const manifest: OutputFile = { what: 'release manifest', path: manifestPathFor(csvPath) };
   const dataPackage: OutputFile = { what: 'data package', path: dataPackagePathFor(csvPath) };
   const report: OutputFile | null =
@@ -143,6 +150,9 @@ export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> 
       );
     }
   }
+  // The released file's format follows its name (.csv, .parquet, .xlsx): any other is refused
+  // here, after the path itself is checked (a folder is named as a folder).
+  requireOutputFormat(csvPath);
   return { csv, manifest, dataPackage, report, replace: req.replace === true };
 }
 
@@ -154,7 +164,7 @@ export async function checkOutputs(req: OutputRequest): Promise<CheckedOutputs> 
 export function exportOutputs(csvPath: string): CheckedOutputs {
   const csv = path.resolve(csvPath);
   return {
-    csv: { what: 'synthetic CSV', path: csv },
+    csv: releasedFile(csv, outputFormatOf(csv) ?? 'csv'),
     manifest: { what: 'release manifest', path: manifestPathFor(csv) },
     dataPackage: { what: 'data package', path: dataPackagePathFor(csv) },
     report: null,

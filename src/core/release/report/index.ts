@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { link, open, readFile, unlink } from 'node:fs/promises';
 import { tempPathBeside, writeFileAtomic } from '../../data/atomic-write.ts';
+import { releasedStem } from '../data-package.ts';
 import { buildReportData, type ReportData, type ReportInput } from './data.ts';
 import { renderPrivateReport } from './private-html.ts';
 import { type Manifest, renderPublicReport } from './public-html.ts';
@@ -23,7 +24,7 @@ export interface ReportPaths {
 
 /** `<csv without .csv>.report.html` and `<csv without .csv>.REPORT.private.html`. */
 export function reportPathsFor(csvPath: string): ReportPaths {
-  const stem = csvPath.replace(/\.csv$/i, '');
+  const stem = releasedStem(csvPath);
   return { publicHtml: `${stem}.report.html`, privateHtml: `${stem}.REPORT.private.html` };
 }
 
