@@ -11,7 +11,15 @@ import { tempDir } from '../data/testing.ts';
 import { InputError } from '../errors.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
-import { countOnPostgres, databaseFingerprint, parsePostgresSource, withPostgres } from './postgres.ts';
+import {
+  columnHistograms,
+  countOnPostgres,
+  databaseFingerprint,
+  parsePostgresSource,
+  tableColumns,
+  tableRows,
+  withPostgres,
+} from './postgres.ts';
 import { countFileTables } from './tables.ts';
 
 describe('a PostgreSQL source URL', () => {
@@ -26,6 +34,8 @@ describe('a PostgreSQL source URL', () => {
       table: 'visits',
     });
     expect(s.display).toBe('postgres://curator@db.example.org:5433/hospital?table=care.visits');
+    // What the ledger and public files name: no user either.
+    expect(s.location).toBe('postgres://db.example.org:5433/hospital?table=care.visits');
   });
 
   it('a password in the URL is refused, and not repeated in the message', () => {
@@ -125,5 +135,27 @@ describe.skipIf(!URL_)('counting pushed down into PostgreSQL (RAP_TEST_POSTGRES)
     expect(fromPg.query).toContain(`FROM "${table}"`);
     expect(fromPg.query).toContain('GROUPING SETS');
     expect(fromPg.query).not.toContain('Oslo');
+  });
+
+  it("per-column histograms counted in the database equal the rows' own, NULL as the empty text", async () => {
+    const h = await withPostgres(src, (c) => columnHistograms(c, src, ['age', 'city', 'score']));
+    expect(h.n).toBe(rows.length);
+    ['age', 'city', 'score'].forEach((name, j) => {
+      const expected = new Map<string, number>();
+      for (const r of rows) {
+        const text = r[j] === null ? '' : String(r[j]);
+        expected.set(text, (expected.get(text) ?? 0) + 1);
+      }
+      expect(h.columns.get(name)).toEqual(expected);
+    });
+  });
+
+  it('the catalogue gives the columns in order; a missing table is refused naming it', async () => {
+    await withPostgres(src, async (c) => {
+      expect(await tableColumns(c, src)).toEqual(['age', 'city', 'score']);
+      expect(await tableRows(c, src)).toBe(rows.length);
+      const missing = parsePostgresSource(`${URL_}?table=no_such_table`);
+      await expect(tableColumns(c, missing)).rejects.toThrow('no table or view "no_such_table"');
+    });
   });
 });

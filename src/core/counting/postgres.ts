@@ -17,7 +17,7 @@ import { createHmac } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
-import { groupingSetsQuery, type Relation } from '../sql/counting.ts';
+import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
 export interface PostgresSource {
@@ -27,8 +27,13 @@ export interface PostgresSource {
   readonly user: string | undefined;
   readonly schema: string | undefined;
   readonly table: string;
-  /** The source as the curator may see it written anywhere (no credentials). */
+  /** The source as the curator may see it in a message (no password). */
   readonly display: string;
+  /**
+   * The source as public files and the ledger name it: host, port, database and table only (no
+   * user, no password): `postgres://host[:port]/db?table=[schema.]name`.
+   */
+  readonly location: string;
 }
 
 export function isPostgresSource(text: string): boolean {
@@ -73,8 +78,9 @@ export function parsePostgresSource(text: string): PostgresSource {
   const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname);
   const port = url.port === '' ? undefined : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
-  const display = `postgres://${user ? `${user}@` : ''}${host ?? ''}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
-  return { host, port, database, user, schema, table, display };
+  const location = `postgres://${host ?? ''}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
+  const display = user ? location.replace('postgres://', `postgres://${user}@`) : location;
+  return { host, port, database, user, schema, table, display, location };
 }
 
 /** The URL without anything after a colon in its user part (for messages about a bad URL). */
@@ -85,6 +91,9 @@ function redact(text: string): string {
 export function postgresRelation(src: PostgresSource): Relation {
   return { kind: 'table', table: src.table, ...(src.schema ? { schema: src.schema } : {}) };
 }
+
+/** How long a connection attempt may take before the source is refused as unreachable. */
+export const CONNECT_TIMEOUT_MS = 15_000;
 
 /**
  * Runs `job` on a connection to the source's database; closed on every way out. `host` may be a
@@ -97,6 +106,8 @@ export async function withPostgres<T>(src: PostgresSource, job: (client: Client)
     ...(src.host ? { host: src.host } : {}),
     ...(src.port ? { port: src.port } : {}),
     ...(src.user ? { user: src.user } : {}),
+    // An unreachable server is refused in seconds, not after the OS's TCP timeout.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // The password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
   });
   try {
@@ -161,4 +172,103 @@ export function databaseFingerprint(key: Buffer, src: PostgresSource, query: str
   return createHmac('sha256', key)
     .update(`rap-studio database source v1\n${described}\n${query}\n${rows}`)
     .digest('hex');
+}
+
+/** A query on the source failed (a permission, a column gone): an InputError naming the source. */
+async function query<R extends unknown[]>(
+  client: Client,
+  src: PostgresSource,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  try {
+    const result = await client.query({ text, values, rowMode: 'array' });
+    return result.rows as R[];
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: the database refused a query (${(err as Error).message}). Check that the role may ` +
+        'SELECT from the table.',
+      { field: 'data' },
+    );
+  }
+}
+
+/**
+ * The table's column names, in the table's order (a view works too): public metadata from the
+ * catalogue, no row read. A missing table is refused naming it and the database.
+ */
+export async function tableColumns(client: Client, src: PostgresSource): Promise<readonly string[]> {
+  const qualified = relationSql(postgresRelation(src), 'postgres');
+  const rows = await query<[string]>(
+    client,
+    src,
+    'SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) ' +
+      'AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum',
+    [qualified],
+  );
+  if (rows.length === 0) {
+    const [found] = await query<[string | null]>(client, src, 'SELECT to_regclass($1)::text', [qualified]);
+    const where = src.schema ? `schema "${src.schema}"` : "the role's search_path";
+    throw new InputError(
+      found?.[0]
+        ? `${src.display}: the table "${src.table}" has no columns.`
+        : `${src.display}: no table or view "${src.table}" in ${where} of database "${src.database}". ` +
+            'Check the name (table=[schema.]name) and that the role may see it.',
+      { field: 'data' },
+    );
+  }
+  return rows.map((r) => r[0]);
+}
+
+/** The table's row count (n, public as a file's record count is). */
+export async function tableRows(client: Client, src: PostgresSource): Promise<number> {
+  const sql = `SELECT COUNT(*) FROM ${relationSql(postgresRelation(src), 'postgres')}`;
+  const [row] = await query<[string | number]>(client, src, sql);
+  return Number(row[0]);
+}
+
+/**
+ * The text that names what a release reads of the source, for the ledger's fingerprint: the
+ * columns it reads, in order, from the relation (no value; the same text for the same columns).
+ */
+export function readQuery(src: PostgresSource, columns: readonly string[]): string {
+  const list = columns.map((c) => quoteIdent(c, 'postgres')).join(', ');
+  return `SELECT ${list} FROM ${relationSql(postgresRelation(src), 'postgres')}`;
+}
+
+/** Each column's histogram: its distinct texts (as the counting query groups them) and counts. */
+export interface ColumnHistograms {
+  /** Records counted. */
+  readonly n: number;
+  /** By column name: text → count (NULL counted as the empty text, as a CSV's empty field). */
+  readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/**
+ * Per-column histograms of `names`, counted inside the database in one GROUPING SETS query (one
+ * set per column, plus the row count). Private, like every exact count: discovery and the
+ * pre-reservation checks read them; nothing here is released.
+ */
+export async function columnHistograms(
+  client: Client,
+  src: PostgresSource,
+  names: readonly string[],
+): Promise<ColumnHistograms> {
+  const q = groupingSetsQuery(postgresRelation(src), [...names.map((n) => [n]), []], 'postgres');
+  const rows = await query<unknown[]>(client, src, q.sql);
+  const m = q.columns.length;
+  const byPosition = q.columns.map(() => new Map<string, number>());
+  let n = 0;
+  for (const row of rows) {
+    const count = Number(row[2 * m]);
+    const grouped = row.slice(m, 2 * m).findIndex((g) => Number(g) === 0);
+    if (grouped < 0) {
+      n = count;
+      continue;
+    }
+    const text = String(row[grouped] ?? '');
+    const h = byPosition[grouped];
+    h.set(text, (h.get(text) ?? 0) + count);
+  }
+  return { n, columns: new Map(q.columns.map((c, i) => [c, byPosition[i]])) };
 }
