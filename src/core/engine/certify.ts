@@ -19,6 +19,7 @@
  * (1 − share)·ρ), so the ledger charges the same ρ(ε, δ) in total (zCDP composition).
  */
 
+import type { PrivateData } from '../data/counted.ts';
 import type { OneHotLayout } from '../data/onehot.ts';
 import type { CodeArray, EncodedDataset } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
@@ -127,7 +128,8 @@ function formatShare(share: number): string {
 
 export interface PassContext {
   readonly plan: CertifyPlan;
-  readonly data: EncodedDataset;
+  /** The private data (rows or exact tables): only its schema is read here. */
+  readonly data: PrivateData;
   readonly workload: Workload;
   readonly layout: OneHotLayout;
   /** Where each threshold's queries start in the workload's order. */

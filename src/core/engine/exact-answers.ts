@@ -8,11 +8,19 @@
  * the same correctly rounded doubles as the tables of workload/exact.ts, in a quarter of their
  * memory. The 64 random 4-feature thresholds of the paper's r-of-4 cases on ADULT (~2·10⁸
  * queries) fit in ~0.4 GB instead of being recounted every round.
+ *
+ * The private data comes as rows or as exact tables (data/counted.ts, no rows): from tables a
+ * threshold's counts are its table transposed into the threshold's feature order
+ * (counted-tables.ts), then the same at-least-r transform and the same count / n division, so
+ * every answer is bit-identical to the rows'.
  */
-import { domainSize, type EncodedDataset } from '../data/schema.ts';
-import { exactThresholdAnswers } from '../workload/exact.ts';
+import { type CountedDataset, isCounted, type PrivateData } from '../data/counted.ts';
+import { domainSize } from '../data/schema.ts';
+import { atLeastRMatches, cheaperSide } from '../workload/at-least-r.ts';
+import { exactAnswersFromCounts, exactThresholdAnswers } from '../workload/exact.ts';
 import { localIndexToTarget } from '../workload/queries.ts';
 import type { Threshold } from '../workload/types.ts';
+import { countedTable, storedCell } from './counted-tables.ts';
 
 /** The cache's memory cap: 2 GiB of counts (10⁹ 16-bit counts, 5·10⁸ 32-bit ones). */
 export const EXACT_CACHE_BYTES = 2 ** 31;
@@ -41,7 +49,7 @@ export class ExactAnswers {
    *   public noisy row count n̂ (RapOptions.unit), so no answer divides by a private total.
    */
   constructor(
-    private readonly data: EncodedDataset,
+    private readonly data: PrivateData,
     private readonly maxBytes = EXACT_CACHE_BYTES,
     private readonly denominator = data.n,
   ) {}
@@ -91,7 +99,7 @@ export class ExactAnswers {
     const key = keyOf(t);
     const hit = this.cache.get(key);
     if (hit) return { numerators: hit, denominator: this.denominator };
-    const answers = exactThresholdAnswers(this.data, t);
+    const answers = this.answersOf(t);
     const counts = countArray(n, answers.length);
     if (this.bytes + counts.byteLength > this.maxBytes) {
       return { numerators: answers, denominator: n === this.denominator ? 1 : this.denominator / n };
@@ -103,20 +111,51 @@ export class ExactAnswers {
     return { numerators: counts, denominator: this.denominator };
   }
 
+  /** count / n of every query of the threshold, row-major over its features. */
+  private answersOf(t: Threshold): Float64Array {
+    const data = this.data;
+    if (!isCounted(data)) return exactThresholdAnswers(data, t);
+    return exactAnswersFromCounts(countedTable(data, t.features), this.dimsOf(t), t.r, data.n);
+  }
+
+  private dimsOf(t: Threshold): number[] {
+    return t.features.map((f) => domainSize(this.data.schema.columns[f]));
+  }
+
   private queryUntimed(t: Threshold, local: number): number {
     const hit = this.cache.get(keyOf(t));
     if (hit) return hit[local] / this.denominator;
-    const dims = t.features.map((f) => this.data.schema.columns[f]).map((c) => domainSize(c));
+    const dims = this.dimsOf(t);
     const target = localIndexToTarget(local, dims);
-    const columns = t.features.map((f) => this.data.codes[f]);
+    const data = this.data;
+    if (isCounted(data)) return countedQuery(data, t, local, target, dims) / this.denominator;
+    const columns = t.features.map((f) => data.codes[f]);
     let count = 0;
-    for (let i = 0; i < this.data.n; i++) {
+    for (let i = 0; i < data.n; i++) {
       let matches = 0;
       for (let j = 0; j < columns.length; j++) if (columns[j][i] === target[j]) matches++;
       if (matches >= t.r) count++;
     }
     return count / this.denominator;
   }
+}
+
+/** A query's count from the tables: one stored cell for r = k, else its threshold's counts. */
+function countedQuery(
+  data: CountedDataset,
+  t: Threshold,
+  local: number,
+  target: readonly number[],
+  dims: readonly number[],
+): number {
+  const k = t.features.length;
+  if (t.r === k) {
+    const cell = storedCell(data, t.features, target);
+    if (cell !== undefined) return cell;
+  }
+  const counts = countedTable(data, t.features);
+  if (t.r === k) return counts[local];
+  return atLeastRMatches(counts, dims, t.r, { side: cheaperSide(k, t.r), total: data.n })[local];
 }
 
 function keyOf(t: Threshold): string {

@@ -1,6 +1,8 @@
 /** Test fixtures for the engine: small layouts, random relaxed data, tiny runs. */
 
+import { type CountedDataset, tableKey } from '../data/counted.ts';
 import { layoutFromSizes } from '../data/onehot.ts';
+import { domainSize, type EncodedDataset } from '../data/schema.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import type { GmTablesBaseline } from './baselines/gm-tables.ts';
 import type { CategoryGroups } from './kernels/grouped-tables.ts';
@@ -47,4 +49,24 @@ export function fakeGmBaseline(mean: number): GmTablesBaseline {
     sigma: 0.1,
     expectedMaxError: { mean, standardError: 0, method: 'exact', repetitions: 0 },
   };
+}
+
+/** The table over `features` (any order) by counting rows one by one. */
+export function bruteTable(data: EncodedDataset, features: readonly number[]): Float64Array {
+  const dims = features.map((f) => domainSize(data.schema.columns[f]));
+  const out = new Float64Array(dims.reduce((p, d) => p * d, 1));
+  for (let i = 0; i < data.n; i++) {
+    let cell = 0;
+    features.forEach((f, j) => {
+      cell = cell * dims[j] + data.codes[f][i];
+    });
+    out[cell]++;
+  }
+  return out;
+}
+
+/** The counted form of `data` over the given ascending feature sets, counted row by row. */
+export function bruteCounted(data: EncodedDataset, sets: readonly (readonly number[])[]): CountedDataset {
+  const tables = new Map(sets.map((s) => [tableKey(s), bruteTable(data, s)] as const));
+  return { kind: 'counted', schema: data.schema, n: data.n, tables };
 }

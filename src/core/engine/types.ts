@@ -2,7 +2,8 @@
  * The engine's public contract: what a RAP run takes and gives back, and the progress events
  * it emits. The engine process protocol and the CLI/app are written against this file.
  */
-import type { CodeArray, EncodedDataset } from '../data/schema.ts';
+import type { PrivateData } from '../data/counted.ts';
+import type { CodeArray } from '../data/schema.ts';
 import type { BackendName, EngineMode, EngineSelection, Relaxation } from '../input/choices.ts';
 import type { NoiseSource, SeedMode } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
@@ -277,7 +278,11 @@ export interface DirectTableTrace extends TableTraceBase {
 export type TableModeTrace = AdaptiveTableTrace | MixedTableTrace | DirectTableTrace;
 
 export interface RapInput {
-  readonly data: EncodedDataset;
+  /**
+   * The private data: its encoded rows, or its exact tables over every feature set
+   * requiredFeatureSets (required-tables.ts) lists for this input (data/counted.ts).
+   */
+  readonly data: PrivateData;
   readonly workload: Workload;
   readonly options: RapOptions;
   readonly noise: NoiseSource;

@@ -149,6 +149,26 @@ export function thresholdAnswersFromTable(
 }
 
 /**
+ * {@link exactThresholdAnswers} from the threshold's contingency table of integer counts over n
+ * rows (row-major over t.features, `dims`), which it consumes: the same numbers bit for bit, for
+ * private data held as exact tables (data/counted.ts) rather than rows.
+ */
+export function exactAnswersFromCounts(
+  counts: Float64Array,
+  dims: readonly number[],
+  r: number,
+  n: number,
+): Float64Array {
+  if (n === 0)
+    throw new InputError('the dataset has no rows: threshold answers (fractions of rows) are undefined');
+  if (counts.length !== tableSize(dims))
+    throw new RangeError(
+      `table has ${counts.length} cells, dims ${dims.join(' × ')} need ${tableSize(dims)}`,
+    );
+  return matchCountTransform(counts, dims, r, n);
+}
+
+/**
  * From the contingency table C[z] (overwritten) to the answers: the rows with at least r matches
  * of each target (at-least-r.ts, on the side with fewer classes: min(r, k − r + 1) tables; r = k
  * needs no pass, the contingency table is the answer), divided by n. The counts are integers, so

@@ -96,3 +96,82 @@ describe('engine → host messages', () => {
     );
   });
 });
+
+describe('a counted input (exact tables, no rows)', () => {
+  const counted = (tables: [string, unknown][], n = 2) => ({
+    kind: 'counted',
+    schema,
+    n,
+    tables: new Map(tables),
+  });
+  const request = (data: unknown, over: Record<string, unknown> = {}) => start({ data, ...over });
+
+  it('carries the tables through as Float64Arrays', () => {
+    const parsed = parseHostMessage(request(counted([['0', Float64Array.from([1, 1])]])));
+    const data = parsed.type === 'start' ? parsed.request.data : undefined;
+    expect(data && 'kind' in data && data.tables.get('0')).toEqual(Float64Array.from([1, 1]));
+  });
+
+  it.each([
+    [
+      'a table of the wrong length',
+      counted([['0', Float64Array.from([1, 1, 0])]]),
+      /has 3 cells; its columns' domains need 2/,
+    ],
+    [
+      'a table that does not sum to n',
+      counted([['0', Float64Array.from([1, 2])]]),
+      /counts 3 rows, not n = 2/,
+    ],
+    ['a fractional count', counted([['0', Float64Array.from([0.5, 1.5])]]), /cell 0 is 0.5, not a count/],
+    ['a plain array', counted([['0', [1, 1]]]), /not a Float64Array/],
+    [
+      'a key outside the schema',
+      counted([
+        ['0', Float64Array.from([1, 1])],
+        ['1', Float64Array.from([2])],
+      ]),
+      /outside the schema's 1 columns/,
+    ],
+    [
+      'a key not ascending',
+      counted([
+        ['0', Float64Array.from([1, 1])],
+        ['0,0', Float64Array.from([1, 0, 0, 1])],
+      ]),
+      /not ascending column indices/,
+    ],
+    ['tables as an object', { kind: 'counted', schema, n: 2, tables: { 0: [1, 1] } }, /tables/],
+    [
+      'a missing required table',
+      counted([]),
+      /internal: the counted data lacks the exact table over features \[0\]/,
+    ],
+  ])('refuses %s, saying what is wrong', (_name, data, message) => {
+    expect(() => parseHostMessage(request(data))).toThrow(ProtocolError);
+    expect(() => parseHostMessage(request(data))).toThrow(message);
+  });
+
+  it("names a missing evaluation workload's table", () => {
+    const two = {
+      ...schema,
+      columns: [
+        ...schema.columns,
+        { name: 'b', kind: 'categorical', categories: ['u', 'v'], missing: false },
+      ],
+    };
+    const data = {
+      kind: 'counted',
+      schema: two,
+      n: 2,
+      tables: new Map([
+        ['0', Float64Array.from([1, 1])],
+        ['1', Float64Array.from([2, 0])],
+      ]),
+    };
+    const evalWorkload = { thresholds: [{ features: [1, 0], r: 1, weight: 1 }] };
+    expect(() => parseHostMessage(request(data, { evalWorkload }))).toThrow(/features \[0, 1\]/);
+    data.tables.set('0,1', Float64Array.from([1, 0, 1, 0]));
+    expect(parseHostMessage(request(data, { evalWorkload })).type).toBe('start');
+  });
+});

@@ -11,10 +11,17 @@
  * ledger reserved the budget, so the child never sees private data before the spend is counted.
  */
 import { z } from 'zod';
-import type { EncodedDataset } from '../../data/schema.ts';
+import {
+  type CountedDataset,
+  countedProblem,
+  isCounted,
+  type PrivateData,
+  tableKey,
+} from '../../data/counted.ts';
 import { BACKENDS, ENGINE_MODES } from '../../input/choices.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { PaidOneWays } from '../paid-one-ways.ts';
+import { requiredFeatureSets } from '../required-tables.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../types.ts';
 
 /** Where the engine's randomness comes from; the child builds the NoiseSource from this. */
@@ -24,7 +31,8 @@ export type NoiseSpec =
 
 /** Everything a run needs, as sent in `start`. */
 export interface EngineRequest {
-  readonly data: EncodedDataset;
+  /** The encoded rows, or their exact tables (every set requiredFeatureSets lists: checked below). */
+  readonly data: PrivateData;
   readonly workload: Workload;
   readonly options: RapOptions;
   readonly noise: NoiseSpec;
@@ -82,6 +90,29 @@ const dataset = z
   .refine((d) => d.codes.length === d.schema.columns.length, 'one code array per schema column')
   .refine((d) => d.codes.every((c) => c.length === d.n), 'every code array has n entries');
 
+/** Exact tables instead of rows (data/counted.ts): shapes, counts and sums checked here. */
+const counted = z
+  .object({
+    kind: z.literal('counted'),
+    schema,
+    n: count,
+    tables: z.instanceof(Map<string, Float64Array>),
+  })
+  .superRefine((d, ctx) => {
+    const problem = countedProblem(d as CountedDataset);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['tables'] });
+  });
+
+/** The rows or their tables, told apart by `kind` (so a malformed one gets its own form's message). */
+const privateData = z.unknown().transform((raw, ctx) => {
+  const form = (raw as { kind?: unknown } | null)?.kind === 'counted' ? counted : dataset;
+  const parsed = form.safeParse(raw);
+  if (parsed.success) return parsed.data as PrivateData;
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
+
 const threshold = z.object({
   features: z.array(count).min(1),
   r: positiveInt,
@@ -133,15 +164,20 @@ const noise = z.discriminatedUnion('mode', [
 const hostMessage = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('start'),
-    request: z.object({
-      data: dataset,
-      workload,
-      options,
-      noise,
-      paidOneWays: z.array(paidOneWay.nullable()).optional(),
-      evalWorkload: workload.optional(),
-      evalWorkloads: z.array(workload).optional(),
-    }),
+    request: z
+      .object({
+        data: privateData,
+        workload,
+        options,
+        noise,
+        paidOneWays: z.array(paidOneWay.nullable()).optional(),
+        evalWorkload: workload.optional(),
+        evalWorkloads: z.array(workload).optional(),
+      })
+      .superRefine((request, ctx) => {
+        const missing = missingTables(request);
+        if (missing) ctx.addIssue({ code: 'custom', message: missing, path: ['data', 'tables'] });
+      }),
   }),
   z.object({ type: z.literal('cancel') }),
 ]);
@@ -189,6 +225,33 @@ const childMessage = z.discriminatedUnion('type', [
     where: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   }),
 ]);
+
+/**
+ * A counted input without a table the run will read (required-tables.ts): an internal error of
+ * the counting step, named here before the run starts rather than halfway through it.
+ */
+function missingTables(request: {
+  data: PrivateData;
+  workload: Workload;
+  evalWorkload?: Workload | undefined;
+  evalWorkloads?: readonly Workload[] | undefined;
+}): string | undefined {
+  const data = request.data;
+  if (!isCounted(data)) return undefined;
+  const sets = requiredFeatureSets({
+    schema: data.schema,
+    workload: request.workload,
+    ...(request.evalWorkload ? { evalWorkload: request.evalWorkload } : {}),
+    ...(request.evalWorkloads ? { evalWorkloads: request.evalWorkloads } : {}),
+  });
+  const missing = sets.filter((s) => !data.tables.has(tableKey(s)));
+  if (missing.length === 0) return undefined;
+  const shown = missing.slice(0, 5).map((s) => `[${s.join(', ')}]`);
+  return (
+    `internal: the counted data lacks the exact table over features ${shown.join(', ')}` +
+    `${missing.length > 5 ? ` and ${missing.length - 5} more` : ''} (the counting step must compute every set requiredFeatureSets lists)`
+  );
+}
 
 /** Thrown when a message does not follow the protocol (a bug or a version mismatch, never user input). */
 export class ProtocolError extends Error {

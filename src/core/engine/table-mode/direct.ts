@@ -12,7 +12,7 @@
  * 3. One projection of D' onto all of them, weighted w/σ², run to convergence; the report gives
  *    its residual beside the noise's.
  */
-import type { EncodedDataset } from '../../data/schema.ts';
+import type { PrivateData } from '../../data/counted.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import { tableSize } from '../../workload/queries.ts';
 import type { Workload } from '../../workload/types.ts';
@@ -92,7 +92,7 @@ export interface DirectStart {
 export function measureDirect(
   shape: RelaxedShape,
   tables: readonly { features: number[]; cells: number; weight: number }[],
-  data: EncodedDataset,
+  data: PrivateData,
   exact: ExactAnswers,
   rho: number,
   noise: NoiseSource,

@@ -5,8 +5,9 @@
  * feature's domain (domain-compression.ts, after MST): categories with an estimated share under
  * 3σ₀ are merged into groups.
  */
+
+import type { PrivateData } from '../../data/counted.ts';
 import { layoutOf } from '../../data/onehot.ts';
-import type { EncodedDataset } from '../../data/schema.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import type { ExactAnswers } from '../exact-answers.ts';
 import type { CategoryGroups } from '../kernels/grouped-tables.ts';
@@ -88,7 +89,7 @@ export interface OneWayStart {
  * (paid-one-ways.ts), and builds the start rows.
  */
 export function measureOneWays(
-  data: EncodedDataset,
+  data: PrivateData,
   exact: ExactAnswers,
   rows: number,
   budget: TableBudget,

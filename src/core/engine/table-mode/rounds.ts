@@ -10,7 +10,7 @@
  * K = 1 at the same error). An r-of-k threshold's answers are linear in its k-way table, so one
  * measured table serves every r on its features.
  */
-import type { EncodedDataset } from '../../data/schema.ts';
+import type { PrivateData } from '../../data/counted.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
 import { reportNoisyMax } from '../../privacy/selection.ts';
 import type { Threshold, Workload } from '../../workload/types.ts';
@@ -89,7 +89,7 @@ export type StartedTablePlan = AdaptiveTablePlan | DirectTablePlan;
 export function startTablePlan(
   plan: TablePlan,
   input: {
-    data: EncodedDataset;
+    data: PrivateData;
     workload: Workload;
     rows: number;
     unit?: PersonUnit;
