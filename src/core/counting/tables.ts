@@ -157,6 +157,58 @@ async function firstText(file: string): Promise<string> {
   }
 }
 
+/** A CSV or Parquet file (by extension) as a relation, and the relation column of each named column. */
+export async function fileRelation(
+  file: string,
+  names: readonly string[],
+  opts: Pick<TableOptions, 'header' | 'delimiter'> = {},
+): Promise<{ readonly relation: Relation; readonly source: (name: string) => string }> {
+  if (/\.parquet$/i.test(file)) return { relation: { kind: 'parquet', path: file }, source: (name) => name };
+  const csv = await csvRelation(file, { ...opts, expectedNames: names });
+  const index = new Map(csv.header.map((h, i) => [h, i]));
+  return {
+    relation: csv.relation,
+    source: (name) => {
+      const i = index.get(name) ?? (csv.header.length === names.length ? names.indexOf(name) : undefined);
+      if (i === undefined || i < 0)
+        throw new InputError(`${file}: no column "${name}"`, { file, column: name });
+      return csvColumnName(i);
+    },
+  };
+}
+
+/**
+ * Runs `job` on a private DuckDB with the relation ready to count: a CSV's dialect checked
+ * (NotForDuckDb), a Parquet file's floating columns read from its footer.
+ */
+export async function onFileRelation<T>(
+  relation: Relation,
+  job: (connection: DuckDBConnection, counted: Relation) => Promise<T>,
+  opts: { readonly duckdb?: DuckDbOptions; readonly signal?: AbortSignal } = {},
+): Promise<T> {
+  opts.signal?.throwIfAborted();
+  return withDuckDb(async (c) => {
+    // A cancel interrupts the running query; the spill folder goes with withDuckDb's finally.
+    const onAbort = () => c.interrupt();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (relation.kind === 'csv') await assertSameDialect(c, relation);
+      const counted =
+        relation.kind === 'parquet'
+          ? { ...relation, floating: await floatingColumns(c, relation.path) }
+          : relation;
+      const out = await job(c, counted);
+      opts.signal?.throwIfAborted();
+      return out;
+    } catch (err) {
+      opts.signal?.throwIfAborted();
+      throw err;
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }, opts.duckdb);
+}
+
 /**
  * Exact tables of a CSV or Parquet file (by extension) over `schema`'s codes, counted by an
  * embedded DuckDB in one scan. Schema columns are matched to the file's columns by name.
@@ -165,30 +217,19 @@ export async function countFileTables(
   file: string,
   schema: Schema,
   features: readonly (readonly number[])[],
-  opts: CountOptions & Pick<TableOptions, 'header' | 'delimiter'> & { readonly duckdb?: DuckDbOptions } = {},
+  opts: CountOptions &
+    Pick<TableOptions, 'header' | 'delimiter'> & {
+      readonly duckdb?: DuckDbOptions;
+      readonly signal?: AbortSignal;
+    } = {},
 ): Promise<CountedTables> {
   const names = schema.columns.map((c) => c.name);
-  let rel: Relation;
-  let source: ColumnSource;
-  if (/\.parquet$/i.test(file)) {
-    rel = { kind: 'parquet', path: file };
-    source = (f) => names[f];
-  } else {
-    const csv = await csvRelation(file, { ...opts, expectedNames: names });
-    rel = csv.relation;
-    const index = new Map(csv.header.map((h, i) => [h, i]));
-    source = (f) => {
-      const i = index.get(names[f]) ?? (csv.header.length === names.length ? f : undefined);
-      if (i === undefined)
-        throw new InputError(`${file}: no column "${names[f]}"`, { file, column: names[f] });
-      return csvColumnName(i);
-    };
-  }
-  return withDuckDb(async (c) => {
-    if (rel.kind === 'csv') await assertSameDialect(c, rel);
-    const counted = rel.kind === 'parquet' ? { ...rel, floating: await floatingColumns(c, rel.path) } : rel;
-    return countOnDuckDb(c, counted, schema, features, source, opts);
-  }, opts.duckdb);
+  const { relation, source } = await fileRelation(file, names, opts);
+  return onFileRelation(
+    relation,
+    (c, counted) => countOnDuckDb(c, counted, schema, features, (f) => source(names[f]), opts),
+    opts,
+  );
 }
 
 /** Thrown where DuckDB would read a CSV otherwise than the streaming reader: count there instead. */

@@ -140,11 +140,15 @@ function withProvenance(column: Column, provenance: ColumnProvenance): Column {
   return { ...column, provenance };
 }
 
-export async function discoverSchema(file: string, opts: DiscoverOptions): Promise<DiscoveredSchema> {
+function checkBudget(opts: DiscoverOptions): void {
   if (!(opts.rho > 0) || !Number.isFinite(opts.rho))
     throw new RangeError(`discovery rho must be > 0, got ${opts.rho}`);
   if (!(opts.delta > 0 && opts.delta < 1))
     throw new RangeError(`discovery delta must be in (0, 1), got ${opts.delta}`);
+}
+
+export async function discoverSchema(file: string, opts: DiscoverOptions): Promise<DiscoveredSchema> {
+  checkBudget(opts);
   const missingMarkers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
   const declared = new Map((opts.declared ?? []).map((c) => [c.name, c]));
   let profile: DiscoveryProfile | undefined;
@@ -180,8 +184,42 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     { ...opts, missingMarkers, raggedAsMissing: true },
   );
 
-  const undeclared = profile!.columns.length;
-  const undeclaredNames = profile!.columns.map((c) => c.name);
+  return discoverFromProfile(
+    file,
+    { header, records: table.rowsRead, columns: profile!.columns },
+    (chosen) => profileFormats(file, chosen, missingMarkers, opts, new Rejections()),
+    opts,
+  );
+}
+
+/** Exact per-column counts of the whole table (private), however they were counted. */
+export interface ProfiledTable {
+  /** The table's columns (the unit column included at the person level). */
+  readonly header: readonly string[];
+  /** Records (the header excluded; rows of the wrong width included): n. */
+  readonly records: number;
+  /** The undeclared columns' counts, in header order. */
+  readonly columns: readonly ColumnCounts[];
+}
+
+/**
+ * Discovery from exact counts: everything released is a noisy function of `profiled` and of
+ * `again` (the second pass: the chosen columns' counts with their format's parser). Both the
+ * streaming pass (discoverSchema) and per-column histograms from a SQL engine (histograms.ts)
+ * end here, so equal counts give equal schemas under equal noise.
+ */
+export async function discoverFromProfile(
+  file: string,
+  profiled: ProfiledTable,
+  again: (chosen: ReadonlyMap<string, ColumnFormat>) => Promise<Map<string, CellCounter>>,
+  opts: DiscoverOptions,
+): Promise<DiscoveredSchema> {
+  checkBudget(opts);
+  const missingMarkers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
+  const declared = new Map((opts.declared ?? []).map((c) => [c.name, c]));
+  const { header } = profiled;
+  const undeclared = profiled.columns.length;
+  const undeclaredNames = profiled.columns.map((c) => c.name);
   // Each column's ρ_c and δ_c: an equal share, a hierarchical column one share per level (budget-split.ts).
   const costOf = (name: string) =>
     discoveryForColumn(
@@ -193,13 +231,13 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
   const bins = opts.bins ?? DEFAULT_DISCOVERED_BINS;
   const found = new Map<string, { column: Column; detail: Record<string, number | string> }>();
   // n is public at the row level; at the person level the noisy bounded row count n̂ stands for it.
-  const n = opts.unit ? opts.unit.rows : table.rowsRead;
+  const n = opts.unit ? opts.unit.rows : profiled.records;
   const bound = opts.unit?.bound ?? 1;
   const paidOneWays = new Map<string, DiscoveredOneWay>();
   // The format test (or the curator's declared format) of every profiled column.
   const tests = new Map<string, FormatTest>();
   const chosen = new Map<string, ColumnFormat>();
-  for (const counts of profile!.columns) {
+  for (const counts of profiled.columns) {
     const { rho: rhoColumn } = costOf(counts.name);
     // A hierarchical column is a code column by declaration: no format test (discovered below).
     if (opts.hierarchies?.[counts.name]) continue;
@@ -212,9 +250,8 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     tests.set(counts.name, test);
     if (test.choice) chosen.set(counts.name, test.choice);
   }
-  const second =
-    chosen.size > 0 ? await profileFormats(file, chosen, missingMarkers, opts, new Rejections()) : undefined;
-  for (const counts of profile!.columns) {
+  const second = chosen.size > 0 ? await again(chosen) : undefined;
+  for (const counts of profiled.columns) {
     const { rho: rhoColumn, delta: deltaColumn } = costOf(counts.name);
     const hierarchy = opts.hierarchies?.[counts.name];
     if (hierarchy) {
@@ -322,7 +359,7 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
     columns: report,
     rho: undeclared > 0 ? opts.rho : 0,
     delta: undeclared > 0 ? opts.delta : 0,
-    records: table.rowsRead,
+    records: profiled.records,
     header,
     paidOneWays,
   };

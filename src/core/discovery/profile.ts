@@ -13,8 +13,13 @@ import { FINE, fineBucket, LEVEL1_BUCKETS, octaveBucket, ZERO_BUCKET } from './g
 /** What a profile feeds each cell to (ColumnCounts; temporal.ts's TemporalCounts). */
 export interface CellCounter {
   readonly name: string;
-  /** @param form the index of the missing marker `value` is (when isMissing). */
-  add(value: string, isMissing: boolean, form?: number): void;
+  /**
+   * @param form the index of the missing marker `value` is (when isMissing).
+   * @param weight how many records hold `value` (a histogram's count, histograms.ts): the same
+   *   counts as `weight` calls with one record each (row level only: a person's values are fed
+   *   row by row).
+   */
+  add(value: string, isMissing: boolean, form?: number, weight?: number): void;
   startPerson(): void;
 }
 
@@ -78,10 +83,10 @@ export class ColumnCounts implements CellCounter {
     this.classes = parse ? undefined : new Float64Array(FORMAT_CLASSES);
   }
 
-  private countClass(value: string, isMissing: boolean): void {
+  private countClass(value: string, isMissing: boolean, weight: number): void {
     if (!this.classes) return;
     if (isMissing) {
-      this.classes[MISSING_CLASS]++;
+      this.classes[MISSING_CLASS] += weight;
       return;
     }
     let c = this.classOf.get(value);
@@ -89,34 +94,39 @@ export class ColumnCounts implements CellCounter {
       c = formatClass(value);
       if (this.classOf.size < CLASS_CACHE) this.classOf.set(value, c);
     }
-    this.classes[c]++;
+    this.classes[c] += weight;
   }
 
-  /** @param form the index of the missing marker `value` is (when isMissing). */
-  add(value: string, isMissing: boolean, form = 0): void {
-    this.countValue(isMissing ? MISSING_KEY : value);
-    this.countClass(value, isMissing);
+  /**
+   * @param form the index of the missing marker `value` is (when isMissing).
+   * @param weight records holding `value` (CellCounter.add).
+   */
+  add(value: string, isMissing: boolean, form = 0, weight = 1): void {
+    if (weight !== 1 && this.personValues)
+      throw new Error('internal: weighted counts are of rows, not persons');
+    this.countValue(isMissing ? MISSING_KEY : value, weight);
+    this.countClass(value, isMissing, weight);
     if (isMissing) {
-      this.missing++;
-      this.missingForms[form]++;
+      this.missing += weight;
+      this.missingForms[form] += weight;
       return;
     }
     if (ZERO_PADDED.test(value)) {
-      this.padded++;
+      this.padded += weight;
       return;
     }
     const x = (this.parse ?? parseNumber)(value);
     if (x === undefined) {
-      this.texts++;
+      this.texts += weight;
       return;
     }
-    this.numbers++;
-    if (!Number.isInteger(x)) this.fractional++;
+    this.numbers += weight;
+    if (!Number.isInteger(x)) this.fractional += weight;
     const b = octaveBucket(x);
-    this.octaves[b]++;
+    this.octaves[b] += weight;
     if (b !== ZERO_BUCKET) {
       const key = b * FINE + fineBucket(x, b);
-      this.fine.set(key, (this.fine.get(key) ?? 0) + 1);
+      this.fine.set(key, (this.fine.get(key) ?? 0) + weight);
     }
   }
 
@@ -125,13 +135,13 @@ export class ColumnCounts implements CellCounter {
     this.personValues = new Set();
   }
 
-  private countValue(key: string): void {
+  private countValue(key: string, weight: number): void {
     if (!this.values) return;
     if (this.personValues) {
       if (this.personValues.has(key)) return;
       this.personValues.add(key);
     }
-    this.values.set(key, (this.values.get(key) ?? 0) + 1);
+    this.values.set(key, (this.values.get(key) ?? 0) + weight);
     if (this.values.size > MAX_DISTINCT_TEXTS) this.values = undefined;
   }
 

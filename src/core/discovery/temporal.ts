@@ -81,15 +81,16 @@ export class TemporalCounts implements CellCounter {
     this.missingForms = new Array<number>(Math.max(1, forms)).fill(0);
   }
 
-  add(value: string, isMissing: boolean, form = 0): void {
+  /** @param weight records holding `value` (profile.ts's CellCounter.add). */
+  add(value: string, isMissing: boolean, form = 0, weight = 1): void {
     if (isMissing) {
-      this.missing++;
-      this.missingForms[form]++;
+      this.missing += weight;
+      this.missingForms[form] += weight;
       return;
     }
     const x = this.parse(value);
     if (x === undefined) {
-      this.unparsed++;
+      this.unparsed += weight;
       return;
     }
     const kind = this.format.kind;
@@ -99,16 +100,16 @@ export class TemporalCounts implements CellCounter {
     } else {
       const year = yearOf(kind, x);
       if (year < FIRST_YEAR || year >= FIRST_YEAR + YEARS) {
-        this.unparsed++;
+        this.unparsed += weight;
         return;
       }
       const days = kind === 'date' ? x : Math.floor(x / SECONDS_PER_DAY);
       const month = new Date(days * 86_400_000).getUTCMonth();
       cell = (year - FIRST_YEAR) * 12 + month;
-      this.weekdays[weekdayOf(kind, x)]++;
-      if (kind === 'datetime') this.hours[hourOf(kind, x)]++;
+      this.weekdays[weekdayOf(kind, x)] += weight;
+      if (kind === 'datetime') this.hours[hourOf(kind, x)] += weight;
     }
-    this.fine.set(cell, (this.fine.get(cell) ?? 0) + 1);
+    this.fine.set(cell, (this.fine.get(cell) ?? 0) + weight);
   }
 
   /** Temporal counts are of rows (their sensitivity carries the bound k). */

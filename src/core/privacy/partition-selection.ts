@@ -89,13 +89,18 @@ export interface SelectedKey {
   readonly noisyCount: number;
 }
 
-/** The keys whose noisy count exceeds τ, in code-point order of the key (never data order). */
+/**
+ * The keys whose noisy count exceeds τ, in code-point order of the key (never data order). The
+ * noise is drawn in that order too, so a seeded run's output is a function of the counts alone,
+ * not of the order the keys were first met: a histogram counted by SQL (discovery/histograms.ts)
+ * selects exactly what the streaming pass does.
+ */
 export function selectPartitions(
   sel: PartitionSelection,
   counts: ReadonlyMap<string, number>,
   noise: NoiseSource,
 ): SelectedKey[] {
-  const keys = [...counts.keys()];
+  const keys = [...counts.keys()].sort();
   const exact = Float64Array.from(keys, (k) => {
     const c = counts.get(k)!;
     if (!Number.isSafeInteger(c) || c < 1)

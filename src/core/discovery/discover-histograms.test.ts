@@ -1,0 +1,139 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { fileHistogramCounter } from '../counting/histograms.ts';
+import { NotForDuckDb } from '../counting/tables.ts';
+import { HIERARCHY_PRESETS } from '../data/hierarchy.ts';
+import type { Column } from '../data/schema.ts';
+import { readTableHeader } from '../data/table.ts';
+import { tempDir } from '../data/testing.ts';
+import { seededNoise } from '../privacy/noise.ts';
+import { type DiscoverOptions, discoverSchema } from './discover.ts';
+import { type ColumnHistograms, discoverFromHistograms } from './histograms.ts';
+import { ColumnCounts, MAX_DISTINCT_TEXTS } from './profile.ts';
+
+const dir = tempDir('rap-hist-');
+afterAll(() => dir.remove());
+
+const day = (d: number) => new Date(Date.UTC(2020, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
+
+/** Public test data: numbers with spaces and every missing marker, dates, locale numbers, codes, texts. */
+function messy(n: number): string {
+  const lines = ['age,joined,amount,city,dx,zip,note,padded'];
+  for (let i = 0; i < n; i++) {
+    const age = i % 17 === 0 ? '?' : i % 23 === 0 ? 'NA' : i % 29 === 0 ? '' : ` ${18 + ((i * 37) % 70)} `;
+    const joined = i % 31 === 0 ? '' : i % 97 === 0 ? '2023-02-30' : day((i * 7919) % 900);
+    const amount = `"${(((i * 7907) % 2_000_000) / 100).toLocaleString('de-DE')}"`;
+    const city = i === 0 ? 'Rare' : i % 8 < 4 ? 'Oslo' : i % 8 < 7 ? ' Bergen' : '"Trondheim, N"';
+    const dx = i % 3 === 0 ? 'I10' : i % 3 === 1 ? `C34.${i % 2 === 0 ? '10' : '90'}` : 'J18.9';
+    const zip = i % 10 === 0 ? '' : `0${String(2100 + (i % 7)).padStart(4, '0')}`;
+    const note = i % 5 === 0 ? 'NA' : i % 2 === 0 ? 'yes' : 'no';
+    const padded = i % 4 === 0 ? '007' : String(i % 50);
+    lines.push([age, joined, amount, city, dx, zip, note, padded].join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Discovery through the streaming pass and through DuckDB's histograms, under the same seed. */
+async function both(file: string, opts: Omit<DiscoverOptions, 'noise'>, seed = 5) {
+  const streamed = await discoverSchema(file, { ...opts, header: true, noise: seededNoise(seed) });
+  const { header } = await readTableHeader(file, { header: true });
+  const counted = await discoverFromHistograms(file, header, fileHistogramCounter(file, { header: true }), {
+    ...opts,
+    noise: seededNoise(seed),
+  });
+  const { histograms: _, ...rest } = counted;
+  return { streamed, counted: rest };
+}
+
+describe('discovery from per-column histograms = the streaming pass', () => {
+  it('a messy file: dates, locale numbers, missing markers, spaces, quoted texts, codes (same schema and noisy outputs)', async () => {
+    const file = dir.file('messy.csv', messy(4000));
+    for (const seed of [1, 2, 3]) {
+      const { streamed, counted } = await both(file, { rho: 1, delta: 1e-6 }, seed);
+      expect(counted).toEqual(streamed);
+      // The file exercises what it claims: a date and a locale number were found.
+      const kinds = streamed.columns.map((c) => c.detail?.kind);
+      expect(kinds).toContain('date');
+      expect(streamed.columns.find((c) => c.name === 'amount')?.detail?.numberFormat).toBeDefined();
+    }
+  });
+
+  it('with hierarchical code columns, a declared column and a stated format', async () => {
+    const file = dir.file('codes.csv', messy(3000));
+    const declared: Column[] = [
+      { name: 'note', kind: 'categorical', categories: ['no', 'yes'], missing: true },
+    ];
+    const { streamed, counted } = await both(file, {
+      rho: 2,
+      delta: 1e-6,
+      declared,
+      hierarchies: {
+        dx: { levels: [{ length: 1 }, { length: 3 }, { length: 'full' }] },
+        zip: HIERARCHY_PRESETS.postcode,
+      },
+      formats: new Map([['joined', { temporal: { kind: 'date', format: '%Y-%m-%d' } }]]),
+    });
+    expect(counted).toEqual(streamed);
+    expect(streamed.columns.find((c) => c.name === 'dx')?.detail?.kind).toBe('hierarchical');
+  });
+
+  it('a small file at a small ε (categories near the threshold, "(other)" decisions)', async () => {
+    const file = dir.file('small.csv', messy(300));
+    for (const seed of [7, 8]) {
+      const { streamed, counted } = await both(file, { rho: 0.02, delta: 1e-6 }, seed);
+      expect(counted).toEqual(streamed);
+    }
+  });
+
+  it('a column past MAX_DISTINCT_TEXTS: no distinct values kept either way, the same numeric discovery', async () => {
+    const lines = ['id,group'];
+    for (let i = 0; i <= MAX_DISTINCT_TEXTS; i++) lines.push(`${i * 3},${i % 3 === 0 ? 'a' : 'b'}`);
+    const file = dir.file('wide.csv', `${lines.join('\n')}\n`);
+    const { streamed, counted } = await both(file, { rho: 1, delta: 1e-6 });
+    expect(counted).toEqual(streamed);
+    expect(streamed.columns[0].detail?.kind).toBe('numeric');
+  }, 60_000);
+
+  it('a ragged row: DuckDB refuses the file (the release reads it by the streaming path)', async () => {
+    const file = dir.file('ragged.csv', 'a,b\n1,x\n2\n3,y\n');
+    await expect(fileHistogramCounter(file, { header: true })(['a', 'b'])).rejects.toThrow();
+  });
+
+  it('a quote after spaces: NotForDuckDb', async () => {
+    const file = dir.file('spaced.csv', 'a,b\n1, "x,y"\n');
+    await expect(fileHistogramCounter(file, { header: true })(['a', 'b'])).rejects.toBeInstanceOf(
+      NotForDuckDb,
+    );
+  });
+});
+
+describe('weighted counts (CellCounter.add with a weight)', () => {
+  it('equal `weight` calls of one record each, for every kind of cell', () => {
+    const cells: [string, boolean, number][] = [
+      ['12', false, 0],
+      ['0.5', false, 0],
+      ['007', false, 0],
+      ['x', false, 0],
+      ['', true, 1],
+      ['?', true, 0],
+      ['-3e5', false, 0],
+    ];
+    const one = new ColumnCounts('c', 3);
+    const weighted = new ColumnCounts('c', 3);
+    cells.forEach(([v, missing, form], i) => {
+      for (let k = 0; k <= i; k++) one.add(v, missing, form);
+      weighted.add(v, missing, form, i + 1);
+    });
+    expect(weighted).toEqual(one);
+  });
+
+  it('a counter whose histograms do not sum to n is an internal error, not a silent miscount', async () => {
+    const histograms: ColumnHistograms = { n: 3, columns: new Map([['a', new Map([['1', 2]])]]) };
+    await expect(
+      discoverFromHistograms('t', ['a'], async () => histograms, {
+        rho: 1,
+        delta: 1e-6,
+        noise: seededNoise(1),
+      }),
+    ).rejects.toThrow(/counts 2 records/);
+  });
+});

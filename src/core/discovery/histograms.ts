@@ -1,0 +1,111 @@
+/**
+ * Discovery from per-column histograms: each column's distinct texts with their record counts,
+ * counted by whatever holds the rows (an embedded DuckDB scan of a CSV or Parquet file,
+ * counting/histograms.ts; a PostgreSQL table), instead of the streaming pass over the file.
+ *
+ * Everything discovery measures is a function of each column's multiset of texts: the profile's
+ * counts (profile.ts: types, the numeric grid, the format classes, the distinct values with
+ * MAX_DISTINCT_TEXTS), the second pass with a chosen format's parser (ColumnCounts with a locale
+ * parser, temporal.ts's TemporalCounts) and the hierarchical codes (from the distinct values).
+ * So the histograms are fed into the same counters with a weight (CellCounter.add), and the
+ * same discoverFromProfile decides: equal histograms give the streaming pass's schema and noisy
+ * outputs under the same noise (partition selection draws in code-point order of the keys,
+ * privacy/partition-selection.ts, not in the order values were met). discover-histograms.test.ts
+ * checks it on messy files.
+ *
+ * Row level only: at the person level the counts are distinct persons per value, which a
+ * per-column histogram of rows does not give (the streaming pass over the bounded file does).
+ *
+ * The histograms are exact statistics of the private data: never logged, never released.
+ */
+import { DEFAULT_MISSING_MARKERS, numericParser } from '../data/values.ts';
+import { InputError } from '../errors.ts';
+import { type DiscoveredSchema, type DiscoverOptions, discoverFromProfile } from './discover.ts';
+import type { ColumnFormat } from './formats.ts';
+import { type CellCounter, ColumnCounts } from './profile.ts';
+import { TemporalCounts } from './temporal.ts';
+
+/** Exact one-way histograms of a table's columns (private). */
+export interface ColumnHistograms {
+  /**
+   * Records: the row count of the table. A counter that keeps a row of the wrong width (as the
+   * streaming reader does) counts it under the first missing marker in every column.
+   */
+  readonly n: number;
+  /**
+   * Per requested column: each distinct text as the source holds it (SQL NULL as the empty text)
+   * and its record count; the counts of every column sum to n.
+   */
+  readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/** Counts the named columns' histograms, in one pass over the rows where the counter can. */
+export type HistogramCounter = (columns: readonly string[]) => Promise<ColumnHistograms>;
+
+export interface HistogramDiscoverOptions extends Omit<DiscoverOptions, 'unit' | 'columns' | 'choice'> {
+  /**
+   * Whether the streaming reader trims this source's texts (CSV by default; not Parquet or a
+   * database, whose texts it reads as they are): the counter's texts are trimmed here alike.
+   */
+  readonly trim?: boolean;
+}
+
+/**
+ * Discovery of the undeclared columns of a table whose columns are `header` (public), from the
+ * histograms `count` returns. `file` names the source in messages.
+ */
+export async function discoverFromHistograms(
+  file: string,
+  header: readonly string[],
+  count: HistogramCounter,
+  opts: HistogramDiscoverOptions,
+): Promise<DiscoveredSchema & { readonly histograms: ColumnHistograms }> {
+  const markers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
+  const declared = new Set((opts.declared ?? []).map((c) => c.name));
+  for (const name of declared) {
+    if (!header.includes(name)) {
+      throw new InputError(
+        `${file}: the declared column "${name}" is not in the table (it has: ${header.join(', ')}).`,
+        { file, column: name },
+      );
+    }
+  }
+  const names = header.filter((h) => !declared.has(h));
+  const histograms = await count(names);
+  const feed = feeder(histograms, markers, opts.trim ?? true);
+  const columns = names.map((name) => feed(name, new ColumnCounts(name, markers.length)));
+  const again = async (chosen: ReadonlyMap<string, ColumnFormat>) =>
+    new Map<string, CellCounter>(
+      [...chosen].map(([name, f]) => [name, feed(name, formatCounter(name, f, markers.length))]),
+    );
+  const discovered = await discoverFromProfile(file, { header, records: histograms.n, columns }, again, opts);
+  return { ...discovered, histograms };
+}
+
+/** The second pass's counter of a column whose format was chosen (discover.ts's profileFormats). */
+function formatCounter(name: string, f: ColumnFormat, forms: number): CellCounter {
+  return f.temporal
+    ? new TemporalCounts(name, f.temporal, forms)
+    : new ColumnCounts(name, forms, numericParser(f));
+}
+
+/** Feeds a column's histogram into a counter as the streaming profile feeds its cells. */
+function feeder(histograms: ColumnHistograms, markers: readonly string[], trim: boolean) {
+  // As DiscoveryProfile: a value is missing when it is one of the markers (the last index of a repeated one).
+  const forms = new Map(markers.map((m, i) => [m, i]));
+  return <C extends CellCounter>(name: string, counter: C): C => {
+    const histogram = histograms.columns.get(name);
+    if (!histogram) throw new Error(`internal: no histogram for column "${name}"`);
+    let total = 0;
+    for (const [raw, count] of histogram) {
+      const value = trim ? raw.trim() : raw;
+      const form = forms.get(value);
+      counter.add(value, form !== undefined, form ?? 0, count);
+      total += count;
+    }
+    if (total !== histograms.n) {
+      throw new Error(`internal: column "${name}" counts ${total} records, the table ${histograms.n}`);
+    }
+    return counter;
+  };
+}
