@@ -1,0 +1,148 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Column } from '../data/schema.ts';
+import { tempDir } from '../data/testing.ts';
+import { discoverAndLoad, planRawSource } from '../discovery/raw-source.ts';
+import { seededNoise } from '../privacy/noise.ts';
+import { withDuckDb } from '../sql/duckdb.ts';
+import { contingencyTable } from '../workload/exact.ts';
+import { discoverAndCount, streamingOnly } from './counted-source.ts';
+
+const dir = tempDir('rap-counted-');
+afterAll(() => dir.remove());
+
+const day = (d: number) => new Date(Date.UTC(2019, 5, 1) + d * 86_400_000).toISOString().slice(0, 10);
+
+function messy(n: number, header = true): string {
+  const lines = header ? ['age,joined,amount,city,note'] : [];
+  for (let i = 0; i < n; i++) {
+    const age = i % 17 === 0 ? '?' : i % 23 === 0 ? 'NA' : ` ${18 + ((i * 37) % 70)} `;
+    const joined = i % 31 === 0 ? '' : day((i * 7919) % 700);
+    const amount = `"${(((i * 7907) % 2_000_000) / 100).toLocaleString('de-DE')}"`;
+    const city = i === 0 ? 'Rare' : i % 8 < 4 ? 'Oslo' : i % 8 < 7 ? ' Bergen' : '"Trondheim, N"';
+    const note = i % 5 === 0 ? 'maybe' : i % 2 === 0 ? 'yes' : 'no';
+    lines.push([age, joined, amount, city, note].join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Every one-way, a few 2- and 3-way sets (unsorted on purpose: the counter sorts them). */
+const sets = (k: number) => [
+  ...Array.from({ length: k }, (_, i) => [i]),
+  [1, 0],
+  [2, 3],
+  [0, 3, 4],
+  [4, 2, 1],
+];
+
+async function compare(
+  file: string,
+  rows: number,
+  declared: readonly Column[] = [],
+  header?: boolean,
+  seed = 3,
+) {
+  const plan = await planRawSource(
+    file,
+    declared,
+    { epsilon: 1, delta: 1e-6, share: 0.2 },
+    header === undefined ? {} : { header },
+  );
+  const hdr = header === undefined ? {} : { header };
+  const streamed = await discoverAndLoad(plan, rows, seededNoise(seed), hdr);
+  const counted = await discoverAndCount(plan, rows, seededNoise(seed), (s) => sets(s.columns.length), hdr);
+  if (counted.counting.by !== 'duckdb' || !('data' in counted))
+    throw new Error(`streamed: ${JSON.stringify(counted)}`);
+  expect(counted.discovery).toEqual(streamed.discovery);
+  expect(counted.data.schema).toEqual(streamed.loaded.dataset.schema);
+  expect(counted.data.n).toBe(rows);
+  for (const fs of sets(counted.data.schema.columns.length)) {
+    const sorted = [...fs].sort((a, b) => a - b);
+    const table = counted.data.tables.get(sorted.join(','));
+    expect(table && Array.from(table)).toEqual(Array.from(contingencyTable(streamed.loaded.dataset, sorted)));
+  }
+  return counted;
+}
+
+describe('a release source counted by DuckDB = the streaming path (discovery and exact tables)', () => {
+  it('a messy CSV with a header: dates, locale numbers, missing markers, spaces, quoted texts', async () => {
+    const file = dir.file('messy.csv', messy(3000));
+    for (const seed of [1, 2]) await compare(file, 3000, [], undefined, seed);
+  });
+
+  it('no header row, a declared column among discovered ones', async () => {
+    const file = dir.file('plain.csv', messy(2000, false));
+    const declared: Column[] = [
+      { name: 'column_5', kind: 'categorical', categories: ['maybe', 'no', 'yes'], missing: false },
+    ];
+    await compare(file, 2000, declared, false);
+  });
+
+  it('a Parquet copy', async () => {
+    const csv = dir.file(
+      'for-parquet.csv',
+      messy(1500).replaceAll(' Bergen', 'Bergen').replaceAll(' 2', '2'),
+    );
+    const parquet = join(dir.path, 'copy.parquet');
+    await withDuckDb((c) =>
+      c.run(
+        `COPY (SELECT * FROM read_csv('${csv}', header = true, all_varchar = true)) TO '${parquet}' (FORMAT parquet)`,
+      ),
+    );
+    await compare(parquet, 1500);
+  });
+});
+
+describe('the fallback to the streaming path, and nothing left behind', () => {
+  it('the person level and formats DuckDB does not read are streamed, with the reason', () => {
+    expect(streamingOnly('a.csv', true)).toMatch(/person level/);
+    expect(streamingOnly('a.xlsx', false)).toMatch(/xlsx/);
+    expect(streamingOnly('a.parquet', false)).toBeUndefined();
+    expect(streamingOnly('a.txt', false)).toBeUndefined();
+  });
+
+  it('a row of the wrong width: streamed, before any noise is drawn; the spill folder is gone', async () => {
+    const file = dir.file('ragged.csv', `${messy(50)}1,2\n`);
+    const parent = join(dir.path, 'spill-error');
+    mkdirSync(parent);
+    const plan = await planRawSource(file, [], { epsilon: 1, delta: 1e-6, share: 0.2 });
+    let drawn = 0;
+    const noise = { ...seededNoise(1) };
+    const counting = new Proxy(noise, {
+      get(t, p, r) {
+        drawn++;
+        return Reflect.get(t, p, r);
+      },
+    });
+    const out = await discoverAndCount(plan, 51, counting, () => [[0]], { duckdb: { tempParent: parent } });
+    expect(out.counting.by).toBe('streaming');
+    expect(out.discovery).toBeUndefined();
+    expect(drawn).toBe(0);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it('the spill folder is removed on success and on cancel', async () => {
+    const file = dir.file('big.csv', messy(60_000));
+    const plan = await planRawSource(file, [], { epsilon: 1, delta: 1e-6, share: 0.2 });
+    const ok = join(dir.path, 'spill-ok');
+    mkdirSync(ok);
+    const done = await discoverAndCount(plan, 60_000, seededNoise(1), (s) => sets(s.columns.length), {
+      duckdb: { tempParent: ok },
+    });
+    expect(done.counting.by).toBe('duckdb');
+    expect(readdirSync(ok)).toEqual([]);
+    const cancelled = join(dir.path, 'spill-cancel');
+    mkdirSync(cancelled);
+    const ac = new AbortController();
+    const run = discoverAndCount(plan, 60_000, seededNoise(1), (s) => sets(s.columns.length), {
+      duckdb: { tempParent: cancelled },
+      signal: ac.signal,
+    });
+    // Cancel once DuckDB's private folder exists (the scan is under way).
+    while (readdirSync(cancelled).length === 0) await new Promise((r) => setTimeout(r, 1));
+    ac.abort();
+    await expect(run).rejects.toThrow();
+    expect(readdirSync(cancelled)).toEqual([]);
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * A raw CSV or Parquet source counted by an embedded DuckDB after the reservation, instead of
+ * the streaming reader's passes: scan 1 counts every column's histogram of raw texts (one
+ * GROUPING SETS query), discovery runs on them (discovery/histograms.ts: the same schema and
+ * noisy outputs as the streaming pass), scan 2 counts the exact tables the engine needs over the
+ * discovered codes (counting/tables.ts). No row is held: memory is the histograms' and the
+ * tables', whatever the row count.
+ *
+ * The streaming path stays the fallback, and the release says which one counted (`Counting`):
+ * at the person level (each person's records are bounded first), for formats DuckDB does not
+ * read, and wherever DuckDB would read the file otherwise than the streaming reader (NotForDuckDb)
+ * or cannot read it as declared (a row of the wrong width, which the streaming reader keeps as
+ * missing values). A fallback after scan 1 keeps its discovery (paid once): only the encoding
+ * is streamed.
+ *
+ * Private values stay in DuckDB's memory and its private spill folder (sql/duckdb.ts, removed
+ * on every way out); its error messages may quote a value and are never shown or recorded.
+ */
+import { fileHistogramCounter } from '../counting/histograms.ts';
+import { countFileTables, NotForDuckDb } from '../counting/tables.ts';
+import { type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
+import { tableFormat } from '../data/formats/format.ts';
+import type { HeaderMode } from '../data/header.ts';
+import type { Schema } from '../data/schema.ts';
+import type { DiscoveredSchema } from '../discovery/discover.ts';
+import { type ColumnHistograms, discoverFromHistograms } from '../discovery/histograms.ts';
+import type { RawSourcePlan } from '../discovery/raw-source.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
+import type { DuckDbOptions } from '../sql/duckdb.ts';
+
+/** Which reader counted the private data, and why the streaming one where it did (public facts). */
+export type Counting = { readonly by: 'duckdb' } | { readonly by: 'streaming'; readonly why: string };
+
+/**
+ * The private data as exact tables over its codes, no rows (the engine's CountedDataset,
+ * src/core/data/counted.ts): tables keyed by their ascending features joined by commas.
+ */
+export interface CountedTables {
+  readonly kind: 'counted';
+  readonly schema: Schema;
+  readonly n: number;
+  readonly tables: ReadonlyMap<string, Float64Array>;
+}
+
+/** Why a release's source is counted by the streaming reader whatever the file holds, or undefined. */
+export function streamingOnly(file: string, personLevel: boolean): string | undefined {
+  if (personLevel) return "the person level (each person's records are bounded first, as a stream)";
+  const format = tableFormat(file);
+  if (format !== 'csv' && format !== 'parquet') return `a ${format} file (read by its own reader)`;
+  return undefined;
+}
+
+/** The rule every release load uses: a discovered column maps a stray value, a declared one refuses it. */
+export const RELEASE_OUT_OF_DOMAIN: OutOfDomainRule = (c) =>
+  c.provenance?.source === 'declared' ? 'reject' : 'other';
+
+export type CountedSource =
+  | {
+      readonly counting: { readonly by: 'duckdb' };
+      readonly discovery: DiscoveredSchema;
+      readonly data: CountedTables;
+    }
+  | {
+      readonly counting: { readonly by: 'streaming'; readonly why: string };
+      /** Discovery already done (and paid) on scan 1's histograms, when scan 2 failed. */
+      readonly discovery?: DiscoveredSchema;
+    };
+
+export interface CountedSourceOptions {
+  readonly header?: HeaderMode;
+  readonly signal?: AbortSignal;
+  readonly duckdb?: DuckDbOptions;
+}
+
+/**
+ * AFTER the reservation, at the row level: discovery and the exact tables `featureSets` names
+ * (given the encoded schema), counted by DuckDB; or why the streaming path must count instead.
+ * `n` is the record count the ledger holds: a file whose count differs changed during the run.
+ */
+export async function discoverAndCount(
+  plan: RawSourcePlan,
+  n: number,
+  noise: NoiseSource,
+  featureSets: (schema: Schema) => readonly (readonly number[])[],
+  opts: CountedSourceOptions = {},
+): Promise<CountedSource> {
+  const only = streamingOnly(plan.path, false);
+  if (only) return { counting: { by: 'streaming', why: only } };
+  const header = opts.header === undefined ? {} : { header: opts.header };
+  const duckdb = {
+    ...header,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),
+  };
+  const declared = new Set(plan.declared.map((c) => c.name));
+  const names = plan.header.filter((h) => !declared.has(h));
+  // Scan 1, before any noise: a failure here costs nothing, the streaming path starts afresh.
+  let histograms: ColumnHistograms;
+  try {
+    histograms = await fileHistogramCounter(plan.path, duckdb)(names);
+  } catch (err) {
+    opts.signal?.throwIfAborted();
+    return { counting: { by: 'streaming', why: unreadable(err) } };
+  }
+  if (histograms.n !== n) throw changed(plan.path, n, histograms.n);
+  // With every column declared nothing is measured (discovery's budget is then a placeholder).
+  const discovery = await discoverFromHistograms(plan.path, plan.header, async () => histograms, {
+    rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
+    delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
+    noise,
+    declared: plan.declared,
+    trim: tableFormat(plan.path) === 'csv',
+    ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
+    ...(plan.formats ? { formats: plan.formats } : {}),
+  });
+  const { histograms: _, ...found } = discovery;
+  // The schema the streaming load encodes with (load.ts): "(other)" where a discovered column takes it.
+  const schema = withOtherCategory(found.schema, RELEASE_OUT_OF_DOMAIN);
+  const sets = uniqueSorted(featureSets(schema));
+  let counted: Awaited<ReturnType<typeof countFileTables>>;
+  try {
+    counted = await countFileTables(plan.path, schema, sets, {
+      ...duckdb,
+      outOfDomain: RELEASE_OUT_OF_DOMAIN,
+      trim: tableFormat(plan.path) === 'csv',
+    });
+  } catch (err) {
+    opts.signal?.throwIfAborted();
+    return { counting: { by: 'streaming', why: unreadable(err) }, discovery: found };
+  }
+  if (counted.n !== n) throw changed(plan.path, n, counted.n);
+  const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
+  return { counting: { by: 'duckdb' }, discovery: found, data: { kind: 'counted', schema, n, tables } };
+}
+
+/** Ascending features, each set once. */
+function uniqueSorted(sets: readonly (readonly number[])[]): number[][] {
+  const seen = new Map<string, number[]>();
+  for (const s of sets) {
+    const sorted = [...new Set(s)].sort((a, b) => a - b);
+    seen.set(sorted.join(','), sorted);
+  }
+  return [...seen.values()];
+}
+
+/** Public words for why DuckDB did not count: never its message (it may quote a value). */
+function unreadable(err: unknown): string {
+  if (err instanceof NotForDuckDb) {
+    return 'DuckDB would split a line otherwise than the streaming reader (a quote after spaces)';
+  }
+  return 'DuckDB could not read the file as the streaming reader does (a row of another width, or another dialect)';
+}
+
+function changed(file: string, n: number, counted: number): Error {
+  return new Error(
+    `${file}: the file has ${n} records, but ${counted} were counted; did it change during the run?`,
+  );
+}
