@@ -16,8 +16,10 @@
 import { createHmac } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Schema } from '../data/schema.ts';
+import type { ColumnHistograms } from '../discovery/histograms.ts';
 import { InputError } from '../errors.ts';
 import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
+import { histogramsFromRows } from './histograms.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
 export interface PostgresSource {
@@ -236,14 +238,6 @@ export function readQuery(src: PostgresSource, columns: readonly string[]): stri
   return `SELECT ${list} FROM ${relationSql(postgresRelation(src), 'postgres')}`;
 }
 
-/** Each column's histogram: its distinct texts (as the counting query groups them) and counts. */
-export interface ColumnHistograms {
-  /** Records counted. */
-  readonly n: number;
-  /** By column name: text → count (NULL counted as the empty text, as a CSV's empty field). */
-  readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>>;
-}
-
 /**
  * Per-column histograms of `names`, counted inside the database in one GROUPING SETS query (one
  * set per column, plus the row count). Private, like every exact count: discovery and the
@@ -256,19 +250,10 @@ export async function columnHistograms(
 ): Promise<ColumnHistograms> {
   const q = groupingSetsQuery(postgresRelation(src), [...names.map((n) => [n]), []], 'postgres');
   const rows = await query<unknown[]>(client, src, q.sql);
-  const m = q.columns.length;
-  const byPosition = q.columns.map(() => new Map<string, number>());
-  let n = 0;
-  for (const row of rows) {
-    const count = Number(row[2 * m]);
-    const grouped = row.slice(m, 2 * m).findIndex((g) => Number(g) === 0);
-    if (grouped < 0) {
-      n = count;
-      continue;
-    }
-    const text = String(row[grouped] ?? '');
-    const h = byPosition[grouped];
-    h.set(text, (h.get(text) ?? 0) + count);
-  }
-  return { n, columns: new Map(q.columns.map((c, i) => [c, byPosition[i]])) };
+  return histogramsFromRows(
+    names.map((n) => q.columns.indexOf(n)),
+    names,
+    q.columns.length,
+    rows,
+  );
 }

@@ -15,8 +15,8 @@
  */
 
 import {
-  type ColumnHistograms,
   columnHistograms,
+  countOnPostgres,
   databaseFingerprint,
   type PostgresSource,
   readQuery,
@@ -25,17 +25,23 @@ import {
   withPostgres,
 } from '../counting/postgres.ts';
 import { type ColumnChoice, keptColumnIndices } from '../data/column-choice.ts';
-import { columnEncoder } from '../data/encode.ts';
+import type { CountedDataset } from '../data/counted.ts';
+import { columnEncoder, type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
 import type { FileFacts } from '../data/file-facts.ts';
-import type { Column } from '../data/schema.ts';
+import type { Column, Schema } from '../data/schema.ts';
 import { DEFAULT_MISSING_MARKERS, numericParser, parseNumber } from '../data/values.ts';
 import { discoveryPerColumn, discoveryShares } from '../discovery/budget-split.ts';
+import type { DiscoveredSchema } from '../discovery/discover.ts';
 import { LEVEL1_SHARE } from '../discovery/discover.ts';
+import type { ColumnHistograms } from '../discovery/histograms.ts';
+import { discoverFromHistograms } from '../discovery/histograms.ts';
 import { LEVEL1_SENSITIVITY } from '../discovery/numeric.ts';
 import { MAX_DISTINCT_TEXTS, ZERO_PADDED } from '../discovery/profile.ts';
+import type { RawSourcePlan } from '../discovery/raw-source.ts';
 import { NUMERIC_SURE_SIGMAS } from '../discovery/raw-source.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
 import type { Prepared, ReleaseSpec } from './release.ts';
 
 /** The public facts of a database source, fixed before the reservation. */
@@ -224,4 +230,77 @@ export async function validateDatabase(src: PostgresSource, prepared: Prepared):
     `${src.location}: releasing from a database table needs the engine's counted path, not available in this build; nothing was reserved.`,
     { field: 'data' },
   );
+}
+
+/** The release's rule (load.ts's for a file): a discovered column maps a stray value, a declared one refuses it. */
+const OUT_OF_DOMAIN: OutOfDomainRule = (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other');
+
+/** What the database gives the engine: discovery's outcome (null: every column declared) and the exact tables. */
+export interface DatabaseCounts {
+  readonly discovery: DiscoveredSchema | null;
+  readonly data: CountedDataset;
+}
+
+/**
+ * AFTER the reservation: discovery of the undeclared columns from per-column histograms counted in
+ * the database (query 1), then the exact tables the engine needs (`featureSets` of the encoded
+ * schema) counted in the database over those codes (query 2). No row leaves the database: only one
+ * count per distinct value (query 1) or per combination of codes' texts (query 2). A database's
+ * texts are read as they are (no trimming). `n` is the row count the ledger holds: a table whose
+ * count differs changed during the run.
+ */
+export async function discoverAndCountDatabase(
+  src: PostgresSource,
+  plan: RawSourcePlan | null,
+  declared: Schema,
+  n: number,
+  noise: NoiseSource,
+  featureSets: (schema: Schema) => readonly (readonly number[])[],
+): Promise<DatabaseCounts> {
+  return withPostgres(src, async (client) => {
+    let discovery: DiscoveredSchema | null = null;
+    let schema = declared;
+    if (plan) {
+      const found = await discoverFromHistograms(
+        src.location,
+        plan.header,
+        (names) => columnHistograms(client, src, names),
+        {
+          rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
+          delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
+          noise,
+          declared: plan.declared,
+          trim: false,
+          ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
+          ...(plan.formats ? { formats: plan.formats } : {}),
+        },
+      );
+      if (found.histograms.n !== n) throw tableChanged(src, n, found.histograms.n);
+      const { histograms: _, ...rest } = found;
+      discovery = rest;
+      schema = rest.schema;
+    }
+    // The schema the engine's codes are over: "(other)" where a discovered column takes it (load.ts's rule).
+    // Without discovery every column is as declared: used exactly, a stray value refused (validate checked).
+    const rule: OutOfDomainRule = plan ? OUT_OF_DOMAIN : 'reject';
+    const encoded = withOtherCategory(schema, rule);
+    const sets = uniqueSorted(featureSets(encoded));
+    const counted = await countOnPostgres(client, src, encoded, sets, {
+      outOfDomain: OUT_OF_DOMAIN,
+      trim: false,
+    });
+    if (counted.n !== n) throw tableChanged(src, n, counted.n);
+    const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
+    return { discovery, data: { kind: 'counted', schema: encoded, n, tables } };
+  });
+}
+
+/** Ascending features, each set once (the counted data's table keys). */
+function uniqueSorted(sets: readonly (readonly number[])[]): number[][] {
+  const seen = new Map<string, number[]>();
+  for (const s of sets) {
+    const sorted = [...new Set(s)].sort((a, b) => a - b);
+    seen.set(sorted.join(','), sorted);
+  }
+  return [...seen.values()];
 }
