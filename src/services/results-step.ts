@@ -12,6 +12,7 @@ import { ksTwoSample } from '../core/data/two-sample.ts';
 import { parseNumber } from '../core/data/values.ts';
 import { InputError } from '../core/errors.ts';
 import { NON_PRIVATE_NOTE } from '../core/release/messages.ts';
+import { withRows } from '../core/release/release.ts';
 import { cdfAt } from '../core/release/report/fidelity.ts';
 import { contingencyTable } from '../core/workload/exact.ts';
 import type { MarginalView, ResultsView } from '../shared/api.ts';
@@ -22,7 +23,7 @@ import { namedThresholds } from './workloads.ts';
 function finished(run: RunRecord) {
   const f = finishedOf(run);
   if (!f) throw new InputError('This run has no results: it has not finished. Start a run on the Run step.');
-  return f;
+  return withRows(f);
 }
 
 export function resultsView(run: RunRecord): ResultsView {

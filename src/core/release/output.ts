@@ -47,7 +47,7 @@ function* escapedRows(
  * The synthetic table in the input's column order (header equal to the input's header, less
  * columns the schema leaves out); schema order for a file without a header.
  */
-function outputTable(loaded: LoadResult, result: RapResult) {
+function outputTable(loaded: WrittenFrom, result: RapResult) {
   const { schema } = loaded.dataset;
   const names = schema.columns.map((c) => c.name);
   if (!loaded.summary.hasHeader) return { schema, header: names, codes: result.synthetic.codes };
@@ -60,6 +60,13 @@ function outputTable(loaded: LoadResult, result: RapResult) {
   };
 }
 
+/** What writing needs of the source: its schema, and its header's column order when it has one. */
+export type WrittenFrom = {
+  readonly dataset: { readonly schema: Schema };
+  readonly summary: Pick<LoadResult['summary'], 'hasHeader'>;
+  readonly header: LoadResult['header'];
+};
+
 /** The written CSV: its path, SHA-256, row count and header. */
 export interface WrittenCsv {
   readonly path: string;
@@ -71,7 +78,7 @@ export interface WrittenCsv {
 /** Decodes and writes the synthetic rows (temp file + fsync + rename); errors are the caller's. */
 export async function writeSyntheticCsv(
   file: string,
-  loaded: LoadResult,
+  loaded: WrittenFrom,
   result: RapResult,
   noise: NoiseSpec,
   opts: { readonly mode?: number; readonly fresh?: boolean } = {},

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { PostgresSource } from '../counting/postgres.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
+import type { CountedDataset } from '../data/counted.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { withFileDeclarations } from '../data/formats/declarations.ts';
@@ -35,6 +36,7 @@ import { type EngineSpawner, startEngine } from '../engine/process/client.ts';
 import { CancelledError } from '../engine/process/errors.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
 import { type PublicPlan, publicPlan } from '../engine/public-plan.ts';
+import { requiredFeatureSets } from '../engine/required-tables.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../engine/types.ts';
 import { InputError } from '../errors.ts';
 import { canonicalJson, sha256Hex } from '../ledger/canonical.ts';
@@ -50,6 +52,7 @@ import {
   checkDatabaseSpec,
   databaseDatasetName,
   databaseFacts,
+  discoverAndCountDatabase,
   ledgerKeyFor,
   validateDatabase,
 } from './database.ts';
@@ -224,9 +227,35 @@ export type LedgerPort = {
 /** 3. The budget reserved in the ledger. */
 export type Reserved = After<Validated, 'reserved'> & { readonly release: ReleaseRecord };
 
+/**
+ * A source counted where it lives (a database table: release/database.ts): the engine's exact
+ * tables, no rows; the released CSV takes the table's column order (the schema's).
+ */
+export interface CountedLoad {
+  readonly dataset: CountedDataset;
+  readonly summary: { readonly hasHeader: true };
+  readonly header: readonly string[];
+}
+
+/** A counted load (a database source) has no rows. */
+export function isCountedLoad(loaded: LoadResult | CountedLoad): loaded is CountedLoad {
+  return (loaded.dataset as Partial<CountedDataset>).kind === 'counted';
+}
+
+/**
+ * A finished run's encoded rows, where the caller reads rows (the app's Results step and reports:
+ * the app releases files only); a counted source has none (an internal error, never a silent gap).
+ */
+export function withRows<F extends Finished>(f: F): F & { readonly loaded: LoadResult } {
+  if (isCountedLoad(f.loaded))
+    throw new Error('internal: a release counted in the database has no rows to read');
+  return f as F & { readonly loaded: LoadResult };
+}
+
 /** 4. The engine's result, waiting to be written (in the app: until the curator exports). */
 export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
-  readonly loaded: LoadResult;
+  /** The encoded rows (a file), or the exact tables counted where the rows are (a database). */
+  readonly loaded: LoadResult | CountedLoad;
   readonly result: RapResult;
   /** What discovery released (null when every column was declared). */
   readonly discovery: DiscoveredSchema | null;
@@ -686,7 +715,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
   try {
     if (signal?.aborted) throw new CancelledError();
     const { spec } = reserved;
-    let loaded = reserved.loaded;
+    let loaded: LoadResult | CountedLoad | null = reserved.loaded;
     let discovery: DiscoveredSchema | null = null;
     let person: PersonOutcome | null = null;
     let options = reserved.options;
@@ -718,6 +747,22 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       }
       person = { column: bounded.column, bound: bounded.bound, chosen: bounded.chosen, rows: bounded.rows };
       options = { ...options, unit: { bound: bounded.bound, normaliser: bounded.rows.rows } };
+    } else if (spec.source.postgres) {
+      // Counted in the database: discovery's histograms, then exactly the tables the engine reads.
+      const found = await discoverAndCountDatabase(
+        spec.source.postgres,
+        reserved.raw,
+        spec.source.schema,
+        reserved.facts.rows,
+        discoveryNoise(spec),
+        (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
+      );
+      discovery = found.discovery;
+      loaded = {
+        dataset: found.data,
+        summary: { hasHeader: true },
+        header: found.data.schema.columns.map((c) => c.name),
+      };
     } else if (reserved.raw) {
       const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
         ...header,
@@ -768,6 +813,14 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     }
     throw new ReleaseAbortedError(code, err, releaseId, marked);
   }
+}
+
+/** The spec's evaluation workloads, as the engine and requiredFeatureSets take them. */
+function evalWorkloadsOf(spec: ReleaseSpec) {
+  return {
+    ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
+    ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
+  };
 }
 
 /**

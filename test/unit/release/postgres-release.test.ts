@@ -5,7 +5,7 @@
  * the source without credentials; and, against a real server (RAP_TEST_POSTGRES, started by
  * .ci/run from Debian's package), the release itself.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -176,6 +176,62 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
     withLedger(ledger, (l) => {
       expect(l.releases()).toEqual([]);
       expect(l.datasets()).toEqual([]);
+    });
+  });
+
+  it('releases the same seeded CSV and domain as the CSV holding the same rows; credentials in no file', async () => {
+    const csvLedger = path.join(dir, 'csv.sqlite');
+    const fromCsv = await runInProcess(synth('p.csv', csvLedger, 'csv.out.csv', ['--header', 'yes']));
+    expect(fromCsv.stderr).not.toContain('rap-studio:');
+    expect(fromCsv.code).toBe(0);
+    const pgLedger = path.join(dir, 'pg.sqlite');
+    // A password in the environment, as libpq takes it (the test cluster trusts loopback: unused).
+    const secret = `pw-${process.pid}-never-written`;
+    process.env.PGPASSWORD = secret;
+    let fromPg: Awaited<ReturnType<typeof runInProcess>>;
+    try {
+      fromPg = await runInProcess(synth(url, pgLedger, 'pg.out.csv'));
+    } finally {
+      delete process.env.PGPASSWORD;
+    }
+    expect(fromPg.stderr).not.toContain('rap-studio:');
+    expect(fromPg.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'pg.out.csv'), 'utf8')).toBe(
+      readFileSync(path.join(dir, 'csv.out.csv'), 'utf8'),
+    );
+    const manifest = (name: string) => JSON.parse(readFileSync(path.join(dir, name), 'utf8'));
+    const pgManifest = manifest('pg.out.manifest.json');
+    expect(pgManifest.schema).toEqual(manifest('csv.out.manifest.json').schema);
+    expect(pgManifest.dataset).toMatchObject({ rows: N, source: { kind: 'postgresql-table' } });
+    // The budget applies as to a file: the ledger's dataset for the table counts its rows and spent ε.
+    withLedger(pgLedger, (l) => {
+      const [spent] = l.releases();
+      expect(spent.status).toBe('committed');
+      const dataset = l.dataset(spent.datasetFingerprint);
+      expect(dataset?.rows).toBe(N);
+      expect(dataset?.name).toBe(`rap/${table}`);
+    });
+    // No credential and no user in any file the release wrote (ledger, key, manifest, Data Package, CSV, report).
+    const user = new URL(PG!).username;
+    for (const file of readdirSync(dir).filter((f) => f.startsWith('pg.'))) {
+      const bytes = readFileSync(path.join(dir, file)).toString('latin1');
+      expect(bytes, file).not.toContain(secret);
+      if (!file.endsWith('.sqlite') && user) expect(bytes, file).not.toContain(`${user}@`);
+    }
+  });
+
+  it("a second release from the table spends the same dataset's budget, and the cap refuses what it cannot pay", async () => {
+    const ledger = path.join(dir, 'twice.sqlite');
+    const capped = (out: string, epsilon: string) =>
+      synth(url, ledger, out).map((a, i, all) => (all[i - 1] === '--epsilon' ? epsilon : a));
+    const first = await runInProcess(capped('twice-1.csv', '8'));
+    expect(first.code).toBe(0);
+    // The cap (ε = 10) cannot pay two of ε = 8 (zCDP: ρ adds, 2·ρ(8) > ρ(10)): the second is refused (exit 3), nothing reserved.
+    const second = await runInProcess(capped('twice-2.csv', '8'));
+    expect(second.code).toBe(3);
+    withLedger(ledger, (l) => {
+      expect(l.datasets()).toHaveLength(1);
+      expect(l.releases().map((r) => r.status)).toEqual(['committed']);
     });
   });
 
