@@ -16,7 +16,6 @@
 import { createHmac } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Schema } from '../data/schema.ts';
-import type { ColumnHistograms } from '../discovery/histograms.ts';
 import { InputError } from '../errors.ts';
 import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
 import { histogramsFromRows } from './histograms.ts';
@@ -247,7 +246,7 @@ export async function columnHistograms(
   client: Client,
   src: PostgresSource,
   names: readonly string[],
-): Promise<ColumnHistograms> {
+): Promise<ReturnType<typeof histogramsFromRows>> {
   const q = groupingSetsQuery(postgresRelation(src), [...names.map((n) => [n]), []], 'postgres');
   const rows = await query<unknown[]>(client, src, q.sql);
   return histogramsFromRows(

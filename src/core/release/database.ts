@@ -42,7 +42,6 @@ import { NUMERIC_SURE_SIGMAS } from '../discovery/raw-source.ts';
 import { InputError } from '../errors.ts';
 import { makeGaussianCounts } from '../privacy/counts.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
-import type { Prepared, ReleaseSpec } from './release.ts';
 
 /** The public facts of a database source, fixed before the reservation. */
 export interface DatabaseFacts {
@@ -178,7 +177,10 @@ export function checkDatabaseValues(
  * bounding samples rows, which stay in the database), and a header answer (a table names its
  * columns).
  */
-export function checkDatabaseSpec(spec: ReleaseSpec): void {
+export function checkDatabaseSpec(spec: {
+  readonly source: { readonly path: string; readonly header?: boolean };
+  readonly unit?: unknown;
+}): void {
   const where = spec.source.path;
   if (spec.unit) {
     throw new InputError(
@@ -212,7 +214,14 @@ export function databaseDatasetName(src: PostgresSource): string {
  * validate for a database source: the per-column histograms of every column the release reads,
  * counted in the database (one query), checked for the curator (checkDatabaseValues).
  */
-export async function validateDatabase(src: PostgresSource, prepared: Prepared): Promise<void> {
+export async function validateDatabase(
+  src: PostgresSource,
+  prepared: {
+    readonly raw: RawSourcePlan | null;
+    readonly spec: { readonly source: { readonly schema: Schema } };
+    readonly facts: { readonly rows: number };
+  },
+): Promise<void> {
   const { raw } = prepared;
   const declared = raw ? raw.declared : prepared.spec.source.schema.columns;
   const names = raw ? raw.header : declared.map((c) => c.name);
