@@ -229,8 +229,9 @@ export async function tableRows(client: Client, src: PostgresSource): Promise<nu
 }
 
 /**
- * The text that names what a release reads of the source, for the ledger's fingerprint: the
- * columns it reads, in order, from the relation (no value; the same text for the same columns).
+ * The text that names the source's rows for the ledger's fingerprint: the table's columns, in
+ * order, from the relation (no value). Given every column of the table, whatever a release
+ * reads of it, so a column choice does not make a new dataset (release/database.ts).
  */
 export function readQuery(src: PostgresSource, columns: readonly string[]): string {
   const list = columns.map((c) => quoteIdent(c, 'postgres')).join(', ');

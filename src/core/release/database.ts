@@ -78,7 +78,9 @@ export async function databaseFacts(
     const header = discovering ? kept : kept.filter((n) => declared.some((c) => c.name === n));
     const rows = await tableRows(client, src);
     if (rows < 1) throw new InputError(`${src.location}: the table has no rows.`, { field: 'data' });
-    const fingerprint = databaseFingerprint(ledgerKey, src, readQuery(src, header), rows);
+    // The identity is the whole table's (every column, not the ones read): a release that reads
+    // fewer columns spends the same dataset's budget, as a file's column choice does.
+    const fingerprint = databaseFingerprint(ledgerKey, src, readQuery(src, all), rows);
     return { header, facts: { fingerprint, rows, hasHeader: true } };
   });
 }
