@@ -105,6 +105,13 @@ describe('a run on exact tables instead of rows', () => {
     expect(numbers(fromTables.report)).toEqual(numbers(fromRows.report));
   });
 
+  it('refuses, before any noise, counted data missing a table the run reads, naming it', async () => {
+    const partial = bruteCounted(data, requiredFeatureSets({ schema: data.schema, workload }));
+    await expect(runRap(input(partial, { mode: 'table' }, true))).rejects.toThrow(
+      /internal: the counted data lacks the exact table over features \[0, 3, 4\] \(f0, f3, f4\):/,
+    );
+  });
+
   it('asks for no table outside requiredFeatureSets (brute force: every subset stored, every lookup recorded)', async () => {
     const needs = requiredFeatureSets({ schema: data.schema, workload, evalWorkload, evalWorkloads });
     const all: number[][] = [];

@@ -81,7 +81,7 @@ describe('counted tables', () => {
 });
 
 describe('requiredFeatureSets', () => {
-  it('every one-way, then each threshold’s features ascending, unique, by size then column', () => {
+  it('every one-way and each threshold’s features not inside another’s, ascending, unique, by size then column', () => {
     const schema = randomDataset(SIZES, 1, 0).schema;
     const sets = requiredFeatureSets({
       schema,
@@ -89,6 +89,7 @@ describe('requiredFeatureSets', () => {
         thresholds: [
           { features: [3, 1], r: 1, weight: 1 },
           { features: [1, 3], r: 2, weight: 1 },
+          { features: [1, 0], r: 2, weight: 1 },
         ],
       },
       evalWorkload: { thresholds: [{ features: [2, 0, 1], r: 2, weight: 1 }] },
@@ -102,5 +103,51 @@ describe('requiredFeatureSets', () => {
       ],
     });
     expect(sets).toEqual([[0], [1], [2], [3], [0, 3], [1, 3], [0, 1, 2]]);
+  });
+
+  it('covers every threshold and one-way, lists nothing else, none inside another (property, brute force)', () => {
+    const d = 6;
+    const schema = randomDataset([2, 3, 2, 4, 2, 3], 1, 0).schema;
+    const set = fc.uniqueArray(fc.integer({ min: 0, max: d - 1 }), { minLength: 1, maxLength: 4 });
+    const workloadOf = fc.array(set, { maxLength: 6 }).map((sets) => ({
+      thresholds: sets.map((features) => ({ features, r: 1, weight: 1 })),
+    }));
+    fc.assert(
+      fc.property(
+        workloadOf,
+        fc.option(workloadOf, { nil: undefined }),
+        fc.array(workloadOf, { maxLength: 2 }),
+        (w, e, es) => {
+          const listed = requiredFeatureSets({
+            schema,
+            workload: w,
+            ...(e ? { evalWorkload: e } : {}),
+            evalWorkloads: es,
+          });
+          const asked = [w, ...(e ? [e] : []), ...es].flatMap((x) => x.thresholds.map((t) => t.features));
+          const inside = (a: readonly number[], b: readonly number[]) => a.every((f) => b.includes(f));
+          // Coverage: every one-way and every threshold's table is a listed table or summed out of one.
+          for (const need of [...Array.from({ length: d }, (_, f) => [f]), ...asked]) {
+            expect(listed.some((s) => inside(need, s))).toBe(true);
+          }
+          // Nothing else: each listed set is a one-way or exactly some threshold's features.
+          for (const s of listed) {
+            expect(s.length === 1 || asked.some((a) => a.length === s.length && inside(a, s))).toBe(true);
+          }
+          // Minimal: no listed multi-feature set inside a larger listed one; ascending, unique, ordered.
+          for (const s of listed) {
+            expect(s.length > 1 && listed.some((o) => o.length > s.length && inside(s, o))).toBe(false);
+            expect([...s].sort((a, b) => a - b)).toEqual(s);
+          }
+          const keys = listed.map((s) => s.join(','));
+          expect(new Set(keys).size).toBe(keys.length);
+          const sorted = [...listed].sort(
+            (a, b) => a.length - b.length || a.join(',').localeCompare(b.join(','), 'en', { numeric: true }),
+          );
+          expect(listed.map((s) => s.length)).toEqual(sorted.map((s) => s.length));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -121,6 +121,24 @@ describe('guards before reserving', () => {
     );
   });
 
+  it('counted data (exact tables, no rows): the data term is its tables, whatever n', () => {
+    // adult × 3,000 (97.7M rows, 15 columns): the rows alone would need 2·4·n·15 ≈ 10.9 GiB.
+    const n = 97_700_000;
+    const rows = size({
+      n,
+      schema: schemaOf(Array.from({ length: 15 }, (_, i) => categorical(`c${i}`, 10))),
+    });
+    expect(memoryEstimate(rows).parts.data).toBe(2 * 4 * n * 15);
+    expect(refusal(() => assertRunFits(rows, { totalBytes: 8 * GiB, availableBytes: 8 * GiB }))).toMatch(
+      /a smaller input file/,
+    );
+    const counted = { ...rows, form: 'counted' as const };
+    // Tables: 15 one-ways of 10 cells and the 3-way table [0, 1, 2] of 1,000, float64, host and engine.
+    expect(memoryEstimate(counted).parts.data).toBe(2 * 8 * (15 * 10 + 1000));
+    expect(memoryEstimate({ ...counted, n: 10 }).parts.data).toBe(memoryEstimate(counted).parts.data);
+    expect(() => assertRunFits(counted, { totalBytes: 8 * GiB, availableBytes: 8 * GiB })).not.toThrow();
+  });
+
   it("reads sensibly at the n' limit and names the oversampling default (50)", () => {
     expect(refusal(() => assertRunFits(size({ rows: 10_000_001 }), BIG_MACHINE))).toMatch(
       /n' is 10,000,001, more than RAP Studio can run \(at most 10,000,000\)/,

@@ -19,6 +19,7 @@ import { domainSizes, MAX_DOMAIN_SIZE, type Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import type { Workload } from '../workload/types.ts';
 import { DEFAULT_OVERSAMPLE } from './defaults.ts';
+import { requiredFeatureSets } from './required-tables.ts';
 
 /** The hard bounds. Each is a sanity cap, not a tuning value. */
 export const LIMITS = {
@@ -51,7 +52,15 @@ export interface RunSize {
   readonly n: number;
   readonly schema: Schema;
   readonly workload: Workload;
+  /**
+   * How the private data reaches the engine: its encoded rows (default), or its exact tables
+   * (data/counted.ts), whose memory does not grow with n.
+   */
+  readonly form?: DataForm;
 }
+
+/** The encoded rows, or the exact tables a counting engine computed (no rows). */
+export type DataForm = 'rows' | 'counted';
 
 export interface MachineMemory {
   readonly totalBytes: number;
@@ -106,7 +115,8 @@ function largestTable(size: RunSize): { cells: number; features: string } {
  *   Adam's two moments, sparsemax's work row and the best D' so far: 6 copies;
  * - answers: every workload table's exact, noisy, synthetic answers and gradient (4 × float64
  *   per cell, Σ over thresholds);
- * - data: the encoded private codes (≤ 4 bytes per cell), held by the app and the engine;
+ * - data: the encoded private codes (≤ 4 bytes per cell), held by the app and the engine; or, for
+ *   counted data, the exact tables requiredFeatureSets lists (float64 per cell), held by both;
  * - rounded: the n'·oversample rounded rows (4 bytes per code), in the engine and the app;
  * - base: Node, the engine's code and buffers (256 MiB).
  * Writing the CSV holds at most 200,000 decoded cells at a time (csv-write.ts), so it adds no term.
@@ -126,11 +136,16 @@ export function memoryEstimate(size: RunSize): MemoryEstimate {
   const parts = {
     relaxed: 6 * 8 * size.rows * width,
     answers: 4 * 8 * cells,
-    data: 2 * 4 * size.n * cols,
+    data: size.form === 'counted' ? 2 * 8 * countedCells(size, sizes) : 2 * 4 * size.n * cols,
     rounded: 2 * 4 * size.rows * size.oversample * cols,
     base: 256 * MiB,
   };
   return { bytes: Object.values(parts).reduce((a, b) => a + b, 0), parts };
+}
+
+/** Cells of the exact tables a counted run holds (its required feature sets'). */
+function countedCells(size: RunSize, sizes: readonly number[]): number {
+  return requiredFeatureSets(size).reduce((s, set) => s + set.reduce((p, f) => p * sizes[f], 1), 0);
 }
 
 /**

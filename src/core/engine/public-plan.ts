@@ -6,7 +6,7 @@
 import type { EncodedDataset, Schema } from '../data/schema.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import type { Workload } from '../workload/types.ts';
-import { assertRunFits, type MachineMemory, thisMachine } from './limits.ts';
+import { assertRunFits, type DataForm, type MachineMemory, thisMachine } from './limits.ts';
 import { plannedRounds, planRun, type RunKind, type RunPlan } from './plan.ts';
 import { DIRECT_ONE_WAY_SHARE } from './table-mode/direct.ts';
 import { MEASURE_SHARE, MIXED_DIRECT_SHARE, ONE_WAY_SHARE } from './table-mode/rho-schedule.ts';
@@ -114,6 +114,8 @@ export function publicPlan(
   n: number,
   workload: Workload,
   machine: MachineMemory = thisMachine(),
+  /** How the engine will get the private data: its rows, or its exact tables (counted). */
+  form: DataForm = 'rows',
 ): PublicPlan {
   // Sizes and memory first: a run that cannot finish is refused before anything is planned or reserved.
   const size = {
@@ -123,6 +125,7 @@ export function publicPlan(
     n,
     schema,
     workload,
+    form,
   };
   assertRunFits({ ...size, rounds: options.rounds ?? 1, perRound: options.perRound ?? 1 }, machine);
   const valueless: EncodedDataset = { schema, n, codes: [] };

@@ -9,6 +9,7 @@
  * scores and the measured values, never anything else that leaves this function except the
  * curator-only error report.
  */
+import { isCounted } from '../data/counted.ts';
 import { type CodeArray, domainSizes, type EncodedDataset } from '../data/schema.ts';
 import { gumbelScale, roundBudget } from '../privacy/mechanisms.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
@@ -33,6 +34,7 @@ import { project } from './projection.ts';
 import { type ScoringContext, selectQueries } from './query-mode/select-queries.ts';
 import { SelectedQueries } from './query-mode/selected-queries.ts';
 import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
+import { assertTablesFor } from './required-tables.ts';
 import { roundRelaxed } from './rounding.ts';
 import { PhaseTimer, RunControl } from './run-control.ts';
 import { measuredFit, type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
@@ -49,6 +51,8 @@ export async function runRap(input: RapInput): Promise<RapResult> {
   const control = new RunControl(input.signal, input.onProgress);
   control.throwIfAborted();
   const publicPlan = planRun(input);
+  // Exact tables instead of rows: every table the run reads must be there (required-tables.ts).
+  if (isCounted(input.data)) assertTablesFor(input.data, input);
   const kernels = await loadKernels(input.options.backend, {
     ...(input.options.threads !== undefined ? { threads: input.options.threads } : {}),
     ...(input.options.relaxation !== undefined ? { relaxation: input.options.relaxation } : {}),

@@ -11,17 +11,11 @@
  * ledger reserved the budget, so the child never sees private data before the spend is counted.
  */
 import { z } from 'zod';
-import {
-  type CountedDataset,
-  countedProblem,
-  isCounted,
-  type PrivateData,
-  tableKey,
-} from '../../data/counted.ts';
+import { type CountedDataset, countedProblem, isCounted, type PrivateData } from '../../data/counted.ts';
 import { BACKENDS, ENGINE_MODES } from '../../input/choices.ts';
 import type { Workload } from '../../workload/types.ts';
 import type { PaidOneWays } from '../paid-one-ways.ts';
-import { requiredFeatureSets } from '../required-tables.ts';
+import { assertTablesFor } from '../required-tables.ts';
 import type { ProgressEvent, RapOptions, RapResult } from '../types.ts';
 
 /** Where the engine's randomness comes from; the child builds the NoiseSource from this. */
@@ -238,19 +232,16 @@ function missingTables(request: {
 }): string | undefined {
   const data = request.data;
   if (!isCounted(data)) return undefined;
-  const sets = requiredFeatureSets({
-    schema: data.schema,
-    workload: request.workload,
-    ...(request.evalWorkload ? { evalWorkload: request.evalWorkload } : {}),
-    ...(request.evalWorkloads ? { evalWorkloads: request.evalWorkloads } : {}),
-  });
-  const missing = sets.filter((s) => !data.tables.has(tableKey(s)));
-  if (missing.length === 0) return undefined;
-  const shown = missing.slice(0, 5).map((s) => `[${s.join(', ')}]`);
-  return (
-    `internal: the counted data lacks the exact table over features ${shown.join(', ')}` +
-    `${missing.length > 5 ? ` and ${missing.length - 5} more` : ''} (the counting step must compute every set requiredFeatureSets lists)`
-  );
+  try {
+    assertTablesFor(data, {
+      workload: request.workload,
+      ...(request.evalWorkload ? { evalWorkload: request.evalWorkload } : {}),
+      ...(request.evalWorkloads ? { evalWorkloads: request.evalWorkloads } : {}),
+    });
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** Thrown when a message does not follow the protocol (a bug or a version mismatch, never user input). */
