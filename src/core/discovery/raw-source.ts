@@ -264,12 +264,32 @@ export async function discoverAndLoad(
     ...choice,
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
+  return {
+    discovery,
+    loaded: await loadDiscovered(file, n, discovery, {
+      ...header,
+      ...choice,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    }),
+  };
+}
+
+/**
+ * The data encoded against a discovered schema with every record kept (discoverAndLoad's second
+ * half; also the streaming fallback once discovery ran on SQL-counted histograms).
+ */
+export async function loadDiscovered(
+  file: string,
+  n: number,
+  discovery: DiscoveredSchema,
+  opts: Pick<RawSourceOptions, 'header' | 'choice'> & { readonly signal?: AbortSignal } = {},
+): Promise<LoadResult> {
   const loaded = await loadCsv(file, {
     schema: discovery.schema,
     outOfDomain: (c) => (c.provenance?.source === 'declared' ? 'reject' : 'other'),
     raggedAsMissing: true,
-    ...header,
-    ...choice,
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+    ...(opts.choice ? { choice: opts.choice } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (loaded.dataset.n !== n || discovery.records !== n) {
@@ -278,5 +298,5 @@ export async function discoverAndLoad(
         'did it change during the run?',
     );
   }
-  return { discovery, loaded };
+  return loaded;
 }

@@ -1,0 +1,57 @@
+/**
+ * The private read of a row-level raw release, after the reservation: DuckDB's counts where it
+ * can (counted-source.ts: discovery on one scan's histograms, the engine's exact tables from a
+ * second), the streaming reader's discovery and encoding where it cannot, with the reason. Either
+ * way discovery is drawn once, from the same noise source, and gives the same schema.
+ */
+
+import type { LoadResult } from '../data/load.ts';
+import type { Schema } from '../data/schema.ts';
+import type { DiscoveredSchema } from '../discovery/discover.ts';
+import { discoverAndLoad, loadDiscovered, type RawSourcePlan } from '../discovery/raw-source.ts';
+import type { NoiseSource } from '../privacy/noise.ts';
+import type { DuckDbOptions } from '../sql/duckdb.ts';
+import { type CountedTables, type Counting, discoverAndCount } from './counted-source.ts';
+
+export type PrivateRead =
+  | {
+      readonly counting: Extract<Counting, { by: 'duckdb' }>;
+      readonly discovery: DiscoveredSchema;
+      readonly counted: CountedTables;
+    }
+  | {
+      readonly counting: Extract<Counting, { by: 'streaming' }>;
+      readonly discovery: DiscoveredSchema;
+      readonly loaded: LoadResult;
+    };
+
+export async function readRowLevelSource(
+  plan: RawSourcePlan,
+  n: number,
+  noise: NoiseSource,
+  featureSets: (schema: Schema) => readonly (readonly number[])[],
+  opts: { readonly header?: boolean; readonly signal?: AbortSignal; readonly duckdb?: DuckDbOptions } = {},
+): Promise<PrivateRead> {
+  const stream = {
+    ...(opts.header === undefined ? {} : { header: opts.header }),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  const c = await discoverAndCount(plan, n, noise, featureSets, {
+    ...stream,
+    ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),
+  });
+  if (c.counting.by === 'duckdb' && 'data' in c)
+    return { counting: c.counting, discovery: c.discovery, counted: c.data };
+  const counting = c.counting as Extract<Counting, { by: 'streaming' }>;
+  if (c.discovery) {
+    // Discovery ran (and drew its noise) on scan 1's histograms: only the encoding is streamed.
+    const loaded = await loadDiscovered(plan.path, n, c.discovery, {
+      ...stream,
+      ...(plan.choice ? { choice: plan.choice } : {}),
+    });
+    return { counting, discovery: c.discovery, loaded };
+  }
+  // Nothing drawn yet: the streaming path from the start, with the same noise source.
+  const found = await discoverAndLoad(plan, n, noise, stream);
+  return { counting, discovery: found.discovery, loaded: found.loaded };
+}
