@@ -245,6 +245,8 @@ const OUT_OF_DOMAIN: OutOfDomainRule = (c) => (c.provenance?.source === 'declare
 export interface DatabaseCounts {
   readonly discovery: DiscoveredSchema | null;
   readonly data: CountedDataset;
+  /** Every released column's histogram (query 1): discovery's input, and the curator's private report's. */
+  readonly histograms: ColumnHistograms;
 }
 
 /**
@@ -264,40 +266,36 @@ export async function discoverAndCountDatabase(
   featureSets: (schema: Schema) => readonly (readonly number[])[],
 ): Promise<DatabaseCounts> {
   return withPostgres(src, async (client) => {
+    // Query 1: every released column's histogram (discovery reads the undeclared ones).
+    const names = plan ? plan.header : declared.columns.map((c) => c.name);
+    const histograms = await columnHistograms(client, src, names);
+    if (histograms.n !== n) throw tableChanged(src, n, histograms.n);
     let discovery: DiscoveredSchema | null = null;
     let schema = declared;
     if (plan) {
-      const found = await discoverFromHistograms(
-        src.location,
-        plan.header,
-        (names) => columnHistograms(client, src, names),
-        {
-          rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
-          delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
-          noise,
-          declared: plan.declared,
-          trim: false,
-          ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
-          ...(plan.formats ? { formats: plan.formats } : {}),
-        },
-      );
-      if (found.histograms.n !== n) throw tableChanged(src, n, found.histograms.n);
+      const found = await discoverFromHistograms(src.location, plan.header, async () => histograms, {
+        rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
+        delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
+        noise,
+        declared: plan.declared,
+        trim: false,
+        ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
+        ...(plan.formats ? { formats: plan.formats } : {}),
+      });
       const { histograms: _, ...rest } = found;
       discovery = rest;
       schema = rest.schema;
     }
-    // The schema the engine's codes are over: "(other)" where a discovered column takes it (load.ts's rule).
     // Without discovery every column is as declared: used exactly, a stray value refused (validate checked).
     const rule: OutOfDomainRule = plan ? OUT_OF_DOMAIN : 'reject';
+    // The schema the engine's codes are over: "(other)" where a discovered column takes it (load.ts's rule).
     const encoded = withOtherCategory(schema, rule);
+    // Query 2: exactly the tables the engine reads, over the encoded codes.
     const sets = uniqueSorted(featureSets(encoded));
-    const counted = await countOnPostgres(client, src, encoded, sets, {
-      outOfDomain: OUT_OF_DOMAIN,
-      trim: false,
-    });
+    const counted = await countOnPostgres(client, src, encoded, sets, { outOfDomain: rule, trim: false });
     if (counted.n !== n) throw tableChanged(src, n, counted.n);
     const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
-    return { discovery, data: { kind: 'counted', schema: encoded, n, tables } };
+    return { discovery, data: { kind: 'counted', schema: encoded, n, tables }, histograms };
   });
 }
 

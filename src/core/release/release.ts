@@ -15,6 +15,7 @@ import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryForColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import type { ColumnFormat } from '../discovery/formats.ts';
+import type { ColumnHistograms } from '../discovery/histograms.ts';
 import {
   type ColumnProvenanceEntry,
   NOT_DP_OVERRIDE,
@@ -232,14 +233,19 @@ export type Reserved = After<Validated, 'reserved'> & { readonly release: Releas
  * tables, no rows; the released CSV takes the table's column order (the schema's).
  */
 export interface CountedLoad {
+  readonly kind: 'counted';
   readonly dataset: CountedDataset;
-  readonly summary: { readonly hasHeader: true };
+  readonly summary: { readonly hasHeader: boolean };
   readonly header: readonly string[];
+  /** Every released column's histogram, as counted (for the curator's private report). */
+  readonly histograms: ColumnHistograms;
+  /** Whether the streaming reader trims these texts (a CSV's; not a database's). */
+  readonly trimmed: boolean;
 }
 
 /** A counted load (a database source) has no rows. */
 export function isCountedLoad(loaded: LoadResult | CountedLoad): loaded is CountedLoad {
-  return (loaded.dataset as Partial<CountedDataset>).kind === 'counted';
+  return (loaded as Partial<CountedLoad>).kind === 'counted';
 }
 
 /**
@@ -416,7 +422,15 @@ export async function prepare(
     );
   }
   const planSchema = raw ? raw.provisional : schema;
-  const plan = publicPlan(requested, planSchema, facts.rows, spec.workload);
+  // A database table reaches the engine as its exact tables (no rows): memory is the tables'.
+  const plan = publicPlan(
+    requested,
+    planSchema,
+    facts.rows,
+    spec.workload,
+    undefined,
+    pg ? 'counted' : 'rows',
+  );
   // Pin T, K and table mode's plan so the engine runs exactly what the ledger records. The plan
   // is pinned with them: a pinned T or K alone reads, to the engine, as a curator asking for
   // rounds (the adaptive plan), which is how releases once never ran the direct or mixed plan.
@@ -759,9 +773,12 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       );
       discovery = found.discovery;
       loaded = {
+        kind: 'counted',
         dataset: found.data,
         summary: { hasHeader: true },
         header: found.data.schema.columns.map((c) => c.name),
+        histograms: found.histograms,
+        trimmed: false,
       };
     } else if (reserved.raw) {
       const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
