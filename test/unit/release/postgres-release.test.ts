@@ -239,6 +239,39 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
     });
   });
 
+  it('ledger set-cap --dataset postgres://… caps the table; synth then spends that cap', async () => {
+    const ledger = path.join(dir, 'set-cap.sqlite');
+    const cap = await runInProcess([
+      'ledger',
+      'set-cap',
+      '--dataset',
+      url,
+      '--epsilon',
+      '3',
+      '--delta',
+      '1e-5',
+      '--ledger',
+      ledger,
+    ]);
+    expect(cap.stderr).toBe('');
+    expect(cap.code).toBe(0);
+    expect(cap.stdout).toContain(`rap/${table}`);
+    const args = synth(url, ledger, 'set-cap.csv').filter(
+      (a, i, all) =>
+        !['--budget-epsilon', '--budget-delta', '--confirm-cap'].includes(a) &&
+        !['--budget-epsilon', '--budget-delta'].includes(all[i - 1]),
+    );
+    const r = await runInProcess(args);
+    expect(r.stderr).not.toContain('rap-studio:');
+    expect(r.code).toBe(0);
+    withLedger(ledger, (l) => {
+      expect(l.datasets()).toHaveLength(1);
+      const [d] = l.datasets();
+      expect(d.cap?.epsilon).toBe(3);
+      expect(l.releases()[0].datasetFingerprint).toBe(d.fingerprint);
+    });
+  });
+
   it('--dry-run: the plan from the catalogue and the row count, nothing reserved', async () => {
     const ledger = path.join(dir, 'dry.sqlite');
     const r = await runInProcess(synth(url, ledger, 'dry.csv', ['--dry-run']));
