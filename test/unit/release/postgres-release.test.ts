@@ -213,10 +213,21 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
     });
     // No credential and no user in any file the release wrote (ledger, key, manifest, Data Package, CSV, report).
     const user = new URL(PG!).username;
-    for (const file of readdirSync(dir).filter((f) => f.startsWith('pg.'))) {
+    const written = readdirSync(dir).filter((f) => f.startsWith('pg.'));
+    expect(written).toEqual(
+      expect.arrayContaining([
+        'pg.sqlite',
+        'pg.sqlite.key',
+        'pg.out.csv',
+        'pg.out.manifest.json',
+        'pg.out.datapackage.json',
+        'pg.out.REPORT.private.json',
+      ]),
+    );
+    for (const file of written) {
       const bytes = readFileSync(path.join(dir, file)).toString('latin1');
       expect(bytes, file).not.toContain(secret);
-      if (!file.endsWith('.sqlite') && user) expect(bytes, file).not.toContain(`${user}@`);
+      if (user) expect(bytes, file).not.toContain(`${user}@`);
     }
   });
 
