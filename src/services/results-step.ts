@@ -4,17 +4,17 @@
  * release (the manifest leaves them out).
  */
 import { existsSync } from 'node:fs';
+import { isCounted, type PrivateData } from '../core/data/counted.ts';
 import { decodedRows } from '../core/data/decode.ts';
 import { Rejections } from '../core/data/rejections.ts';
 import type { EncodedDataset } from '../core/data/schema.ts';
 import { readTable } from '../core/data/table.ts';
 import { ksTwoSample } from '../core/data/two-sample.ts';
 import { parseNumber } from '../core/data/values.ts';
+import { exactCounts } from '../core/engine/counted-tables.ts';
 import { InputError } from '../core/errors.ts';
 import { NON_PRIVATE_NOTE } from '../core/release/messages.ts';
-import { withRows } from '../core/release/release.ts';
-import { cdfAt } from '../core/release/report/fidelity.ts';
-import { contingencyTable } from '../core/workload/exact.ts';
+import { cdfAt, countedCovers } from '../core/release/report/fidelity.ts';
 import type { MarginalView, ResultsView } from '../shared/api.ts';
 import { categoryLabels, columnIndex } from './datasets.ts';
 import { finishedOf, type RunRecord } from './runs.ts';
@@ -23,7 +23,7 @@ import { namedThresholds } from './workloads.ts';
 function finished(run: RunRecord) {
   const f = finishedOf(run);
   if (!f) throw new InputError('This run has no results: it has not finished. Start a run on the Run step.');
-  return withRows(f);
+  return f;
 }
 
 export function resultsView(run: RunRecord): ResultsView {
@@ -68,8 +68,14 @@ export function resultsView(run: RunRecord): ResultsView {
   };
 }
 
-function fractions(data: EncodedDataset, features: readonly number[]): number[] {
-  const counts = contingencyTable(data, features);
+function fractions(data: PrivateData, features: readonly number[]): number[] {
+  if (isCounted(data) && !countedCovers(data, features)) {
+    throw new InputError(
+      "This release counted the workload's tables only (DuckDB, no rows kept): choose features that one " +
+        'of its marginals holds together.',
+    );
+  }
+  const counts = exactCounts(data, features);
   return Array.from(counts, (c) => (data.n > 0 ? c / data.n : 0));
 }
 

@@ -370,8 +370,7 @@ export class RunManager {
           writeSyntheticCsv(csvPath, finished.loaded, finished.result, finished.spec.noise, { mode: 0o600 }),
         // The private report, kept with the release: the Results step and the private HTML
         // report draw from it, before and after a restart.
-        (csvPath) =>
-          buildReportData(release.withRows(finished), finished.spec.source.path, csvPath, manifest),
+        (csvPath) => buildReportData(finished, finished.spec.source.path, csvPath, manifest),
       );
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;

@@ -51,13 +51,11 @@ import { dataPackagePathFor } from '../../core/release/data-package.ts';
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
-  isCountedLoad,
   prepare,
   type ReleasePaths,
   type ReleaseSpec,
   releaseColumnNames,
   releaseStraightThrough,
-  withRows,
 } from '../../core/release/release.ts';
 import { reportPathsFor, writeReportsBeside } from '../../core/release/report/index.ts';
 import {
@@ -469,17 +467,9 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
     );
     // The certificate is public (a DP output of the relative-error pass): the manifest holds it too.
     if (report.certificate) process.stdout.write(`accuracy certificate: ${report.certificate.statement}\n`);
-    // The HTML reports compare the released CSV with the private rows: a table counted in the
-    // database has none here (every figure of theirs would need more counting queries).
-    if (isCountedLoad(finished.loaded)) {
-      process.stdout.write(
-        'reports: no HTML reports for a database table (they read the private rows, which stay in the database)\n',
-      );
-      return;
-    }
     // Committed: a report that cannot be written now can be drawn again with `rap-studio report`.
     try {
-      const html = await writeReportsBeside(withRows(finished), {
+      const html = await writeReportsBeside(finished, {
         csvPath: report.output.path,
         manifestPath,
         reportJsonPath: path.resolve(spec.reportPath),

@@ -11,13 +11,13 @@ import type { DiscoveredSchema } from '../discovery/discover.ts';
 import { discoverAndLoad, loadDiscovered, type RawSourcePlan } from '../discovery/raw-source.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
-import { type CountedTables, type Counting, discoverAndCount } from './counted-source.ts';
+import { type CountedLoad, type CountedSource, type Counting, discoverAndCount } from './counted-source.ts';
 
 export type PrivateRead =
   | {
       readonly counting: Extract<Counting, { by: 'duckdb' }>;
       readonly discovery: DiscoveredSchema;
-      readonly counted: CountedTables;
+      readonly counted: CountedLoad;
     }
   | {
       readonly counting: Extract<Counting, { by: 'streaming' }>;
@@ -30,16 +30,25 @@ export async function readRowLevelSource(
   n: number,
   noise: NoiseSource,
   featureSets: (schema: Schema) => readonly (readonly number[])[],
-  opts: { readonly header?: boolean; readonly signal?: AbortSignal; readonly duckdb?: DuckDbOptions } = {},
+  opts: {
+    readonly header?: boolean;
+    readonly signal?: AbortSignal;
+    readonly duckdb?: DuckDbOptions;
+    /** 'streaming': the streaming reader even where DuckDB could count (tests compare the two). */
+    readonly only?: 'streaming';
+  } = {},
 ): Promise<PrivateRead> {
   const stream = {
     ...(opts.header === undefined ? {} : { header: opts.header }),
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
-  const c = await discoverAndCount(plan, n, noise, featureSets, {
-    ...stream,
-    ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),
-  });
+  const c: CountedSource =
+    opts.only === 'streaming'
+      ? { counting: { by: 'streaming', why: 'asked for' } }
+      : await discoverAndCount(plan, n, noise, featureSets, {
+          ...stream,
+          ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),
+        });
   if (c.counting.by === 'duckdb' && 'data' in c)
     return { counting: c.counting, discovery: c.discovery, counted: c.data };
   const counting = c.counting as Extract<Counting, { by: 'streaming' }>;

@@ -55,11 +55,11 @@ async function compare(
   if (counted.counting.by !== 'duckdb' || !('data' in counted))
     throw new Error(`streamed: ${JSON.stringify(counted)}`);
   expect(counted.discovery).toEqual(streamed.discovery);
-  expect(counted.data.schema).toEqual(streamed.loaded.dataset.schema);
-  expect(counted.data.n).toBe(rows);
-  for (const fs of sets(counted.data.schema.columns.length)) {
+  expect(counted.data.dataset.schema).toEqual(streamed.loaded.dataset.schema);
+  expect(counted.data.dataset.n).toBe(rows);
+  for (const fs of sets(counted.data.dataset.schema.columns.length)) {
     const sorted = [...fs].sort((a, b) => a - b);
-    const table = counted.data.tables.get(sorted.join(','));
+    const table = counted.data.dataset.tables.get(sorted.join(','));
     expect(table && Array.from(table)).toEqual(Array.from(contingencyTable(streamed.loaded.dataset, sorted)));
   }
   return counted;

@@ -18,10 +18,12 @@
  */
 import { fileHistogramCounter } from '../counting/histograms.ts';
 import { countFileTables, NotForDuckDb } from '../counting/tables.ts';
+import { type CountedDataset, tableKey } from '../data/counted.ts';
 import { type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
 import { tableFormat } from '../data/formats/format.ts';
 import type { HeaderMode } from '../data/header.ts';
 import type { Schema } from '../data/schema.ts';
+import { readTableHeader } from '../data/table.ts';
 import type { DiscoveredSchema } from '../discovery/discover.ts';
 import { type ColumnHistograms, discoverFromHistograms } from '../discovery/histograms.ts';
 import type { RawSourcePlan } from '../discovery/raw-source.ts';
@@ -32,14 +34,19 @@ import type { DuckDbOptions } from '../sql/duckdb.ts';
 export type Counting = { readonly by: 'duckdb' } | { readonly by: 'streaming'; readonly why: string };
 
 /**
- * The private data as exact tables over its codes, no rows (the engine's CountedDataset,
- * src/core/data/counted.ts): tables keyed by their ascending features joined by commas.
+ * A counted source as the release's outputs read a load (release/output.ts, the report): the
+ * exact tables instead of the encoded rows, the public header, and scan 1's histograms for the
+ * curator's private report (report/fidelity.ts). Private: never logged, never released.
  */
-export interface CountedTables {
+export interface CountedLoad {
   readonly kind: 'counted';
-  readonly schema: Schema;
-  readonly n: number;
-  readonly tables: ReadonlyMap<string, Float64Array>;
+  readonly dataset: CountedDataset;
+  readonly summary: { readonly hasHeader: boolean };
+  /** The released columns' names in file order (the column choice applied). */
+  readonly header: readonly string[];
+  readonly histograms: ColumnHistograms;
+  /** Whether the streaming reader trims the histograms' texts (CSV). */
+  readonly trimmed: boolean;
 }
 
 /** Why a release's source is counted by the streaming reader whatever the file holds, or undefined. */
@@ -58,7 +65,7 @@ export type CountedSource =
   | {
       readonly counting: { readonly by: 'duckdb' };
       readonly discovery: DiscoveredSchema;
-      readonly data: CountedTables;
+      readonly data: CountedLoad;
     }
   | {
       readonly counting: { readonly by: 'streaming'; readonly why: string };
@@ -92,8 +99,9 @@ export async function discoverAndCount(
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),
   };
-  const declared = new Set(plan.declared.map((c) => c.name));
-  const names = plan.header.filter((h) => !declared.has(h));
+  // Every released column's histogram: discovery reads the undeclared ones, the curator's private
+  // report every one (report/fidelity.ts), so the file is not read again for it.
+  const names = plan.header;
   // Scan 1, before any noise: a failure here costs nothing, the streaming path starts afresh.
   let histograms: ColumnHistograms;
   try {
@@ -129,8 +137,23 @@ export async function discoverAndCount(
     return { counting: { by: 'streaming', why: unreadable(err) }, discovery: found };
   }
   if (counted.n !== n) throw changed(plan.path, n, counted.n);
-  const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
-  return { counting: { by: 'duckdb' }, discovery: found, data: { kind: 'counted', schema, n, tables } };
+  const tables = new Map(sets.map((fs, i) => [tableKey(fs), counted.tables[i]]));
+  const shape = await readTableHeader(plan.path, {
+    ...header,
+    expectedNames: schema.columns.map((c) => c.name),
+  });
+  return {
+    counting: { by: 'duckdb' },
+    discovery: found,
+    data: {
+      kind: 'counted',
+      dataset: { kind: 'counted', schema, n, tables },
+      summary: { hasHeader: shape.hasHeader },
+      header: plan.header,
+      histograms,
+      trimmed: tableFormat(plan.path) === 'csv',
+    },
+  };
 }
 
 /** Ascending features, each set once. */

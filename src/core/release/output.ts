@@ -4,7 +4,6 @@
  */
 import { writeCsv } from '../data/csv-write.ts';
 import { decodedRows } from '../data/decode.ts';
-import type { LoadResult } from '../data/load.ts';
 import type { Schema } from '../data/schema.ts';
 import { parseNumber } from '../data/values.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
@@ -47,7 +46,14 @@ function* escapedRows(
  * The synthetic table in the input's column order (header equal to the input's header, less
  * columns the schema leaves out); schema order for a file without a header.
  */
-function outputTable(loaded: WrittenFrom, result: RapResult) {
+/** What the output reads of the private source (a load's, or a counted source's, counted-source.ts). */
+export interface SourceShape {
+  readonly dataset: { readonly schema: Schema };
+  readonly summary: { readonly hasHeader: boolean };
+  readonly header: readonly string[];
+}
+
+function outputTable(loaded: SourceShape, result: RapResult) {
   const { schema } = loaded.dataset;
   const names = schema.columns.map((c) => c.name);
   if (!loaded.summary.hasHeader) return { schema, header: names, codes: result.synthetic.codes };
@@ -60,13 +66,6 @@ function outputTable(loaded: WrittenFrom, result: RapResult) {
   };
 }
 
-/** What writing needs of the source: its schema, and its header's column order when it has one. */
-export type WrittenFrom = {
-  readonly dataset: { readonly schema: Schema };
-  readonly summary: Pick<LoadResult['summary'], 'hasHeader'>;
-  readonly header: LoadResult['header'];
-};
-
 /** The written CSV: its path, SHA-256, row count and header. */
 export interface WrittenCsv {
   readonly path: string;
@@ -78,7 +77,7 @@ export interface WrittenCsv {
 /** Decodes and writes the synthetic rows (temp file + fsync + rename); errors are the caller's. */
 export async function writeSyntheticCsv(
   file: string,
-  loaded: WrittenFrom,
+  loaded: SourceShape,
   result: RapResult,
   noise: NoiseSpec,
   opts: { readonly mode?: number; readonly fresh?: boolean } = {},

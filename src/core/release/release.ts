@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { PostgresSource } from '../counting/postgres.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
-import type { CountedDataset } from '../data/counted.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
 import { withFileDeclarations } from '../data/formats/declarations.ts';
@@ -15,7 +14,6 @@ import { isKeptAsMissing, readTableHeader } from '../data/table.ts';
 import { discoveryForColumn } from '../discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE, type DiscoveredSchema } from '../discovery/discover.ts';
 import type { ColumnFormat } from '../discovery/formats.ts';
-import type { ColumnHistograms } from '../discovery/histograms.ts';
 import {
   type ColumnProvenanceEntry,
   NOT_DP_OVERRIDE,
@@ -49,6 +47,8 @@ import { APP_VERSION } from '../version.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
+import { readRowLevelSource } from './counted-run.ts';
+import type { CountedLoad, Counting } from './counted-source.ts';
 import {
   checkDatabaseSpec,
   databaseDatasetName,
@@ -228,40 +228,15 @@ export type LedgerPort = {
 /** 3. The budget reserved in the ledger. */
 export type Reserved = After<Validated, 'reserved'> & { readonly release: ReleaseRecord };
 
-/**
- * A source counted where it lives (a database table: release/database.ts): the engine's exact
- * tables, no rows; the released CSV takes the table's column order (the schema's).
- */
-export interface CountedLoad {
-  readonly kind: 'counted';
-  readonly dataset: CountedDataset;
-  readonly summary: { readonly hasHeader: boolean };
-  readonly header: readonly string[];
-  /** Every released column's histogram, as counted (for the curator's private report). */
-  readonly histograms: ColumnHistograms;
-  /** Whether the streaming reader trims these texts (a CSV's; not a database's). */
-  readonly trimmed: boolean;
-}
-
-/** A counted load (a database source) has no rows. */
-export function isCountedLoad(loaded: LoadResult | CountedLoad): loaded is CountedLoad {
-  return (loaded as Partial<CountedLoad>).kind === 'counted';
-}
-
-/**
- * A finished run's encoded rows, where the caller reads rows (the app's Results step and reports:
- * the app releases files only); a counted source has none (an internal error, never a silent gap).
- */
-export function withRows<F extends Finished>(f: F): F & { readonly loaded: LoadResult } {
-  if (isCountedLoad(f.loaded))
-    throw new Error('internal: a release counted in the database has no rows to read');
-  return f as F & { readonly loaded: LoadResult };
-}
-
 /** 4. The engine's result, waiting to be written (in the app: until the curator exports). */
 export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
-  /** The encoded rows (a file), or the exact tables counted where the rows are (a database). */
+  /**
+   * The encoded rows, or the exact tables the engine read: counted by DuckDB (counted-source.ts)
+   * or in the database (a PostgreSQL table, database.ts).
+   */
   readonly loaded: LoadResult | CountedLoad;
+  /** Which reader counted a raw source at the row level, and why the streaming one (absent: not raw). */
+  readonly counting?: Counting;
   readonly result: RapResult;
   /** What discovery released (null when every column was declared). */
   readonly discovery: DiscoveredSchema | null;
@@ -720,6 +695,8 @@ export interface RunHooks {
   /** Called once the engine process exists (the app shows its pid; tests kill it). */
   readonly onEngineStarted?: (pid: number | undefined) => void;
   readonly spawner?: EngineSpawner;
+  /** 'streaming': count a raw source with the streaming reader even where DuckDB could (tests). */
+  readonly counting?: 'streaming';
 }
 
 /** The engine on the validated data; any failure marks the release aborted (ReleaseAbortedError). */
@@ -730,6 +707,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     if (signal?.aborted) throw new CancelledError();
     const { spec } = reserved;
     let loaded: LoadResult | CountedLoad | null = reserved.loaded;
+    let counting: Counting | undefined;
     let discovery: DiscoveredSchema | null = null;
     let person: PersonOutcome | null = null;
     let options = reserved.options;
@@ -781,12 +759,23 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         trimmed: false,
       };
     } else if (reserved.raw) {
-      const found = await discoverAndLoad(reserved.raw, reserved.facts.rows, discoveryNoise(spec), {
-        ...header,
-        ...(signal ? { signal } : {}),
-      });
-      loaded = found.loaded;
-      discovery = found.discovery;
+      // DuckDB's two scans where it can read the file as the streaming reader does (counted-run.ts).
+      const read = await readRowLevelSource(
+        reserved.raw,
+        reserved.facts.rows,
+        discoveryNoise(spec),
+        (schema) =>
+          requiredFeatureSets({
+            schema,
+            workload: spec.workload,
+            ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
+            ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
+          }),
+        { ...header, ...(signal ? { signal } : {}), ...(hooks.counting ? { only: hooks.counting } : {}) },
+      );
+      loaded = 'counted' in read ? read.counted : read.loaded;
+      discovery = read.discovery;
+      counting = read.counting;
     }
     if (!loaded) throw new Error('internal: no encoded data for the engine');
     const data = loaded;
@@ -816,7 +805,16 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     if (signal?.aborted) engine.cancel();
     try {
       const result = await engine.result;
-      return { ...reserved, stage: 'finished', options, loaded: data, discovery, person, result };
+      return {
+        ...reserved,
+        stage: 'finished',
+        options,
+        loaded: data,
+        discovery,
+        person,
+        result,
+        ...(counting ? { counting } : {}),
+      };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -879,6 +877,12 @@ export type ReleaseReport = RapResult['report'] & {
   /** The unit of privacy in words ("one row", or the person level's statement). */
   readonly unit: string;
   readonly nonPrivateDiagnostics: string;
+  /**
+   * Which reader counted a raw source (DuckDB, or the streaming reader and why): for the curator
+   * only, never in the public manifest (a fallback can depend on the file's rows, e.g. one of
+   * another width).
+   */
+  readonly counting?: Counting;
 };
 
 export interface ReleaseOutcome {
@@ -976,5 +980,6 @@ function cliReport(ledger: Ledger, f: Finished, csv: WrittenCsv): ReleaseReport 
     schemaOrigin: describeSchemaOrigin(f.loaded.dataset.schema),
     unit: f.person ? describeUnit(f.person) : 'one row',
     nonPrivateDiagnostics: NON_PRIVATE_NOTE,
+    ...(f.counting ? { counting: f.counting } : {}),
   };
 }

@@ -222,6 +222,9 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
         'pg.out.manifest.json',
         'pg.out.datapackage.json',
         'pg.out.REPORT.private.json',
+        // The HTML reports, drawn from the counted histograms and tables (no private row read).
+        'pg.out.report.html',
+        'pg.out.REPORT.private.html',
       ]),
     );
     for (const file of written) {

@@ -6,6 +6,8 @@
  *
  * Everything here except `manifest` compares with the private data: curator-only diagnostics.
  */
+
+import type { CountedDataset } from '../../data/counted.ts';
 import { Rejections } from '../../data/rejections.ts';
 import type { Schema } from '../../data/schema.ts';
 import { readTable } from '../../data/table.ts';
@@ -52,13 +54,15 @@ export interface ReportInput {
   readonly spec: { readonly workload: Workload; readonly noise: { readonly mode: string } };
   readonly options: { readonly mode: string };
   readonly loaded: {
-    readonly dataset: {
-      readonly schema: Schema;
-      readonly n: number;
-      readonly codes: readonly ArrayLike<number>[];
-    };
+    /** The encoded rows, or the exact tables of a source counted by DuckDB (no rows). */
+    readonly dataset:
+      | { readonly schema: Schema; readonly n: number; readonly codes: readonly ArrayLike<number>[] }
+      | CountedDataset;
     readonly summary: { readonly hasHeader: boolean };
     readonly header: readonly string[];
+    /** A counted source's per-column histograms (release/counted-source.ts). */
+    readonly histograms?: { readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>> };
+    readonly trimmed?: boolean;
   };
   readonly result: {
     readonly report: RapReport;
@@ -191,6 +195,9 @@ export async function buildReportData(
       hasHeader: f.loaded.summary.hasHeader,
       header: f.loaded.header,
       rows: f.loaded.dataset.n,
+      ...(f.loaded.histograms
+        ? { histograms: { columns: f.loaded.histograms.columns, trimmed: f.loaded.trimmed === true } }
+        : {}),
     },
     { path: releasedCsv, rows: f.result.synthetic.n },
     schema.columns,

@@ -1,0 +1,104 @@
+/**
+ * A raw release (no schema, row level) counted by DuckDB (release/counted-source.ts: discovery on
+ * one scan's histograms, the engine's exact tables from a second, no rows) writes the same bytes
+ * as the streaming reader's release of the same file with the same seed; where DuckDB cannot read
+ * the file as the streaming reader does, the release is streamed, and the curator's report says
+ * which reader counted (the public manifest does not: the fallback can depend on the rows).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type SynthFlags, synthSpec } from '../../../src/cli/commands/synth.ts';
+import { Ledger } from '../../../src/core/ledger/ledger.ts';
+import { releaseStraightThrough } from '../../../src/core/release/release.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'rap-counted-release-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const day = (d: number) => new Date(Date.UTC(2018, 2, 1) + d * 86_400_000).toISOString().slice(0, 10);
+
+/** Public test data: numbers with spaces and missing markers, dates, texts with quotes and rare values. */
+function messy(n: number, header: boolean): string {
+  const lines = header ? ['age,joined,city,band,hours'] : [];
+  for (let i = 0; i < n; i++) {
+    const age = i % 19 === 0 ? '?' : ` ${18 + ((i * 37) % 70)}`;
+    const joined = i % 29 === 0 ? '' : day((i * 7919) % 800);
+    const city = i === 0 ? 'Rare' : i % 8 < 4 ? 'Oslo' : i % 8 < 7 ? 'Bergen' : '"Trondheim, N"';
+    const band = ['low', 'mid', 'high', 'NA'][(i * 7) % 4];
+    const hours = String(20 + ((i * 13) % 40));
+    lines.push([age, joined, city, band, hours].join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const WORKLOAD = (names: readonly string[]) => ({
+  thresholds: [
+    { features: [names[0], names[2]], r: 2 },
+    { features: [names[1], names[3], names[4]], r: 2 },
+    { features: [names[2], names[3]], r: 1 },
+  ],
+});
+
+async function release(file: string, names: readonly string[], tag: string, streaming: boolean) {
+  const at = (f: string) => path.join(dir, f);
+  writeFileSync(at(`w-${tag}.json`), JSON.stringify(WORKLOAD(names)));
+  const flags = {
+    data: file,
+    workload: at(`w-${tag}.json`),
+    out: at(`${tag}-${streaming ? 'streamed' : 'counted'}.csv`),
+    epsilon: '1',
+    rows: '300',
+    seed: '4',
+    insecureSeed: true,
+    budgetEpsilon: '100',
+    confirmCap: true,
+    header: names[0] === 'column_1' ? 'no' : 'yes',
+  } as unknown as SynthFlags;
+  const spec = await synthSpec(flags);
+  const ledgerPath = at(`${tag}-${streaming}.sqlite`);
+  const ledger = Ledger.open(ledgerPath, { anchorFile: null });
+  try {
+    const r = await releaseStraightThrough(
+      ledger,
+      spec,
+      { outPath: spec.outPath, reportPath: at(`${tag}-${streaming}.report.json`) },
+      streaming ? { counting: 'streaming' } : {},
+    );
+    const manifest = readFileSync(r.manifestPath, 'utf8');
+    return { csv: readFileSync(spec.outPath), report: r.report, manifest };
+  } finally {
+    ledger.close();
+  }
+}
+
+describe('a raw release counted by DuckDB = the streaming release, byte for byte', () => {
+  it.each([
+    ['a CSV with a header', 'header', true],
+    ['a CSV without a header', 'plain', false],
+  ])('%s', async (_, tag, header) => {
+    mkdirSync(path.join(dir, tag), { recursive: true });
+    const file = path.join(dir, tag, 'data.csv');
+    writeFileSync(file, messy(1200, header));
+    const names = header
+      ? ['age', 'joined', 'city', 'band', 'hours']
+      : ['column_1', 'column_2', 'column_3', 'column_4', 'column_5'];
+    const counted = await release(file, names, tag, false);
+    const streamed = await release(file, names, tag, true);
+    expect(counted.report.counting).toEqual({ by: 'duckdb' });
+    expect(streamed.report.counting).toEqual({ by: 'streaming', why: 'asked for' });
+    expect(counted.csv.equals(streamed.csv)).toBe(true);
+    expect(counted.manifest).not.toContain('duckdb');
+  });
+
+  it('a row of another width: streamed (the reason in the report only), the same release as asked-for streaming', async () => {
+    mkdirSync(path.join(dir, 'ragged'), { recursive: true });
+    const file = path.join(dir, 'ragged', 'data.csv');
+    writeFileSync(file, `${messy(600, true)}40,x\n`);
+    const names = ['age', 'joined', 'city', 'band', 'hours'];
+    const fallback = await release(file, names, 'ragged', false);
+    const streamed = await release(file, names, 'ragged', true);
+    expect(fallback.report.counting).toMatchObject({ by: 'streaming', why: expect.stringMatching(/DuckDB/) });
+    expect(fallback.csv.equals(streamed.csv)).toBe(true);
+  });
+});
