@@ -37,7 +37,7 @@ type Case = [string, Partial<RapOptions>, { evaluate?: boolean }];
 
 const cases: Case[] = [
   ['query mode, adaptive', { mode: 'query', rounds: 3, perRound: 4 }, { evaluate: true }],
-  ['query mode, one round', { mode: 'query', rounds: 1, perRound: 42 }, {}],
+  ['query mode, non-adaptive (every query at once)', { mode: 'query', rounds: 1, perRound: 100 }, {}],
   [
     'query mode with the relative-error pass',
     { mode: 'query', rounds: 2, perRound: 4, certify: { zeta: 0.25, share: 0.3 } },
@@ -103,6 +103,23 @@ describe('a run on exact tables instead of rows', () => {
     expect(fromTables.synthetic.n).toBe(fromRows.synthetic.n);
     expect(fromTables.synthetic.codes).toEqual(fromRows.synthetic.codes);
     expect(numbers(fromTables.report)).toEqual(numbers(fromRows.report));
+    if (o.mode === 'query') expect(fromRows.report.adaptive).toBe(o.perRound !== 100);
+    if (o.tablePlan) expect(fromRows.report.tableMode?.strategy).toBe(o.tablePlan);
+  });
+
+  it("with discovery's paid one-ways (table mode skips measuring them): the same as from the rows", async () => {
+    const paid = (size: number) => ({
+      values: Float64Array.from({ length: size }, (_, i) => (i + 1) / ((size * (size + 1)) / 2)),
+      variances: new Float64Array(size).fill(1e-4),
+    });
+    const paidOneWays = [paid(3), null, paid(4), null, paid(3)];
+    for (const tablePlan of ['direct', 'adaptive'] as const) {
+      const o = { mode: 'table' as const, tablePlan, rounds: 3, perRound: 2 };
+      const fromRows = await runRap({ ...input(data, o, false), paidOneWays });
+      const fromTables = await runRap({ ...input(counted(false), o, false), paidOneWays });
+      expect(fromTables.synthetic.codes).toEqual(fromRows.synthetic.codes);
+      expect(numbers(fromTables.report)).toEqual(numbers(fromRows.report));
+    }
   });
 
   it('refuses, before any noise, counted data missing a table the run reads, naming it', async () => {

@@ -6,8 +6,10 @@
  * host → child:  start (once, after `ready`), cancel
  * child → host:  ready, progress*, then exactly one of done | cancelled | error
  *
- * The encoded dataset travels inside `start` as typed arrays (structured clone: Node's
- * `serialization: 'advanced'` or Electron's utilityProcess). The host sends it only after the
+ * The private data travels inside `start` as typed arrays (structured clone: Node's
+ * `serialization: 'advanced'` or Electron's utilityProcess): the encoded rows, or their exact
+ * tables (a Map of Float64Arrays, data/counted.ts), checked here for shape, counts and
+ * completeness (every table requiredFeatureSets lists for the request). The host sends it only after the
  * ledger reserved the budget, so the child never sees private data before the spend is counted.
  */
 import { z } from 'zod';
