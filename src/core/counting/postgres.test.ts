@@ -150,6 +150,22 @@ describe.skipIf(!URL_)('counting pushed down into PostgreSQL (RAP_TEST_POSTGRES)
     });
   });
 
+  it('a cancel stops the running query in the server, and the call ends with the abort', async () => {
+    const cancel = new AbortController();
+    const started = Date.now();
+    const slow = withPostgres(src, (c) => c.query("SELECT pg_sleep(60), 'rap-cancel-probe'"), cancel.signal);
+    setTimeout(() => cancel.abort(), 300);
+    await expect(slow).rejects.toMatchObject({ name: 'AbortError' });
+    // Well before the minute the query would take.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const running = await withPostgres(src, (c) =>
+      c.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%rap-cancel-probe%' AND state = 'active' AND pid <> pg_backend_pid()",
+      ),
+    );
+    expect(running.rows[0].n).toBe(0);
+  });
+
   it('the catalogue gives the columns in order; a missing table is refused naming it', async () => {
     await withPostgres(src, async (c) => {
       expect(await tableColumns(c, src)).toEqual(['age', 'city', 'score']);

@@ -100,7 +100,37 @@ export const CONNECT_TIMEOUT_MS = 15_000;
  * Runs `job` on a connection to the source's database; closed on every way out. `host` may be a
  * Unix socket folder (libpq's rule: a host starting with '/').
  */
-export async function withPostgres<T>(src: PostgresSource, job: (client: Client) => Promise<T>): Promise<T> {
+export async function withPostgres<T>(
+  src: PostgresSource,
+  job: (client: Client) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  signal?.throwIfAborted();
+  const client = await connect(src);
+  // A cancel stops the running query in the server (pg_cancel_backend from a second connection):
+  // a long count over a large table is not waited for.
+  let onAbort: (() => void) | undefined;
+  try {
+    if (signal) {
+      const [[pid]] = (await client.query({ text: 'SELECT pg_backend_pid()', rowMode: 'array' })).rows as [
+        [number],
+      ];
+      onAbort = () => void cancelBackend(src, pid);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const out = await job(client);
+    signal?.throwIfAborted();
+    return out;
+  } catch (err) {
+    signal?.throwIfAborted();
+    throw err;
+  } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    await client.end();
+  }
+}
+
+async function connect(src: PostgresSource): Promise<Client> {
   const { Client } = (await import('pg')).default;
   const client = new Client({
     database: src.database,
@@ -120,10 +150,20 @@ export async function withPostgres<T>(src: PostgresSource, job: (client: Client)
       { field: 'data' },
     );
   }
+  return client;
+}
+
+/** Asks the server to cancel backend `pid`'s running query; a failure leaves the query to finish. */
+async function cancelBackend(src: PostgresSource, pid: number): Promise<void> {
   try {
-    return await job(client);
-  } finally {
-    await client.end();
+    const c = await connect(src);
+    try {
+      await c.query('SELECT pg_cancel_backend($1)', [pid]);
+    } finally {
+      await c.end();
+    }
+  } catch {
+    // The cancel is best effort: the run is aborted either way once the query returns.
   }
 }
 

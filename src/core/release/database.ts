@@ -264,39 +264,44 @@ export async function discoverAndCountDatabase(
   n: number,
   noise: NoiseSource,
   featureSets: (schema: Schema) => readonly (readonly number[])[],
+  signal?: AbortSignal,
 ): Promise<DatabaseCounts> {
-  return withPostgres(src, async (client) => {
-    // Query 1: every released column's histogram (discovery reads the undeclared ones).
-    const names = plan ? plan.header : declared.columns.map((c) => c.name);
-    const histograms = await columnHistograms(client, src, names);
-    if (histograms.n !== n) throw tableChanged(src, n, histograms.n);
-    let discovery: DiscoveredSchema | null = null;
-    let schema = declared;
-    if (plan) {
-      const found = await discoverFromHistograms(src.location, plan.header, async () => histograms, {
-        rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
-        delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
-        noise,
-        declared: plan.declared,
-        trim: false,
-        ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
-        ...(plan.formats ? { formats: plan.formats } : {}),
-      });
-      const { histograms: _, ...rest } = found;
-      discovery = rest;
-      schema = rest.schema;
-    }
-    // Without discovery every column is as declared: used exactly, a stray value refused (validate checked).
-    const rule: OutOfDomainRule = plan ? OUT_OF_DOMAIN : 'reject';
-    // The schema the engine's codes are over: "(other)" where a discovered column takes it (load.ts's rule).
-    const encoded = withOtherCategory(schema, rule);
-    // Query 2: exactly the tables the engine reads, over the encoded codes.
-    const sets = uniqueSorted(featureSets(encoded));
-    const counted = await countOnPostgres(client, src, encoded, sets, { outOfDomain: rule, trim: false });
-    if (counted.n !== n) throw tableChanged(src, n, counted.n);
-    const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
-    return { discovery, data: { kind: 'counted', schema: encoded, n, tables }, histograms };
-  });
+  return withPostgres(
+    src,
+    async (client) => {
+      // Query 1: every released column's histogram (discovery reads the undeclared ones).
+      const names = plan ? plan.header : declared.columns.map((c) => c.name);
+      const histograms = await columnHistograms(client, src, names);
+      if (histograms.n !== n) throw tableChanged(src, n, histograms.n);
+      let discovery: DiscoveredSchema | null = null;
+      let schema = declared;
+      if (plan) {
+        const found = await discoverFromHistograms(src.location, plan.header, async () => histograms, {
+          rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
+          delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
+          noise,
+          declared: plan.declared,
+          trim: false,
+          ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
+          ...(plan.formats ? { formats: plan.formats } : {}),
+        });
+        const { histograms: _, ...rest } = found;
+        discovery = rest;
+        schema = rest.schema;
+      }
+      // Without discovery every column is as declared: used exactly, a stray value refused (validate checked).
+      const rule: OutOfDomainRule = plan ? OUT_OF_DOMAIN : 'reject';
+      // The schema the engine's codes are over: "(other)" where a discovered column takes it (load.ts's rule).
+      const encoded = withOtherCategory(schema, rule);
+      // Query 2: exactly the tables the engine reads, over the encoded codes.
+      const sets = uniqueSorted(featureSets(encoded));
+      const counted = await countOnPostgres(client, src, encoded, sets, { outOfDomain: rule, trim: false });
+      if (counted.n !== n) throw tableChanged(src, n, counted.n);
+      const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
+      return { discovery, data: { kind: 'counted', schema: encoded, n, tables }, histograms };
+    },
+    signal,
+  );
 }
 
 /** Ascending features, each set once (the counted data's table keys). */

@@ -748,6 +748,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         reserved.facts.rows,
         discoveryNoise(spec),
         (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
+        signal,
       );
       discovery = found.discovery;
       loaded = {
