@@ -286,6 +286,24 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
     });
   });
 
+  it("workload default --data postgres://…: every 2-way marginal over the table's columns (catalogue only)", async () => {
+    const r = await runInProcess([
+      'workload',
+      'default',
+      '--data',
+      url,
+      '--exclude',
+      'income',
+      '--out',
+      'w-pg.json',
+    ]);
+    expect(r.stderr).not.toContain('rap-studio: --');
+    expect(r.code).toBe(0);
+    const w = JSON.parse(readFileSync(path.join(dir, 'w-pg.json'), 'utf8'));
+    const named = new Set(w.thresholds.flatMap((t: { features: string[] }) => t.features));
+    expect([...named].sort()).toEqual(['age', 'city', 'smoker']);
+  });
+
   it('--dry-run: the plan from the catalogue and the row count, nothing reserved', async () => {
     const ledger = path.join(dir, 'dry.sqlite');
     const r = await runInProcess(synth(url, ledger, 'dry.csv', ['--dry-run']));
