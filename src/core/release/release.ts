@@ -751,6 +751,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         signal,
       );
       discovery = found.discovery;
+      counting = { by: 'postgresql' };
       loaded = {
         kind: 'counted',
         dataset: found.data,

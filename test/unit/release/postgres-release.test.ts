@@ -203,6 +203,8 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
     const pgManifest = manifest('pg.out.manifest.json');
     expect(pgManifest.schema).toEqual(manifest('csv.out.manifest.json').schema);
     expect(pgManifest.dataset).toMatchObject({ rows: N, source: { kind: 'postgresql-table' } });
+    // The curator's private report says where the counts came from.
+    expect(manifest('pg.out.REPORT.private.json').counting).toEqual({ by: 'postgresql' });
     // The budget applies as to a file: the ledger's dataset for the table counts its rows and spent ε.
     withLedger(pgLedger, (l) => {
       const [spent] = l.releases();
