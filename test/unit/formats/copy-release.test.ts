@@ -1,11 +1,13 @@
 /**
- * A Parquet file and an Excel workbook (.xlsx) as the private source, through the real CLI
- * (`rap-studio synth`, the release pipeline): each releases the same seeded CSV and domain as the
- * CSV it copies, the ledger counts its rows, and a corrupt file of each is refused with a message
- * naming it before anything is reserved. The copies are made by the tests (DuckDB writes the
- * Parquet file; data/formats/testing.ts the workbook).
+ * A Parquet file, an Excel workbook (.xlsx), a Stata file (.dta) and a SAS data set (.sas7bdat)
+ * as the private source, through the real CLI (`rap-studio synth`, the release pipeline): each
+ * releases the same seeded CSV and domain as the CSV it copies, the ledger counts its rows, and a
+ * corrupt file of each is refused with a message naming it before anything is reserved. The
+ * Parquet and .xlsx copies are made by the tests (DuckDB writes the Parquet file;
+ * data/formats/testing.ts the workbook); the Stata and SAS copies were written once by pandas and
+ * R haven (fixtures/make-fixtures.*) and are checked to hold the same table as the test's CSV.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,15 @@ import { CLI_TIMEOUT, runCli, withLedger } from '../cli/helpers.ts';
 
 let dir: string;
 const N = 300;
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+
+/** Copies a fixture written by another program, after checking it was made from this CSV. */
+function fixtureCopy(name: string) {
+  return async (from: string, to: string) => {
+    expect(readFileSync(from, 'utf8')).toBe(readFileSync(path.join(FIXTURES, 'people.csv'), 'utf8'));
+    copyFileSync(path.join(FIXTURES, name), to);
+  };
+}
 
 function csv(): string {
   const lines = ['age,city,income,smoker'];
@@ -55,6 +66,21 @@ const FORMATS = [
     },
     broken: Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(64, 7)]),
     refusal: 'not a readable Excel workbook (.xlsx)',
+  },
+  {
+    name: 'a Stata file (release 118, written by pandas)',
+    ext: 'dta',
+    copy: fixtureCopy('people-118.dta'),
+    broken: Buffer.concat([Buffer.from('<stata_dta><header><release>118</release>'), Buffer.alloc(64, 7)]),
+    refusal: 'not a readable Stata data file (.dta)',
+  },
+  {
+    name: 'a SAS data set (written by R haven)',
+    ext: 'sas7bdat',
+    copy: fixtureCopy('people.sas7bdat'),
+    // A truncated copy: the header promises pages that are not there.
+    broken: readFileSync(path.join(FIXTURES, 'people.sas7bdat')).subarray(0, 3000),
+    refusal: 'not a readable SAS data set (.sas7bdat)',
   },
 ] as const;
 

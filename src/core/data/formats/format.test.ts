@@ -25,14 +25,15 @@ describe('table formats by file name', () => {
   });
 
   it.each([
-    'survey.dta',
-    'survey.sas7bdat',
-  ])('%s: refused with a message naming it and what to do', async (name) => {
+    ['survey.dta', 'not a readable Stata data file (.dta)'],
+    ['survey.sas7bdat', 'not a readable SAS data set (.sas7bdat)'],
+  ])('%s that is not one: refused with a message naming it and what to do', async (name, refusal) => {
     const file = dir.file(name, 'not read');
     const err = await readFormatRecords(file, () => {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as Error).message).toContain(file);
-    expect((err as Error).message).toContain('Export the table as CSV or Parquet');
+    expect((err as Error).message).toContain(refusal);
+    expect((err as Error).message).toContain('or export the table as CSV');
   });
 });
 

@@ -25,11 +25,10 @@ export function hasOwnHeader(file: string): boolean {
   return tableFormat(file) !== 'csv';
 }
 
-/** Formats this build cannot read yet: a clear refusal naming the file and what to do. */
+/** A format `readFormatRecords` has no reader for (CSV goes through the streaming text reader). */
 export function unsupportedFormat(file: string, format: TableFormat): InputError {
   return new InputError(
-    `${file}: ${format} files are not read by this version of RAP Studio (no maintained reader installs offline ` +
-      'here). Export the table as CSV or Parquet and release that file.',
+    `${file}: ${format} files are not read here. Export the table as CSV or Parquet and release that file.`,
     { file },
   );
 }
