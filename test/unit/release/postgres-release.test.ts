@@ -255,6 +255,35 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
     });
   });
 
+  it('a declared schema without discovery: the same seeded CSV as from the CSV, the declared columns only', async () => {
+    writeFileSync(
+      path.join(dir, 'declared.json'),
+      JSON.stringify({
+        version: 1,
+        origin: 'declared',
+        columns: [
+          { name: 'city', kind: 'categorical', categories: ['Lima', 'Oslo', 'Pune'] },
+          { name: 'smoker', kind: 'categorical', categories: ['daily', 'never'] },
+        ],
+      }),
+    );
+    const declared = (data: string, name: string, extra: string[] = []) =>
+      synth(data, path.join(dir, `${name}.sqlite`), `${name}.csv`, [
+        '--schema',
+        'declared.json',
+        ...extra,
+      ]).map((a) => (a === 'w.json' ? 'w-declared.json' : a));
+    const fromCsv = await runInProcess(declared('p.csv', 'declared-csv', ['--header', 'yes']));
+    expect(fromCsv.stderr).not.toContain('rap-studio:');
+    expect(fromCsv.code).toBe(0);
+    const fromPg = await runInProcess(declared(url, 'declared-pg'));
+    expect(fromPg.stderr).not.toContain('rap-studio:');
+    expect(fromPg.code).toBe(0);
+    const pgCsv = readFileSync(path.join(dir, 'declared-pg.csv'), 'utf8');
+    expect(pgCsv.split(/\r?\n/)[0]).toBe('city,smoker');
+    expect(pgCsv).toBe(readFileSync(path.join(dir, 'declared-csv.csv'), 'utf8'));
+  });
+
   it('ledger set-cap --dataset postgres://… caps the table; synth then spends that cap', async () => {
     const ledger = path.join(dir, 'set-cap.sqlite');
     const cap = await runInProcess([
