@@ -38,6 +38,19 @@ describe('a PostgreSQL source URL', () => {
     expect(s.location).toBe('postgres://db.example.org:5433/hospital?table=care.visits');
   });
 
+  it('no host (the Unix socket or PGHOST), and an IPv6 host without its URL brackets', () => {
+    expect(parsePostgresSource('postgres:///hospital?table=visits')).toMatchObject({
+      host: undefined,
+      database: 'hospital',
+      location: 'postgres:///hospital?table=visits',
+    });
+    expect(parsePostgresSource('postgresql://[::1]:5433/h?table=t')).toMatchObject({
+      host: '::1',
+      port: 5433,
+      location: 'postgres://[::1]:5433/h?table=t',
+    });
+  });
+
   it('a password in the URL is refused, and not repeated in the message', () => {
     const text = 'postgres://curator:s3cret@db/hospital?table=visits';
     let err: unknown;

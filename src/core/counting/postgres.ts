@@ -76,10 +76,11 @@ export function parsePostgresSource(text: string): PostgresSource {
     });
   }
   const [schema, table] = parts.length === 2 ? [parts[0], parts[1]] : [undefined, parts[0]];
-  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname);
+  // An IPv6 literal is bracketed in a URL ([::1]), not in the client's host.
+  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname.replace(/^\[(.*)\]$/, '$1'));
   const port = url.port === '' ? undefined : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
-  const location = `postgres://${host ?? ''}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
+  const location = `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
   const display = user ? location.replace('postgres://', `postgres://${user}@`) : location;
   return { host, port, database, user, schema, table, display, location };
 }
