@@ -13,6 +13,13 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
 import { type CountedLoad, type CountedSource, type Counting, discoverAndCount } from './counted-source.ts';
 
+/**
+ * The checks before the reservation found rows of another width: DuckDB (strict mode off, for
+ * mixed line ends) would read a LONGER row as a record, its extra fields dropped, where the
+ * streaming reader keeps the row as missing values; so such a file is streamed.
+ */
+export const RAGGED_ROWS = 'rows of another width (kept as missing values, as the streaming reader does)';
+
 export type PrivateRead =
   | {
       readonly counting: Extract<Counting, { by: 'duckdb' }>;
@@ -34,8 +41,8 @@ export async function readRowLevelSource(
     readonly header?: boolean;
     readonly signal?: AbortSignal;
     readonly duckdb?: DuckDbOptions;
-    /** 'streaming': the streaming reader even where DuckDB could count (tests compare the two). */
-    readonly only?: 'streaming';
+    /** Why the streaming reader counts even where DuckDB could (the checks found why; tests). */
+    readonly streaming?: string;
   } = {},
 ): Promise<PrivateRead> {
   const stream = {
@@ -43,8 +50,8 @@ export async function readRowLevelSource(
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
   const c: CountedSource =
-    opts.only === 'streaming'
-      ? { counting: { by: 'streaming', why: 'asked for' } }
+    opts.streaming !== undefined
+      ? { counting: { by: 'streaming', why: opts.streaming } }
       : await discoverAndCount(plan, n, noise, featureSets, {
           ...stream,
           ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),

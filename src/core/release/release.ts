@@ -47,7 +47,7 @@ import { APP_VERSION } from '../version.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
-import { readRowLevelSource } from './counted-run.ts';
+import { RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
 import type { CountedLoad, Counting } from './counted-source.ts';
 import {
   checkDatabaseSpec,
@@ -210,6 +210,12 @@ type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
 export type Validated = After<Prepared, 'validated'> & {
   /** null with discovery: the data is encoded after discovery, after the reservation. */
   readonly loaded: LoadResult | null;
+  /**
+   * Why the run must count a raw source with the streaming reader, found by the checks (rows of
+   * another width: DuckDB would read a longer one as a record, the streaming reader keeps it as
+   * missing values). Private: steers the run only, never written.
+   */
+  readonly streamingOnly?: string;
 };
 
 type Awaitable<T> = T | Promise<T>;
@@ -617,7 +623,12 @@ export async function validate(
     // A column past discovery's distinct-value limit is refused now, not after the reservation.
     const read = await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
     warnKeptAsMissing(read.keptAsMissing, source.path, warn);
-    return { ...prepared, stage: 'validated', loaded: null };
+    return {
+      ...prepared,
+      stage: 'validated',
+      loaded: null,
+      ...(read.keptAsMissing.length > 0 ? { streamingOnly: RAGGED_ROWS } : {}),
+    };
   }
   const choice = readChoice(prepared.spec);
   const loaded = await loadCsv(source.path, {
@@ -773,7 +784,12 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
             ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
             ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
           }),
-        { ...header, ...(signal ? { signal } : {}), ...(hooks.counting ? { only: hooks.counting } : {}) },
+        {
+          ...header,
+          ...(signal ? { signal } : {}),
+          ...(hooks.counting ? { streaming: 'asked for' } : {}),
+          ...(reserved.streamingOnly ? { streaming: reserved.streamingOnly } : {}),
+        },
       );
       loaded = 'counted' in read ? read.counted : read.loaded;
       discovery = read.discovery;
