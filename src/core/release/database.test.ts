@@ -8,12 +8,56 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../counting/postgres.ts';
 import { SCHEMA_VERSION } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
+import { MAX_DISTINCT_TEXTS } from '../discovery/profile.ts';
 import { discoverAndLoad, planRawSource } from '../discovery/raw-source.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { contingencyTable } from '../workload/exact.ts';
-import { discoverAndCountDatabase } from './database.ts';
+import { checkDatabaseValues, discoverAndCountDatabase } from './database.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
+
+describe("a database source's values, checked for the curator before the reservation", () => {
+  const src = parsePostgresSource('postgres://db/hospital?table=visits');
+  const many = (text: (i: number) => string) =>
+    new Map(Array.from({ length: MAX_DISTINCT_TEXTS + 1 }, (_, i) => [text(i), 1]));
+  const n = MAX_DISTINCT_TEXTS + 1;
+
+  it('a column with more distinct texts than discovery counts is refused, naming it', () => {
+    const histograms = { n, columns: new Map([['id', many((i) => `p${i}`)]]) };
+    expect(() => checkDatabaseValues(src, histograms, [], ['id'], n, 1)).toThrow(
+      'postgres://db/hospital?table=visits, column "id": more than 100,000 distinct values, not all numbers',
+    );
+  });
+
+  it('as many distinct numbers pass when level 1 surely calls them numeric, and are refused when it may not', () => {
+    const histograms = { n, columns: new Map([['amount', many((i) => String(i / 7))]]) };
+    expect(() => checkDatabaseValues(src, histograms, [], ['amount'], n, 1)).not.toThrow();
+    expect(() => checkDatabaseValues(src, histograms, [], ['amount'], n, n)).toThrow('too few of them');
+  });
+
+  it('a value a declared column cannot hold is refused with its count; a changed row count too', () => {
+    const declared = [{ name: 'sex', kind: 'categorical' as const, categories: ['F', 'M'], missing: false }];
+    const histograms = {
+      n: 10,
+      columns: new Map([
+        [
+          'sex',
+          new Map([
+            ['F', 4],
+            ['M', 3],
+            ['X', 3],
+          ]),
+        ],
+      ]),
+    };
+    expect(() => checkDatabaseValues(src, histograms, declared, [], 10, 0)).toThrow(
+      'column "sex": the value "X" is not among its declared categories. 3 of the 10 rows',
+    );
+    expect(() => checkDatabaseValues(src, histograms, declared, [], 11, 0)).toThrow(
+      'the table had 11 rows and now has 10',
+    );
+  });
+});
 
 const day = (d: number) => new Date(Date.UTC(2019, 5, 1) + d * 86_400_000).toISOString().slice(0, 10);
 
