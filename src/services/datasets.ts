@@ -190,7 +190,12 @@ export async function applySchema(ctx: ServiceContext, ds: OpenedDataset, schema
       file: ds.fileName,
     });
   }
-  ds.loaded = loaded;
+  // Columns set aside for their category limit stay so (a schema given to loadCsv sets none
+  // aside): the curator's choice for them — left out, the identifier — still applies.
+  const setAside = ds.loaded.summary.overLimit.filter(
+    (o) => !schema.columns.some((c) => c.name === o.column),
+  );
+  ds.loaded = { ...loaded, summary: { ...loaded.summary, overLimit: setAside } };
   ds.schema = schema;
 }
 

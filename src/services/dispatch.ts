@@ -79,6 +79,7 @@ const settings = z
     unitColumn: z.string().max(1000).optional(),
     rowsPerPerson: field.optional(),
     exclude: z.array(feature).max(10_000).optional(),
+    hierarchy: z.array(z.string().max(2000)).max(10_000).optional(),
   })
   .strict();
 

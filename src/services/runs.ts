@@ -156,6 +156,7 @@ export function appReleaseSpec(ds: AppReleaseInputs, parsed: ParsedSettings): re
     schema: ds.schema,
     header: ds.header,
     undeclared: domainPlan(ds.schema, parsed.domain) === 'discover' ? 'discover' : 'as-read',
+    ...(parsed.hierarchies && { hierarchies: parsed.hierarchies }),
   });
   return releaseSpec(parsed, {
     source,

@@ -5,11 +5,17 @@
  * one the run will use.
  */
 
+import type { Hierarchy } from '../core/data/hierarchy.ts';
 import type { Schema } from '../core/data/schema.ts';
-import { discoveryPerColumn, splitBudget } from '../core/discovery/budget-split.ts';
+import {
+  discoveryForColumn,
+  discoveryPerColumn,
+  discoveryShares,
+  splitBudget,
+} from '../core/discovery/budget-split.ts';
 import { DEFAULT_DISCOVERY_SHARE } from '../core/discovery/discover.ts';
 import { declaredColumns, NOT_DP_OVERRIDE, notDpColumns, notDpRefusal } from '../core/discovery/not-dp.ts';
-import { discoveryLossPreview } from '../core/discovery/preview.ts';
+import { discoveryLossPreview, hierarchyPreview } from '../core/discovery/preview.ts';
 import { certifyPlan } from '../core/engine/certify.ts';
 import { defaultOptions } from '../core/engine/defaults.ts';
 import { publicPlan } from '../core/engine/public-plan.ts';
@@ -21,6 +27,7 @@ import { warnings as warnings_ } from '../core/release/messages.ts';
 import { PERSON_DEFAULT_DELTA, type UnitSpec, workloadWithoutUnit } from '../core/release/person.ts';
 import type { EngineOverrides } from '../core/release/release.ts';
 import {
+  parseHierarchies,
   parseRunSettings,
   type RunSettings,
   type RunSettingsText,
@@ -44,6 +51,8 @@ export interface ParsedSettings extends RunSettings {
   readonly allowNonPrivateDomain: boolean;
   /** One person, several rows: the identifier column and k (release/person.ts); absent: per row. */
   readonly unit?: UnitSpec;
+  /** Columns marked as hierarchical codes (the CLI's --hierarchy, by parseHierarchies). */
+  readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
 }
 
 export const INSECURE_SEED_NOTE =
@@ -88,6 +97,15 @@ export function parseSettings(input: RunSettingsInput): {
       fieldProblems.push({ field: 'rowsPerPerson', message: (err as Error).message });
     }
   }
+  // Hierarchical codes: the CLI's --hierarchy entries, by the same parser and messages.
+  let hierarchies: Record<string, Hierarchy> | undefined;
+  if (input.hierarchy && input.hierarchy.length > 0) {
+    try {
+      hierarchies = parseHierarchies(input.hierarchy);
+    } catch (err) {
+      fieldProblems.push({ field: 'hierarchy', message: (err as Error).message });
+    }
+  }
   if (!settings || fieldProblems.length > 0) return { problems: fieldProblems };
   const domain = input.domain ?? 'discover';
   const allowNonPrivateDomain = input.allowNonPrivateDomain === true;
@@ -95,7 +113,13 @@ export function parseSettings(input: RunSettingsInput): {
     ? undefined
     : { column: input.unitColumn.trim(), bound: rowsPerPerson };
   return {
-    parsed: { ...settings, domain, allowNonPrivateDomain, ...(unit ? { unit } : {}) },
+    parsed: {
+      ...settings,
+      domain,
+      allowNonPrivateDomain,
+      ...(unit ? { unit } : {}),
+      ...(hierarchies ? { hierarchies } : {}),
+    },
     problems: fieldProblems,
   };
 }
@@ -155,12 +179,14 @@ export function domainPlan(schema: Schema, choice: DomainChoice): 'declared' | '
 /**
  * Each column's domain at release and its cost, from the same split the release uses
  * (discovery/budget-split.ts): splitBudget for discovery's share of ρ, discoveryPerColumn for its
- * equal split over the discovered (undeclared) columns. Declared columns are free.
+ * equal split over the discovered (undeclared) columns — a hierarchical one takes a share per
+ * level (discoveryForColumn), and its "(other)" bar is its top level's. Declared columns are free.
  */
 function columnsAtRelease(
   schema: Schema,
   mode: ReturnType<typeof domainPlan>,
   budget: { readonly epsilon: number; readonly delta: number } | null,
+  hierarchies: Readonly<Record<string, Hierarchy>> = {},
 ): { columns: ColumnReleaseView[]; discovery: RunPlanView['discovery'] } {
   const declared = new Set(declaredColumns(schema).map((c) => c.name));
   const names = schema.columns.map((c) => c.name);
@@ -173,13 +199,21 @@ function columnsAtRelease(
   if (!budget)
     return { columns: each((name) => ({ name, domain: 'discovered', cost: null })), discovery: null };
   const split = splitBudget(budget.epsilon, budget.delta, DEFAULT_DISCOVERY_SHARE, true);
-  const perColumn = discoveryPerColumn(split, undeclared.length);
-  // The same split for every discovered column: one preview serves them all.
-  const [preview] = discoveryLossPreview(split, undeclared);
+  // Only the discovered columns' hierarchies take shares (a declared one is encoded exactly).
+  const marked = Object.fromEntries(Object.entries(hierarchies).filter(([n]) => undeclared.includes(n)));
+  const perColumn = discoveryPerColumn(split, discoveryShares(undeclared, marked).total);
+  // The same split for every plain discovered column: one preview serves them all.
+  const [preview] = discoveryLossPreview(split, undeclared, marked);
   const mergeBelow = preview?.mergeBelow ?? 0;
-  const cost = { ...perColumn, shareOfRho: perColumn.rho / split.rho, mergeBelow };
+  const costOf = (name: string) => {
+    const c = discoveryForColumn(split, undeclared, marked, name);
+    const bar = Object.hasOwn(marked, name)
+      ? hierarchyPreview(split, undeclared, marked, name)[0].mergeBelow
+      : mergeBelow;
+    return { ...c, shareOfRho: c.rho / split.rho, mergeBelow: bar };
+  };
   return {
-    columns: each((name) => ({ name, domain: 'discovered', cost })),
+    columns: each((name) => ({ name, domain: 'discovered', cost: costOf(name) })),
     discovery: {
       share: DEFAULT_DISCOVERY_SHARE,
       columns: undeclared.length,
@@ -294,6 +328,7 @@ export function planView(inputs: PlanInputs): RunPlanView {
     p.schema,
     mode,
     parsed && delta !== null ? { epsilon: parsed.epsilon, delta } : null,
+    parsed?.hierarchies,
   );
   if (!parsed || delta === null)
     return refuse(`Fix the settings first: ${problems[0].message}.`, 'settings', { columns });

@@ -226,6 +226,12 @@ export interface RunSettingsInput extends Readonly<Partial<Record<TextSettingNam
   /** Columns left out of the release (the Schema step's "leave out"): never read, no cost. */
   readonly exclude?: readonly string[];
   /**
+   * Columns marked as hierarchical codes (the Schema step's "hierarchical code"), as the CLI's
+   * --hierarchy entries: `COLUMN=LEVELS`, LEVELS a preset (icd10, postcode, naics) or prefix
+   * lengths (`1,3,full`), with `,full-codes` to decode to released full codes.
+   */
+  readonly hierarchy?: readonly string[];
+  /**
    * The dataset picker: whose budget this file spends when it looks like a dataset the ledger
    * knows (RunPlanView.ledgerMatches): a known dataset's name, or a new dataset of its own.
    * Unset, such a file is refused before anything is spent.

@@ -3,8 +3,10 @@
  * file whose identifier and a free-text code have more distinct values than the screens' category
  * limit. Opening it refuses nothing: the Schema step shows each such column with a notice and a
  * one-click choice; the curator marks patient_id the identifier, leaves visit_code out (one
- * click each) and leaves age out with the column's role, then releases. The released CSV and the
- * manifest hold none of the three.
+ * click each) and leaves age out with the column's role, marks diagnosis as an ICD-10 code in the
+ * column editor (issue 28, hierarchical codes, here at the person level), then releases. The
+ * released CSV and the manifest hold none of the three left out; diagnosis comes out at its
+ * released levels (letters and 3-character categories) and the ledger names its hierarchy.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
-import { openApp, openFile, prepareRun, shot, startRun } from './ui.ts';
+import { openApp, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-columns-'));
 const FILE = join(dir, 'visits.csv');
@@ -66,6 +68,16 @@ describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
     await expect(page.getByTestId('schema-release-age').getAttribute('data-domain')).resolves.toBe(
       'leave-out',
     );
+    // diagnosis as a hierarchical code (the column editor): the plan costs it one share per level.
+    const costBefore = await page.getByTestId('schema-cost-diagnosis').textContent();
+    await page.getByTestId('schema-edit-diagnosis').click();
+    await page.getByTestId('schema-edit-hierarchy').selectOption('icd10');
+    await page.getByTestId('schema-edit-save').click();
+    await expect(page.getByTestId('schema-hierarchy-diagnosis').textContent()).resolves.toContain('icd10');
+    for (let tries = 0; (await textNow(page, 'schema-cost-diagnosis')) === costBefore; tries++) {
+      if (tries > 200) throw new Error('the plan did not re-cost diagnosis as a hierarchical code');
+      await page.waitForTimeout(50);
+    }
     await shot(page, 'columns-1-schema');
 
     await prepareRun(page, {
@@ -84,12 +96,16 @@ describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
     const csv = readFileSync(await (await download).path(), 'utf8');
     expect(csv.split(/\r?\n/, 1)[0]).toBe('ward,diagnosis');
     expect(csv).not.toMatch(/P1\d{5}|V\d{4,}/);
+    // Every released diagnosis is a released key of the file's codes: a letter or a category.
+    const levels = new Set(['I', 'I10', 'C', 'C34', 'J', 'J45', 'E', 'E11', '(other)']);
+    for (const line of csv.trim().split(/\r?\n/).slice(1)) expect(levels.has(line.split(',')[1])).toBe(true);
     const manifestDownload = page.waitForEvent('download');
     await page.getByTestId('export-manifest-download').click();
     const text = readFileSync(await (await manifestDownload).path(), 'utf8');
     const manifest = JSON.parse(text);
     expect(manifest.schema.columns.map((c: { name: string }) => c.name)).toEqual(['ward', 'diagnosis']);
     expect(manifest.unit).toMatchObject({ kind: 'person', column: 'patient_id', identifierReleased: false });
+    expect(text).toMatch(/"diagnosis": *"icd10"/);
     expect(text).not.toContain('visit_code');
     expect(text).not.toContain('"age"');
   });

@@ -45,6 +45,12 @@ export interface NumberFormat {
   readonly suffix?: string;
   /** Fixed decimals on output (currency: 2); absent: as many as the value needs. */
   readonly decimals?: number;
+  /**
+   * A Table Schema's `bareNumber: false` with no affix stated: on input any leading and trailing
+   * characters that are not part of the number (a currency, `%`) are dropped (Frictionless's
+   * rule); on output none is written (which one the source used is not known).
+   */
+  readonly anyAffix?: boolean;
 }
 
 export const SECONDS_PER_DAY = 86_400;
@@ -404,6 +410,11 @@ function numberRegex(f: NumberFormat): RegExp {
   return r;
 }
 
+/** Leading characters that cannot start a number in a format with this decimal mark. */
+function affixRegex(decimal: NumberFormat['decimal']): RegExp {
+  return decimal === '.' ? /^[^0-9.+-]+/ : /^[^0-9,+-]+/;
+}
+
 /**
  * The number a cell holds in format f, or undefined. The affixes are optional (a column whose
  * cells mostly say "$" may hold a bare "0"), a sign may stand before or after the prefix, and
@@ -423,7 +434,9 @@ export function parseFormattedNumber(f: NumberFormat, text: string): number | un
   };
   takeSign();
   if (f.prefix && s.startsWith(f.prefix)) s = s.slice(f.prefix.length);
+  if (f.anyAffix) s = s.replace(affixRegex(f.decimal), '');
   takeSign();
+  if (f.anyAffix) s = s.replace(/[^0-9]+$/, '');
   const suffix = f.suffix ?? '';
   if (suffix && s.endsWith(suffix)) s = s.slice(0, -suffix.length);
   else if (suffix.trim() !== suffix && s.endsWith(suffix.trim())) s = s.slice(0, -suffix.trim().length);

@@ -103,6 +103,7 @@ const numberFormatJson = z.strictObject({
   prefix: z.string().max(8).optional(),
   suffix: z.string().max(8).optional(),
   decimals: z.int().min(0).max(20).optional(),
+  anyAffix: z.boolean().optional(),
 });
 
 const numericJson = z.strictObject({

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Column, Schema } from './schema.ts';
+import { formatNumberText, type NumberFormat } from './formats.ts';
+import { type Column, SCHEMA_VERSION, type Schema } from './schema.ts';
 import { parseDeclaredSchema, parseSchemaJson } from './schema-file.ts';
 import {
   DECLARED_BINS,
@@ -17,6 +18,7 @@ import {
 } from './table-schema.ts';
 import { sharedDataset } from './testing.ts';
 import { tableSchemaFromNames } from './uci-names.ts';
+import { numericParser } from './values.ts';
 
 /** Examples from the Table Schema spec (specs.frictionlessdata.io/table-schema) and tableschema-py's tests. */
 const SPEC = {
@@ -335,5 +337,82 @@ describe('a UCI codebook', () => {
       ['class', 'string', ['yes', 'no']],
     ]);
     expect(() => tableSchemaFromNames('a: x.\nyes, no.\n', 'c.names')).toThrow(/c\.names, line 2/);
+  });
+});
+
+describe('locale-formatted numbers (decimalChar, groupChar, bareNumber)', () => {
+  const field = (extra: Record<string, unknown>) => ({
+    fields: [{ name: 'x', type: 'number', constraints: { minimum: 0, maximum: 10_000 }, ...extra }],
+  });
+  const parserOf = (raw: unknown) => {
+    const c = readTableSchema(raw, 't.json').schema.columns[0];
+    if (c.kind !== 'numeric') throw new Error('not numeric');
+    return numericParser(c);
+  };
+
+  it('reads the spec’s number properties: 1.234,50 with decimalChar "," and groupChar "."; €95, 95%, EUR 95 with bareNumber false', () => {
+    const de = parserOf(field({ decimalChar: ',', groupChar: '.' }));
+    expect(de('1.234,50')).toBe(1234.5);
+    expect(de('7,25')).toBe(7.25);
+    expect(de('1,234.50')).toBeUndefined(); // the other locale is not this field's
+    // groupChar "." alone implies the decimal comma.
+    expect(parserOf(field({ groupChar: '.' }))('2.500,5')).toBe(2500.5);
+    const bare = parserOf(field({ groupChar: ',', bareNumber: false }));
+    for (const [text, x] of [
+      ['$4,964.01', 4964.01],
+      ['€95', 95],
+      ['95%', 95],
+      ['EUR 95', 95],
+      ['-$5.5', -5.5],
+      ['12', 12],
+    ] as const)
+      expect(bare(text)).toBe(x);
+    // bareNumber true (the default): a currency sign is not a number.
+    expect(parserOf(field({ groupChar: ',' }))('$4,964.01')).toBeUndefined();
+  });
+
+  it('refuses separators it cannot read, naming the property', () => {
+    expect(() => readTableSchema(field({ decimalChar: ';' }), 't.json')).toThrow(
+      /fields\[0\] \("x"\)\.decimalChar: ";" is not supported/,
+    );
+    expect(() => readTableSchema(field({ decimalChar: ',', groupChar: ',' }), 't.json')).toThrow(
+      /groupChar: "," is not supported with decimalChar ","/,
+    );
+  });
+
+  it('writes a formatted column with decimalChar, groupChar and bareNumber, and reads it back to the same format', () => {
+    const formats: NumberFormat[] = [
+      { decimal: ',', group: '.', suffix: ' €', decimals: 2 },
+      { decimal: '.', group: ',', prefix: '$', decimals: 2 },
+      { decimal: '.', group: '', suffix: '%' },
+      { decimal: ',', group: ' ' },
+      { decimal: ',', group: '.', anyAffix: true },
+    ];
+    for (const numberFormat of formats) {
+      const schema: Schema = {
+        version: SCHEMA_VERSION,
+        origin: 'declared',
+        columns: [
+          {
+            name: 'charge',
+            kind: 'numeric',
+            edges: [0, 100, 5000],
+            integer: false,
+            missing: false,
+            numberFormat,
+          },
+        ],
+      };
+      const written = toTableSchema(schema);
+      const f = written.fields[0];
+      expect(f.decimalChar).toBe(numberFormat.decimal);
+      expect(f.groupChar).toBe(numberFormat.group === '' ? undefined : numberFormat.group);
+      expect(f.bareNumber).toBe(!numberFormat.prefix && !numberFormat.suffix);
+      const back = readTableSchema(JSON.parse(JSON.stringify(written)), 't.json').schema.columns[0];
+      expect(back).toMatchObject({ kind: 'numeric', edges: [0, 100, 5000], numberFormat });
+      // Read without our own property, the spec's properties alone still read the cells written.
+      const { 'rap-studio': _, ...plain } = f;
+      expect(parserOf({ fields: [plain] })(formatNumberText(numberFormat, '1234.5'))).toBe(1234.5);
+    }
   });
 });

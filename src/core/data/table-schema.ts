@@ -22,7 +22,7 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.ts';
-import { formatTemporal, toStrftime } from './formats.ts';
+import { formatTemporal, NUMBER_FORMAT_GROUPS, type NumberFormat, toStrftime } from './formats.ts';
 import {
   type CategoricalColumn,
   type Column,
@@ -95,12 +95,28 @@ const fieldJson = z.looseObject({
   missingValues: z.array(z.string()).optional(),
   trueValues: z.array(z.string()).optional(),
   falseValues: z.array(z.string()).optional(),
+  /** number (and integer, Table Schema v2): the decimal mark, the thousands separator, and whether the cells are bare numbers. */
+  decimalChar: z.string().optional(),
+  groupChar: z.string().optional(),
+  bareNumber: z.boolean().optional(),
   [RAP_KEY]: z
     .looseObject({
       edges: z
         .array(z.number())
         .min(2)
-        .max(MAX_DOMAIN_SIZE + 1),
+        .max(MAX_DOMAIN_SIZE + 1)
+        .optional(),
+      /** Our own Data Package: the exact number format the cells are written in (affixes, decimals). */
+      numberFormat: z
+        .strictObject({
+          decimal: z.enum(['.', ',']),
+          group: z.enum(NUMBER_FORMAT_GROUPS),
+          prefix: z.string().max(8).optional(),
+          suffix: z.string().max(8).optional(),
+          decimals: z.int().min(0).max(20).optional(),
+          anyAffix: z.boolean().optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
@@ -142,6 +158,8 @@ export interface OpenField {
   readonly type: (typeof FIELD_TYPES)[number];
   readonly missing: boolean;
   readonly temporal?: TemporalHint;
+  /** A number field's decimalChar / groupChar / bareNumber: the format its cells are read in. */
+  readonly numberFormat?: NumberFormat;
 }
 
 /** A Table Schema as RAP Studio reads it. */
@@ -262,6 +280,37 @@ function numericBound(v: unknown): number | undefined {
 
 type FieldResult = { readonly column: Column } | { readonly open: OpenField } | { readonly problem: string };
 
+/**
+ * A number or integer field's format: our own Data Package's exact one (`rap-studio.numberFormat`),
+ * else Table Schema's `decimalChar` (default ".", or "," when `groupChar` is "."), `groupChar`
+ * (default none) and `bareNumber` (false: a currency or percent sign around the number is
+ * dropped, anyAffix); undefined when the field states none of them (plain numbers). Throws a
+ * message naming the property RAP Studio cannot read.
+ */
+function numberFormatOf(f: FieldJson, at: string): NumberFormat | undefined {
+  const own = f[RAP_KEY]?.numberFormat;
+  if (own) return own;
+  if (f.decimalChar === undefined && f.groupChar === undefined && f.bareNumber !== false) return undefined;
+  const decimal = f.decimalChar ?? (f.groupChar === '.' ? ',' : '.');
+  const group = f.groupChar ?? '';
+  if (decimal !== '.' && decimal !== ',')
+    throw new Error(`${at}.decimalChar: "${decimal}" is not supported (use "." or ",")`);
+  if (!(NUMBER_FORMAT_GROUPS as readonly string[]).includes(group) || group === decimal) {
+    throw new Error(
+      `${at}.groupChar: "${group}" is not supported with decimalChar "${decimal}" (use ${NUMBER_FORMAT_GROUPS.filter(
+        (g) => g !== '' && g !== decimal,
+      )
+        .map((g) => JSON.stringify(g))
+        .join(', ')})`,
+    );
+  }
+  return {
+    decimal,
+    group: group as NumberFormat['group'],
+    ...(f.bareNumber === false ? { anyAffix: true } : {}),
+  };
+}
+
 function readField(f: FieldJson, at: string, missingValues: readonly string[]): FieldResult {
   if (!SUPPORTED.has(f.type)) {
     return {
@@ -328,10 +377,19 @@ function readField(f: FieldJson, at: string, missingValues: readonly string[]): 
     }
   }
   const numeric = f.type === 'integer' || f.type === 'number' || f.type === 'year';
+  let numberFormat: NumberFormat | undefined;
+  if (f.type === 'integer' || f.type === 'number') {
+    try {
+      numberFormat = numberFormatOf(f, at);
+    } catch (err) {
+      return { problem: (err as Error).message };
+    }
+  }
+  const formatted = numberFormat ? { numberFormat } : {};
   const lo = numericBound(c.minimum);
   const hi = numericBound(c.maximum);
   if (!numeric || lo === undefined || hi === undefined)
-    return { open: { name: f.name, type: f.type, missing } };
+    return { open: { name: f.name, type: f.type, missing, ...formatted } };
   const integer = f.type !== 'number';
   const given = f[RAP_KEY]?.edges;
   if (!(lo < hi || (given !== undefined && lo === hi))) {
@@ -348,7 +406,7 @@ function readField(f: FieldJson, at: string, missingValues: readonly string[]): 
         (integer ? ', and hold an integer in every bin' : ''),
     };
   }
-  return { column: { ...base, kind: 'numeric', edges, integer } satisfies NumericColumn };
+  return { column: { ...base, kind: 'numeric', edges, integer, ...formatted } satisfies NumericColumn };
 }
 
 /**
@@ -426,6 +484,22 @@ export function openFieldsRefusal(file: string, open: readonly OpenField[]): Inp
 }
 
 /**
+ * A locale-formatted column's cells described by Table Schema's number properties: `decimalChar`,
+ * `groupChar` (when it groups thousands) and `bareNumber: false` when a currency or percent sign
+ * is written around the number (the exact affixes, which Table Schema cannot say, are under
+ * `rap-studio.numberFormat`).
+ */
+function numberProperties(f: NumberFormat | undefined): Partial<FieldJson> {
+  if (!f) return {};
+  const affixed = (f.prefix ?? '') !== '' || (f.suffix ?? '') !== '';
+  return {
+    decimalChar: f.decimal,
+    ...(f.group !== '' ? { groupChar: f.group } : {}),
+    bareNumber: !affixed,
+  };
+}
+
+/**
  * The released schema as a Table Schema that reads back to the same domain: categorical → string
  * with `enum`; numeric → integer/number with `minimum`/`maximum` and the exact bins under
  * `rap-studio.edges`; a column with a missing category is not required, and its missing cells are
@@ -473,7 +547,8 @@ export function toTableSchema(schema: Schema): TableSchemaJson {
         ? { ...constraints, minimum: Math.ceil(c.edges[0]), maximum: Math.floor(c.edges[c.edges.length - 1]) }
         : { ...constraints, minimum: c.edges[0], maximum: c.edges[c.edges.length - 1] },
       ...missingValues,
-      [RAP_KEY]: { edges: [...c.edges] },
+      ...numberProperties(c.numberFormat),
+      [RAP_KEY]: { edges: [...c.edges], ...(c.numberFormat ? { numberFormat: { ...c.numberFormat } } : {}) },
     };
   });
   return { fields, missingValues: [...new Set(schema.columns.filter((c) => c.missing).map(written))] };

@@ -29,6 +29,7 @@ import { discoveryForColumn } from './budget-split.ts';
 import { discoverCategorical } from './categorical.ts';
 import { type ColumnFormat, type FormatTest, testFormats } from './formats.ts';
 import { discoverHierarchical, type HierarchicalDiscovery } from './hierarchical.ts';
+import { HierarchyCounts } from './hierarchy-counts.ts';
 import { discoverNumeric, looksNumeric, measureLevel1, missingForm } from './numeric.ts';
 import { categoricalOneWay, type DiscoveredOneWay, numericOneWay } from './one-way.ts';
 import { type CellCounter, ColumnCounts, DiscoveryProfile } from './profile.ts';
@@ -174,6 +175,11 @@ export async function discoverSchema(file: string, opts: DiscoverOptions): Promi
           header.filter((h) => !declared.has(h) && h !== opts.unit?.column),
           missingMarkers,
           opts.unit?.column,
+          // At the person level a hierarchical column counts distinct persons per key (hierarchy-counts.ts).
+          (name, forms) => {
+            const h = opts.unit ? opts.hierarchies?.[name] : undefined;
+            return h ? new HierarchyCounts(name, forms, h) : new ColumnCounts(name, forms);
+          },
         );
         profile.start(file, header);
       },

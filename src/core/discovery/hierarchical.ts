@@ -4,7 +4,8 @@
  * released domain is every key that passed, at every level, and a record is then encoded as its
  * finest released key (C34.90 → C34 when only the category passed).
  *
- * The column's ρ is split equally over its L levels (ρ_l = ρ/L) and so is its δ (δ_l = δ/L). At
+ * The column's ρ is split over its L levels by their shares (ρ_l = ρ·w_l/Σw, levelShares; equal
+ * unless the preset states them) and its δ equally (δ_l = δ/L). At
  * each level a record adds 1 to at most one key (its prefix at that level, when that prefix's
  * parent passed; keyAt), so under replace-one the level's counts move by at most √2 (ℓ2):
  * - a level whose keys are a PUBLIC list (the preset's alphabets: every passed parent × every
@@ -19,8 +20,11 @@
  *   δ_l-approximately ρ_l-zCDP, σ_l = 1/√ρ_l, τ_l = 1 + σ_l·(Q⁻¹(δ_l) + 2⁻¹²).
  * The candidates of level l are a function of level l − 1's output only (post-processing), so
  * the column is δ-approximately ρ-zCDP by adaptive composition (ρ_l's add, δ_l's add).
- * At the person level (k rows per person) a person can add up to k to one key: not covered by
- * this map, so a hierarchical column is refused there (release.ts, before the reservation).
+ * At the person level (records bounded to k rows per person; neighbours differ in one person's
+ * rows) the counts are distinct PERSONS per key (hierarchy-counts.ts), so a person adds at most 1
+ * to each of at most k keys per level: ℓ2 sensitivity √(2k) (σ_l = √(k/ρ_l)) at a public level,
+ * and partition selection with keysPerPerson = k (τ_l = 1 + σ_l·(Q⁻¹(δ_l/k) + 2⁻¹²)) at a
+ * private one; "(other)" is always released there (distinct persons give no row estimate).
  */
 import { OTHER_CATEGORY } from '../data/encode.ts';
 import { type Hierarchy, keyAt, publicChildren, publicFanout, publicTopKeys } from '../data/hierarchy.ts';
@@ -31,10 +35,12 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { normalUpperTailInverse } from '../privacy/normal-tail.ts';
 import {
   makePartitionSelection,
+  partitionCountSensitivity,
   type SelectedKey,
   selectPartitions,
 } from '../privacy/partition-selection.ts';
 import { OTHER_SIGMAS, otherCount } from './categorical.ts';
+import { HierarchyCounts } from './hierarchy-counts.ts';
 import { type ColumnCounts, MAX_DISTINCT_TEXTS, MISSING_KEY } from './profile.ts';
 
 /** Expected released keys of count 0 per public level below the top, at most (the bar's false rate). */
@@ -49,8 +55,9 @@ export const SPURIOUS = 0.05;
  * chapter letters of 270–304 records misses with probability 0.10–0.21 (≈ 310 records misplaced
  * per release on average, 3 letters in one run of the bench); at s = 1, τ = σ·Q⁻¹(1/29) = 132: they
  * miss with probability 0.009–0.029 (≈ 35 records), for ≤ 9/29 ≈ 0.31 phantom keys expected (the
- * 6 unused letters and 3 markers). A larger ρ share for the letters was the alternative: it comes
- * out of the category level, whose bar (≈ 313) already sits at the edge of the 75 % target.
+ * 6 unused letters and 3 markers). With equal shares that still missed 3 letters in the bench's 3
+ * seeds, so the ICD-10 preset also moves ρ off its full codes onto the letters and categories
+ * (hierarchy.ts, ICD10_SHARES: σ = 62.5, τ = 114 at the top).
  */
 export const SPURIOUS_TOP = 1;
 /**
@@ -61,6 +68,15 @@ export const MAX_PUBLIC_CANDIDATES = 2_000_000;
 
 /** The ℓ2 sensitivity of one level's key counts under replace-one: one key −1, one key +1. */
 export const LEVEL_SENSITIVITY = Math.SQRT2;
+
+/**
+ * A level's ℓ2 sensitivity with k keys per person: √(2k) (distinct persons per key on records
+ * bounded to k rows per person: the replaced person leaves ≤ k keys, −1 each, the new one enters
+ * ≤ k, +1 each; hierarchy-counts.ts). k = 1: LEVEL_SENSITIVITY.
+ */
+export function levelSensitivity(keysPerPerson: number): number {
+  return partitionCountSensitivity(keysPerPerson);
+}
 
 export interface LevelOutcome {
   readonly level: number;
@@ -83,6 +99,13 @@ export interface HierarchicalDiscovery {
   readonly other: { readonly count: number; readonly sigma: number; readonly released: boolean };
 }
 
+/** Each level's fraction of the column's ρ: share_l / Σ share (HierarchyLevel.share, default 1). */
+export function levelShares(h: Hierarchy): number[] {
+  const w = h.levels.map((l) => l.share ?? 1);
+  const total = w.reduce((a, b) => a + b, 0);
+  return w.map((x) => x / total);
+}
+
 /** Expected released keys of count 0 allowed at a public level (0: the top). */
 export function spuriousAt(level: number): number {
   return level === 0 ? SPURIOUS_TOP : SPURIOUS;
@@ -100,8 +123,9 @@ function publicLevel(
   rho: number,
   level: number,
   noise: NoiseSource,
+  keysPerPerson: number,
 ): { kept: SelectedKey[]; sigma: number; threshold: number } {
-  const mech = makeGaussianCounts(rho, LEVEL_SENSITIVITY);
+  const mech = makeGaussianCounts(rho, levelSensitivity(keysPerPerson));
   const exact = Float64Array.from(candidates, (k) => counts.get(k) ?? 0);
   const noisy = measureCounts(mech, exact, noise);
   const threshold = publicThreshold(mech.sigma, candidates.length, level);
@@ -138,6 +162,30 @@ export function levelKeyCounts(
   return keyCounts;
 }
 
+/** The person-level counts, checked (discover.ts profiles a hierarchical column so with a unit). */
+function personCounts(counts: ColumnCounts): HierarchyCounts {
+  if (!(counts instanceof HierarchyCounts))
+    throw new Error('internal: at the person level a hierarchical column needs HierarchyCounts');
+  return counts;
+}
+
+/**
+ * Level l's distinct-person key counts (private): the keys at level l whose key one level up is
+ * in `parents` (every key at the top; the missing markers are added by formKeys).
+ */
+export function personLevelKeyCounts(
+  counts: HierarchyCounts,
+  level: number,
+  parents: ReadonlySet<string>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [key, c] of counts.keyPersons[level]) {
+    if (level > 0 && !parents.has(keyAt(counts.hierarchy, key, level - 1)!)) continue;
+    out.set(key, c);
+  }
+  return out;
+}
+
 const FORM_PREFIX = `${MISSING_KEY}:`;
 const isMissingKey = (key: string) => key.startsWith(FORM_PREFIX);
 const formOf = (key: string) => Number(key.slice(FORM_PREFIX.length));
@@ -147,9 +195,9 @@ const formOf = (key: string) => Number(key.slice(FORM_PREFIX.length));
  * profile.ts): the candidates of a public top level (every form, a public list), the counts of the
  * forms that occur for partition selection. Returns the form keys.
  */
-function formKeys(counts: ColumnCounts, keyCounts: Map<string, number>): string[] {
+function formKeys(perForm: readonly number[], keyCounts: Map<string, number>): string[] {
   keyCounts.delete(MISSING_KEY);
-  return counts.missingForms.map((c, i) => {
+  return perForm.map((c, i) => {
     const key = `${FORM_PREFIX}${i}`;
     if (c > 0) keyCounts.set(key, c);
     return key;
@@ -168,7 +216,8 @@ export function discoverHierarchical(
   /** The missing markers, in the order of `counts.missingForms` (profile.ts). */
   markers: readonly string[] = ['?'],
 ): HierarchicalDiscovery {
-  if (keysPerPerson !== 1) throw new Error('internal: hierarchical codes are refused at the person level');
+  // At the person level the counts must be distinct persons per key (hierarchy-counts.ts).
+  const persons = keysPerPerson > 1 ? personCounts(counts) : undefined;
   if (!counts.values) {
     throw new InputError(
       `${file}, column "${counts.name}": more than ${MAX_DISTINCT_TEXTS} distinct codes; declare its codes in a schema file.`,
@@ -176,7 +225,7 @@ export function discoverHierarchical(
     );
   }
   const L = hierarchy.levels.length;
-  const rhoLevel = rho / L;
+  const shares = levelShares(hierarchy);
   const deltaLevel = delta / L;
   const levels: LevelOutcome[] = [];
   const released: string[] = [];
@@ -186,10 +235,13 @@ export function discoverHierarchical(
   let top: { kept: SelectedKey[]; sigma: number; threshold: number } | undefined;
   let parents = new Set<string>();
   for (let l = 0; l < L; l++) {
-    const keyCounts = levelKeyCounts(counts.values, hierarchy, l, parents);
+    const rhoLevel = rho * shares[l];
+    const keyCounts = persons
+      ? personLevelKeyCounts(persons, l, parents)
+      : levelKeyCounts(counts.values, hierarchy, l, parents);
     // Missing values: one top-level key per missing marker (a record is in one of them), so the
     // released missing category is written in its source form (`?`, empty, `NA`).
-    const forms = l === 0 ? formKeys(counts, keyCounts) : [];
+    const forms = l === 0 ? formKeys(persons?.formPersons ?? counts.missingForms, keyCounts) : [];
     const fanout = publicFanout(hierarchy, l);
     const candidateCount =
       fanout === undefined ? undefined : l === 0 ? fanout + forms.length : parents.size * fanout;
@@ -200,10 +252,10 @@ export function discoverHierarchical(
         l === 0
           ? [...publicTopKeys(hierarchy)!, ...forms]
           : [...parents].sort().flatMap((p) => publicChildren(hierarchy, p, l)!);
-      out = publicLevel(candidates, keyCounts, rhoLevel, l, noise);
+      out = publicLevel(candidates, keyCounts, rhoLevel, l, noise, keysPerPerson);
       mechanism = 'public-histogram';
     } else {
-      const sel = makePartitionSelection(rhoLevel, deltaLevel);
+      const sel = makePartitionSelection(rhoLevel, deltaLevel, keysPerPerson);
       out = { kept: selectPartitions(sel, keyCounts, noise), sigma: sel.sigma, threshold: sel.threshold };
       mechanism = 'partition-selection';
     }
@@ -236,8 +288,12 @@ export function discoverHierarchical(
   const categories = [...new Set(released)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // "(other)": the records whose top-level key did not pass (categorical.ts's rule and estimate).
   const estimate = otherCount(n, top!.kept, top!);
+  // At the person level the counts are distinct persons, which do not add up to the rows: no
+  // estimate of "(other)"'s rows, so it is always released (as categorical.ts does there).
   const otherReleased =
-    categories.length + (missing ? 1 : 0) === 0 || estimate.count > OTHER_SIGMAS * estimate.sigma;
+    keysPerPerson > 1 ||
+    categories.length + (missing ? 1 : 0) === 0 ||
+    estimate.count > OTHER_SIGMAS * estimate.sigma;
   const other = { ...estimate, released: otherReleased };
   const base = {
     name: counts.name,

@@ -20,7 +20,7 @@ import {
 } from './budget-split.ts';
 import { OTHER_SIGMAS } from './categorical.ts';
 import { LEVEL1_SHARE } from './discover.ts';
-import { LEVEL_SENSITIVITY, publicThreshold } from './hierarchical.ts';
+import { LEVEL_SENSITIVITY, levelShares, publicThreshold } from './hierarchical.ts';
 
 export interface ColumnLossPreview {
   readonly name: string;
@@ -74,8 +74,9 @@ export interface LevelPreview {
 }
 
 /**
- * A hierarchical column's levels before the run (hierarchical.ts: the column's ρ and δ split
- * equally over its levels; a public level's τ at its most candidates, every key above passing).
+ * A hierarchical column's levels before the run (hierarchical.ts: the column's ρ split by the
+ * levels' shares, its δ equally; a public level's τ at its most candidates, every key above
+ * passing).
  */
 export function hierarchyPreview(
   budget: Pick<ReleaseBudget, 'rhoDiscovery' | 'deltaDiscovery'>,
@@ -86,6 +87,7 @@ export function hierarchyPreview(
   const hierarchy = hierarchies[name];
   const each = discoveryForColumn(budget, undeclared, hierarchies, name);
   const L = hierarchy.levels.length;
+  const shares = levelShares(hierarchy);
   let candidates: number | undefined = 1;
   return hierarchy.levels.map((lv, l) => {
     const fanout = publicFanout(hierarchy, l);
@@ -94,7 +96,7 @@ export function hierarchyPreview(
         ? candidates * fanout + (l === 0 ? DEFAULT_MISSING_MARKERS.length : 0)
         : undefined;
     if (candidates !== undefined) {
-      const sigma = makeGaussianCounts(each.rho / L, LEVEL_SENSITIVITY).sigma;
+      const sigma = makeGaussianCounts(each.rho * shares[l], LEVEL_SENSITIVITY).sigma;
       return {
         level: l,
         length: lv.length,
@@ -103,7 +105,7 @@ export function hierarchyPreview(
         mergeBelow: publicThreshold(sigma, candidates, l),
       };
     }
-    const sel = makePartitionSelection(each.rho / L, each.delta / L);
+    const sel = makePartitionSelection(each.rho * shares[l], each.delta / L);
     return {
       level: l,
       length: lv.length,

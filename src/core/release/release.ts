@@ -265,24 +265,17 @@ function hierarchyTexts(h: Readonly<Record<string, Hierarchy>>): Record<string, 
 }
 
 /**
- * Hierarchical columns to discover need discovery, and the row level: at the person level a
- * person adds up to k to one key, which the level-by-level map (discovery/hierarchical.ts) does
- * not cover. Refused here, before anything is read or reserved.
+ * Hierarchical columns to discover need discovery (at the person level too: there each level
+ * counts distinct persons per key, discovery/hierarchical.ts). Refused here, before anything is
+ * read or reserved.
  */
-function checkHierarchies(source: DataSource, discovering: boolean, personLevel: boolean): void {
+function checkHierarchies(source: DataSource, discovering: boolean): void {
   const names = Object.keys(source.hierarchies ?? {});
   if (names.length === 0) return;
   const list = names.map((n) => `"${n}"`).join(', ');
   if (!discovering) {
     throw new InputError(
       `${source.path}: hierarchical ${list} must be discovered privately, or declared with their categories in the schema`,
-      { file: source.path, field: 'hierarchy' },
-    );
-  }
-  if (personLevel) {
-    throw new InputError(
-      `${source.path}: hierarchical codes (${list}) are not available at the person level yet: release per row, ` +
-        'or leave the hierarchy out',
       { file: source.path, field: 'hierarchy' },
     );
   }
@@ -354,7 +347,7 @@ export async function prepare(
       );
     }
   }
-  checkHierarchies(spec.source, discovering, unitSpec !== null);
+  checkHierarchies(spec.source, discovering);
   const facts = db ? db.facts : await fingerprintAndCountRows(spec.source.path, [...names]);
   // 1/n² would publish the row count, which at the person level is private: a public constant there.
   const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));

@@ -10,7 +10,7 @@
  */
 
 import { type ColumnChoice, keepsColumn, parseColumnList } from '../data/column-choice.ts';
-import { type TemporalKind, toStrftime } from '../data/formats.ts';
+import { type NumberFormat, type TemporalKind, toStrftime } from '../data/formats.ts';
 import { type Hierarchy, parseHierarchy } from '../data/hierarchy.ts';
 import type { Schema } from '../data/schema.ts';
 import type { ColumnFormat } from '../discovery/formats.ts';
@@ -341,7 +341,10 @@ export function dataSource(p: {
     columns: declaredColumns(p.schema),
   };
   const declared = new Set(schema.columns.map((c) => c.name));
-  const formats = statedFormats(p.schema.columns.filter((c) => !declared.has(c.name)));
+  // The editor's stated date formats only: a number format on a column read off the data is not stated.
+  const formats = statedFormats(
+    p.schema.columns.filter((c) => !declared.has(c.name)).map(({ name, temporal }) => ({ name, temporal })),
+  );
   return {
     path: p.path,
     schema,
@@ -363,10 +366,13 @@ export function statedFormats(
   fields: readonly {
     readonly name: string;
     readonly temporal?: { readonly kind: TemporalKind; readonly format?: string };
+    /** A Table Schema number field's decimalChar / groupChar / bareNumber (table-schema.ts). */
+    readonly numberFormat?: NumberFormat;
   }[],
 ): Record<string, ColumnFormat> {
   const out: Record<string, ColumnFormat> = {};
-  for (const { name, temporal } of fields) {
+  for (const { name, temporal, numberFormat } of fields) {
+    if (numberFormat && !temporal) out[name] = { numberFormat };
     if (temporal?.format === undefined) continue;
     out[name] = { temporal: { kind: temporal.kind, format: toStrftime(temporal.format) } };
   }
@@ -414,7 +420,10 @@ function withHierarchies(
   p: Parameters<typeof dataSource>[0],
   marked: Readonly<Record<string, Hierarchy>>,
 ): DataSource {
-  const declared = new Map(p.schema.columns.map((c) => [c.name, c]));
+  // Columns to discover are those not declared (a schema read off the data, as the app's is, lists
+  // every column; only its declared ones are used as given).
+  const given = p.undeclared === 'discover' ? declaredColumns(p.schema) : p.schema.columns;
+  const declared = new Map(given.map((c) => [c.name, c]));
   const toDiscover: Record<string, Hierarchy> = {};
   for (const [name, h] of Object.entries(marked)) {
     const c = declared.get(name);

@@ -29,6 +29,8 @@ const TABLE_SCHEMA = {
     { name: 'grade', type: 'string', constraints: { enum: ['A', 'B'], required: true } },
     // A date with its format declared: its domain discovered on the calendar grid.
     { name: 'visit', type: 'date', format: '%d/%m/%Y' },
+    // Swiss-formatted amounts with a currency code (groupChar "'", bareNumber false): discovered.
+    { name: 'charge', type: 'number', groupChar: "'", bareNumber: false },
   ],
   missingValues: ['?'],
 };
@@ -39,7 +41,11 @@ function data(): string {
     x = (x * 1103515245 + 12345) % 2 ** 31;
     return x % m;
   };
-  const lines = ['colour,size,grade,visit'];
+  const lines = ['colour,size,grade,visit,charge'];
+  const chf = (cents: number) => {
+    const [int, frac] = (cents / 100).toFixed(2).split('.');
+    return `CHF ${int.replace(/\B(?=(\d{3})+(?!\d))/g, "'")}.${frac}`;
+  };
   const date = (day: number) => {
     const d = new Date(Date.UTC(2024, 0, 1 + day));
     const two = (x: number) => String(x).padStart(2, '0');
@@ -48,7 +54,8 @@ function data(): string {
   for (let i = 0; i < N; i++) {
     const c = next(10);
     lines.push(
-      `${c === 9 ? '?' : ['red', 'green', 'blue'][c % 3]},${next(40)},${next(3) === 0 ? 'B' : 'A'},${date(next(200))}`,
+      `${c === 9 ? '?' : ['red', 'green', 'blue'][c % 3]},${next(40)},${next(3) === 0 ? 'B' : 'A'},${date(next(200))},` +
+        chf(500 + next(2_000_000)),
     );
   }
   return `${lines.join('\n')}\n`;
@@ -116,9 +123,20 @@ describe('a release with a Table Schema', () => {
     expect(resource.path).toBe('syn.csv');
     const csv = readFileSync(path.join(dir, 'syn.csv'));
     expect(resource.hash).toBe(`sha256:${createHash('sha256').update(csv).digest('hex')}`);
-    expect(resource.schema.fields.map((f) => f.name)).toEqual(['colour', 'size', 'grade', 'visit']);
+    expect(resource.schema.fields.map((f) => f.name)).toEqual(['colour', 'size', 'grade', 'visit', 'charge']);
     expect(resource.schema.fields[3]).toMatchObject({ type: 'date', format: '%d/%m/%Y' });
-    expect(readFileSync(path.join(dir, 'syn.csv'), 'utf8').split(/\r?\n/)[1]).toMatch(/,\d\d\/\d\d\/202\d$/);
+    const rows = readFileSync(path.join(dir, 'syn.csv'), 'utf8').trim().split(/\r?\n/).slice(1);
+    expect(rows[0]).toMatch(/,\d\d\/\d\d\/202\d,/);
+    // The amounts read in the stated format and written back in it (the currency code is not
+    // known from the schema: bare), and described so: decimalChar, groupChar, bareNumber.
+    expect(resource.schema.fields[4]).toMatchObject({
+      type: 'number',
+      decimalChar: '.',
+      groupChar: "'",
+      bareNumber: true,
+    });
+    for (const r of rows) expect(r.split(',')[4]).toMatch(/^(-?\d{1,3}('\d{3})*(\.\d+)?|\?)$/);
+    expect(rows.some((r) => r.split(',')[4].includes("'"))).toBe(true);
     expect(resource.schema.fields[0].constraints?.enum).toEqual(['red', 'green', 'blue', 'violet']);
     expect(resource.schema.fields[2].constraints).toEqual({ required: true, enum: ['A', 'B'] });
     expect(resource.schema.fields[1].type).toBe('integer');
@@ -130,6 +148,7 @@ describe('a release with a Table Schema', () => {
       ['size', 'discovered privately'],
       ['grade', 'declared'],
       ['visit', 'discovered privately'],
+      ['charge', 'discovered privately'],
     ]);
     expect(parsed['rap-studio'].releaseId).toBe(manifest.releaseId);
   });

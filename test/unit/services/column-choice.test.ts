@@ -59,6 +59,32 @@ describe('column choice (app)', () => {
     expect(raised.schema.columns.map((c) => c.name)).toEqual(['visit_code', 'ward', 'age']);
   });
 
+  it('editing a column on the Schema step keeps the columns set aside, and the identifier chosen among them', async () => {
+    h = harness();
+    const ds = await h.call('openDataset', { path: h.upload('visits.csv', visits()), header: 'yes' });
+    await h.call('setCap', { datasetId: ds.id, epsilon: '5' });
+    await h.call('setWorkload', {
+      datasetId: ds.id,
+      role: 'main',
+      thresholds: [{ features: ['ward', 'age'], r: 2, weight: 1 }],
+    });
+    const settings = { ...BASE, unitColumn: 'visit_code' };
+    expect((await h.call('runPlan', { datasetId: ds.id, settings })).blocker).toBeNull();
+    // The column editor's Apply (an edit of ward): visit_code is still set aside, still the identifier.
+    const edited = await h.call('setSchema', {
+      datasetId: ds.id,
+      schema: {
+        columns: ds.schema.columns.map((c) =>
+          c.name === 'ward' && c.kind === 'categorical' ? { ...c, categories: ['A', 'B', 'C'] } : c,
+        ),
+      },
+    });
+    expect(edited.overLimit).toEqual([{ column: 'visit_code', limit: 1000 }]);
+    expect(edited.ignoredColumns).toEqual([]);
+    const plan = await h.call('runPlan', { datasetId: ds.id, settings });
+    expect(plan.blocker).toBeNull();
+  });
+
   it('a column left out leaves the plan; a workload on it is refused, naming it', async () => {
     h = harness();
     const ds = await h.call('openDataset', { path: h.upload('visits.csv', visits()), header: 'yes' });

@@ -35,6 +35,11 @@ export interface SettingsForm extends Partial<Record<TextSettingName, string>> {
   rowsPerPerson: string;
   /** The Schema step's "leave out": columns never read by the release, at no cost. */
   exclude: string[];
+  /**
+   * The Schema step's "hierarchical code": per column, its levels as the CLI's --hierarchy
+   * writes them after `COLUMN=` (`icd10`, `postcode,full-codes`, `1,3,full`).
+   */
+  hierarchy: Record<string, string>;
 }
 
 const FORM_KEY = 'rap_privacy_form';
@@ -72,6 +77,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
     unitColumn: '',
     rowsPerPerson: 'private',
     exclude: [],
+    hierarchy: {},
     ...savedForm(),
   });
   watch(form, () => sessionStorage.setItem(FORM_KEY, JSON.stringify(form)), { deep: true });
@@ -87,6 +93,7 @@ export const usePrivacyStore = defineStore('privacy', () => {
         form.unitColumn = '';
         form.rowsPerPerson = 'private';
         form.exclude = [];
+        form.hierarchy = {};
       }
     },
   );
@@ -109,10 +116,12 @@ export const usePrivacyStore = defineStore('privacy', () => {
 
   function settings(): RunSettingsInput {
     // Selection is a query-mode choice; table mode selects whole tables.
-    const { selection, ledgerDataset, exclude, ...rest } = form;
+    const { selection, ledgerDataset, exclude, hierarchy, ...rest } = form;
+    const marked = Object.entries(hierarchy).map(([column, levels]) => `${column}=${levels}`);
     return {
       ...rest,
       ...(exclude.length > 0 ? { exclude: [...exclude] } : {}),
+      ...(marked.length > 0 ? { hierarchy: marked } : {}),
       ...(form.mode === 'query' ? { selection } : {}),
       ...(ledgerDataset.startsWith('spend:') ? { ledgerDataset: { spend: ledgerDataset.slice(6) } } : {}),
       ...(ledgerDataset === 'new' ? { ledgerDataset: { new: true as const } } : {}),
