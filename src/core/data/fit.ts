@@ -36,6 +36,8 @@ export interface FitCheck {
   /** Records at least one declared column cannot hold. */
   readonly misfits: number;
   readonly first: Misfit | null;
+  /** Rows of the wrong width (kept as missing values). */
+  readonly ragged: number;
 }
 
 export type FitOptions = Pick<TableOptions, 'header' | 'signal' | 'missingMarkers' | 'choice'>;
@@ -65,9 +67,11 @@ export async function checkDeclaredFit(
   // readTable counts a row of the wrong width here just before handing it on as all missing.
   const rejections = new (class extends Rejections {
     raggedLine = -1;
+    raggedRows = 0;
     override add(reason: string, line: number): void {
       super.add(reason, line);
       this.raggedLine = line;
+      this.raggedRows++;
     }
   })();
   const table = await readTable(
@@ -104,5 +108,5 @@ export async function checkDeclaredFit(
     rejections,
     { ...opts, missingMarkers, raggedAsMissing: true },
   );
-  return { records: table.rowsRead, misfits, first };
+  return { records: table.rowsRead, misfits, first, ragged: rejections.raggedRows };
 }

@@ -82,6 +82,17 @@ export async function discoverFromHistograms(
   return { ...discovered, histograms };
 }
 
+/** The profile's counts of `names` from their histograms (raw-source.ts's check before reserving). */
+export function countsFromHistograms(
+  histograms: ColumnHistograms,
+  names: readonly string[],
+  markers: readonly string[],
+  trim: boolean,
+): ColumnCounts[] {
+  const feed = feeder(histograms, markers, trim);
+  return names.map((name) => feed(name, new ColumnCounts(name, markers.length)));
+}
+
 /** The second pass's counter of a column whose format was chosen (discover.ts's profileFormats). */
 function formatCounter(name: string, f: ColumnFormat, forms: number): CellCounter {
   return f.temporal

@@ -19,8 +19,9 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import type { ColumnFormat } from './formats.ts';
+import { countsFromHistograms, type HistogramCounter } from './histograms.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
-import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
+import { type ColumnCounts, DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
 export interface RawSourcePlan {
   readonly path: string;
@@ -173,12 +174,31 @@ export const NUMERIC_SURE_SIGMAS = 40;
 
 export async function checkDiscoverable(
   plan: RawSourcePlan,
-  opts: RawSourceOptions & { readonly signal?: AbortSignal } = {},
+  opts: RawSourceOptions & {
+    readonly signal?: AbortSignal;
+    /**
+     * The columns' histograms from a counter that reads the file as the streaming reader does
+     * (release/counted-source.ts; a file with no row of another width): one scan instead of the
+     * streaming pass. A counter that fails leaves the streaming pass to decide.
+     */
+    readonly counter?: HistogramCounter;
+    readonly trim?: boolean;
+  } = {},
 ): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
+  if (opts.counter) {
+    const histograms = await opts.counter(plan.undeclared).catch(() => {
+      opts.signal?.throwIfAborted();
+      return undefined;
+    });
+    if (histograms) {
+      refuseUndiscoverable(
+        plan,
+        countsFromHistograms(histograms, plan.undeclared, DEFAULT_MISSING_MARKERS, opts.trim ?? true),
+      );
+      return { keptAsMissing: [] };
+    }
+  }
   const rejections = new Rejections();
-  // A plain column's ρ (one share; a hierarchical column is not type-tested: it skips level 1).
-  const { rho } = discoveryPerColumn(plan.budget, discoveryShares(plan.undeclared, plan.hierarchies).total);
-  const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;
   const profile = new DiscoveryProfile(plan.undeclared, DEFAULT_MISSING_MARKERS);
   await readTable(
     plan.path,
@@ -191,8 +211,16 @@ export async function checkDiscoverable(
       ...(opts.signal ? { signal: opts.signal } : {}),
     },
   );
+  refuseUndiscoverable(plan, profile.columns);
+  return { keptAsMissing: rejections.list().filter((r) => isKeptAsMissing(r.reason)) };
+}
+
+function refuseUndiscoverable(plan: RawSourcePlan, columns: readonly ColumnCounts[]): void {
+  // A plain column's ρ (one share; a hierarchical column is not type-tested: it skips level 1).
+  const { rho } = discoveryPerColumn(plan.budget, discoveryShares(plan.undeclared, plan.hierarchies).total);
+  const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;
   const limit = MAX_DISTINCT_TEXTS.toLocaleString('en-US');
-  for (const counts of profile.columns) {
+  for (const counts of columns) {
     if (counts.values) continue;
     const where = `${plan.path}, column "${counts.name}"`;
     const untouched = 'Nothing was reserved: the budget is untouched.';
@@ -213,7 +241,6 @@ export async function checkDiscoverable(
       );
     }
   }
-  return { keptAsMissing: rejections.list().filter((r) => isKeptAsMissing(r.reason)) };
 }
 
 export interface DiscoveredSource {

@@ -5,13 +5,22 @@
  * way discovery is drawn once, from the same noise source, and gives the same schema.
  */
 
+import { fileHistogramCounter } from '../counting/histograms.ts';
+import { tableFormat } from '../data/formats/format.ts';
 import type { LoadResult } from '../data/load.ts';
 import type { Schema } from '../data/schema.ts';
 import type { DiscoveredSchema } from '../discovery/discover.ts';
+import type { HistogramCounter } from '../discovery/histograms.ts';
 import { discoverAndLoad, loadDiscovered, type RawSourcePlan } from '../discovery/raw-source.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
-import { type CountedLoad, type CountedSource, type Counting, discoverAndCount } from './counted-source.ts';
+import {
+  type CountedLoad,
+  type CountedSource,
+  type Counting,
+  discoverAndCount,
+  streamingOnly,
+} from './counted-source.ts';
 
 /**
  * The checks before the reservation found rows of another width: DuckDB (strict mode off, for
@@ -70,4 +79,24 @@ export async function readRowLevelSource(
   // Nothing drawn yet: the streaming path from the start, with the same noise source.
   const found = await discoverAndLoad(plan, n, noise, stream);
   return { counting, discovery: found.discovery, loaded: found.loaded };
+}
+
+/**
+ * The histogram counter for the check before the reservation (raw-source.ts's checkDiscoverable),
+ * where the run will count with DuckDB: a row-level CSV or Parquet source with no row of another
+ * width. Empty (the streaming pass) otherwise.
+ */
+export function countingCheck(
+  prepared: { readonly raw: RawSourcePlan | null; readonly unit: unknown },
+  ragged: number,
+  header: { readonly header?: boolean },
+  signal?: AbortSignal,
+): { readonly counter?: HistogramCounter; readonly trim?: boolean } {
+  if (!prepared.raw || prepared.unit || ragged > 0) return {};
+  const file = prepared.raw.path;
+  if (streamingOnly(file, false) !== undefined) return {};
+  return {
+    counter: fileHistogramCounter(file, { ...header, ...(signal ? { signal } : {}) }),
+    trim: tableFormat(file) === 'csv',
+  };
 }

@@ -1,9 +1,11 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fileHistogramCounter } from '../counting/histograms.ts';
 import type { Column } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
-import { discoverAndLoad, planRawSource } from '../discovery/raw-source.ts';
+import { MAX_DISTINCT_TEXTS } from '../discovery/profile.ts';
+import { checkDiscoverable, discoverAndLoad, planRawSource } from '../discovery/raw-source.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
@@ -145,4 +147,24 @@ describe('the fallback to the streaming path, and nothing left behind', () => {
     await expect(run).rejects.toThrow();
     expect(readdirSync(cancelled)).toEqual([]);
   });
+});
+
+describe("the check before the reservation from DuckDB's histograms", () => {
+  it('refuses a text column past MAX_DISTINCT_TEXTS as the streaming pass does; passes a plain file', async () => {
+    const lines = ['id,group'];
+    for (let i = 0; i <= MAX_DISTINCT_TEXTS; i++) lines.push(`u${i},${i % 3 === 0 ? 'a' : 'b'}`);
+    const wide = dir.file('ids.csv', `${lines.join('\n')}\n`);
+    const plan = await planRawSource(wide, [], { epsilon: 1, delta: 1e-6, share: 0.2 });
+    const streamed = await checkDiscoverable(plan).catch((e: Error) => e.message);
+    const counted = await checkDiscoverable(plan, { counter: fileHistogramCounter(wide) }).catch(
+      (e: Error) => e.message,
+    );
+    expect(streamed).toMatch(/more than 100,000 distinct values, not all numbers/);
+    expect(counted).toBe(streamed);
+    const fine = dir.file('fine.csv', messy(500));
+    const finePlan = await planRawSource(fine, [], { epsilon: 1, delta: 1e-6, share: 0.2 });
+    expect(await checkDiscoverable(finePlan, { counter: fileHistogramCounter(fine) })).toEqual({
+      keptAsMissing: [],
+    });
+  }, 60_000);
 });

@@ -47,7 +47,7 @@ import { APP_VERSION } from '../version.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
-import { RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
+import { countingCheck, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
 import type { CountedLoad, Counting } from './counted-source.ts';
 import {
   checkDatabaseSpec,
@@ -614,13 +614,19 @@ export async function validate(
     if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
     if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
     // A column past discovery's distinct-value limit is refused now, not after the reservation.
-    const read = await checkDiscoverable(prepared.raw, { ...header, ...(signal ? { signal } : {}) });
+    // DuckDB's one scan where the run will count with it too (counted-source.ts), else a stream.
+    const counter = countingCheck(prepared, check.ragged, header, signal);
+    const read = await checkDiscoverable(prepared.raw, {
+      ...header,
+      ...(signal ? { signal } : {}),
+      ...counter,
+    });
     warnKeptAsMissing(read.keptAsMissing, source.path, warn);
     return {
       ...prepared,
       stage: 'validated',
       loaded: null,
-      ...(read.keptAsMissing.length > 0 ? { streamingOnly: RAGGED_ROWS } : {}),
+      ...(check.ragged > 0 ? { streamingOnly: RAGGED_ROWS } : {}),
     };
   }
   const choice = readChoice(prepared.spec);
