@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
+import { isPostgresSource, parsePostgresSource } from '../../core/counting/postgres.ts';
 import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
@@ -20,6 +21,7 @@ import {
   type ReleaseRecord,
   SCHEMA_ORIGIN_WORDS,
 } from '../../core/ledger/types.ts';
+import { databaseDatasetName, databaseFacts } from '../../core/release/database.ts';
 
 interface LedgerOpts {
   ledger?: string;
@@ -59,7 +61,10 @@ export function register(program: Command): void {
   ledger
     .command('set-cap')
     .description("set (or replace) a dataset's privacy budget cap, stated as ε at δ and enforced in zCDP ρ")
-    .requiredOption('--dataset <file>', 'the dataset file (identified by its SHA-256)')
+    .requiredOption(
+      '--dataset <file|url>',
+      'the dataset file (identified by its SHA-256), or a PostgreSQL table postgres://[user@]host[:port]/db?table=[schema.]name (identified by a keyed hash of the table, its columns and row count)',
+    )
     .requiredOption('--epsilon <E>', 'the cap ε')
     .requiredOption('--delta <D>', 'the cap δ')
     .option(
@@ -83,6 +88,17 @@ export function register(program: Command): void {
       ) => {
         const epsilon = parseFinite('--epsilon', opts.epsilon);
         const delta = parseFinite('--delta', opts.delta);
+        if (isPostgresSource(opts.dataset)) {
+          // A table: its identity keyed with this ledger's key, from the catalogue and the row count.
+          const pg = parsePostgresSource(opts.dataset);
+          const key = withLedger(opts, (l) => l.sourceKey());
+          const { facts } = await databaseFacts(pg, [], key, undefined, true);
+          const defaultName = databaseDatasetName(pg);
+          withLedger(opts, (l) =>
+            setCap(l, { ...opts, fingerprint: facts.fingerprint, epsilon, delta, defaultName }),
+          );
+          return;
+        }
         const fingerprint = await fingerprintFile(opts.dataset);
         withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta }));
       },
@@ -247,12 +263,14 @@ function setCap(
     epsilon: number;
     delta: number;
     name?: string;
+    /** The name when --name is not given (a database table's database/table); default the file's base name. */
+    defaultName?: string;
     unitColumn?: string;
   },
 ): void {
   // rows = 0: not known until the first run parses the file and registers it (ensureDataset).
   // --name names the dataset: a new file named after a known dataset caps that dataset.
-  const name = o.name ?? path.basename(o.dataset);
+  const name = o.name ?? o.defaultName ?? path.basename(o.dataset);
   const known = l.ensureDataset({ fingerprint: o.fingerprint, name, rows: 0, chosen: o.name !== undefined });
   const d = l.setCap(known.fingerprint, o.epsilon, o.delta, o.unitColumn);
   out(`Cap set for ${datasetLine(d)}`);

@@ -10,9 +10,16 @@
  * Exit codes: 0 released, 1 runtime failure (engine, cancel, output not written), 2 bad input,
  * 3 budget refused (nothing reserved).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
+import {
+  isPostgresSource,
+  parsePostgresSource,
+  tableColumns,
+  withPostgres,
+} from '../../core/counting/postgres.ts';
 import { keepsColumn, keptColumnIndices } from '../../core/data/column-choice.ts';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readDeclaredSchema } from '../../core/data/schema-file.ts';
@@ -229,6 +236,11 @@ async function unitFromFlags(flags: SynthFlags, source: DataSource) {
       throw new InputError('--rows-per-person goes with --unit-column <column>');
     return undefined;
   }
+  if (source.postgres) {
+    throw new InputError(
+      '--unit-column: the person level is not available for a database table yet; release per row, or export the table to a file',
+    );
+  }
   const spec: UnitSpec = { column: flags.unitColumn, bound: parseRowsPerPerson(flags.rowsPerPerson) };
   const { header } = await readTableHeader(
     source.path,
@@ -261,6 +273,13 @@ function parseRowsPerPerson(text: string | undefined): number | 'private' {
  * --domain: the papers' integer-coded data, every column declared.
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
+  // A PostgreSQL table (postgres://…?table=…): parsed (a password in it refused) before anything else.
+  if (isPostgresSource(flags.data)) {
+    const pg = parsePostgresSource(flags.data);
+    if (flags.header !== undefined)
+      throw new InputError('--header: a database table names its columns; leave it out');
+    return { ...(await sourceWithoutHeader({ ...flags, data: pg.location })), postgres: pg };
+  }
   const header =
     flags.header === undefined
       ? {}
@@ -309,7 +328,12 @@ async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
 
 async function workloadSchema(source: DataSource): Promise<Schema> {
   if (!source.discover) return source.schema;
-  return provisionalSchema(await releaseColumnNames(source.path, source.header), source.schema.columns);
+  // A database table's columns come from its catalogue (no row read).
+  const pg = source.postgres;
+  const names = pg
+    ? await withPostgres(pg, (client) => tableColumns(client, pg))
+    : await releaseColumnNames(source.path, source.header);
+  return provisionalSchema(names, source.schema.columns);
 }
 
 function parseShare(text: string): number {
@@ -365,7 +389,10 @@ function progressBar(maxSteps: number): { update(e: ProgressEvent): void; comple
  * value is read.
  */
 async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void> {
-  const prepared = await prepare(spec, (w) => process.stderr.write(`warning: ${w.message}\n`));
+  // No ledger is opened: a database source's identity is keyed with a throw-away key (never shown).
+  const prepared = await prepare(spec, (w) => process.stderr.write(`warning: ${w.message}\n`), {
+    ledgerKey: randomBytes(32),
+  });
   const out: string[] = [
     'dry run: nothing reserved, no value read (the header and the record count only)',
     `ε = ${spec.epsilon}, δ = ${prepared.delta.toExponential(3)}, n = ${prepared.facts.rows}; ` +
@@ -474,7 +501,10 @@ export function register(program: Command): void {
     .description(
       'release differentially private synthetic data (RAP); reserves the budget in the ledger first',
     )
-    .requiredOption('--data <file>', 'the private CSV')
+    .requiredOption(
+      '--data <file|url>',
+      'the private table: a CSV (or Parquet, Excel, SPSS file), or a PostgreSQL table postgres://[user@]host[:port]/database?table=[schema.]name (no password in the URL: PGPASSWORD or ~/.pgpass; counted in the database, no row leaves it)',
+    )
     .option(
       '--header <yes|no>',
       'whether the first row names the columns; needed when it looks like a header and no --schema/--domain names them (a release never publishes guessed names; without a header the columns are column_1…column_N)',

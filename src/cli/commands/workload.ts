@@ -3,8 +3,15 @@
  * Workloads are public: nothing here reads the private data.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import {
+  isPostgresSource,
+  parsePostgresSource,
+  tableColumns,
+  withPostgres,
+} from '../../core/counting/postgres.ts';
 import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
+import { type ColumnChoice, keptColumnIndices } from '../../core/data/column-choice.ts';
 import { domainSizes, type Schema } from '../../core/data/schema.ts';
 import { readSchemaFile } from '../../core/data/schema-file.ts';
 import { InputError } from '../../core/errors.ts';
@@ -72,6 +79,22 @@ function columnChoiceOf(opts: ColumnFlags & { data?: string }) {
   }
 }
 
+/**
+ * The column names a release of `data` publishes: a file's header (releaseColumnNames), or a
+ * PostgreSQL table's columns from its catalogue (no row read), the column choice applied.
+ */
+async function dataColumnNames(
+  data: string,
+  said: boolean | undefined,
+  choice: ColumnChoice | undefined,
+): Promise<readonly string[]> {
+  if (!isPostgresSource(data)) return releaseColumnNames(data, said, choice);
+  const pg = parsePostgresSource(data);
+  if (said !== undefined) throw new InputError('--header: a database table names its columns; leave it out');
+  const all = await withPostgres(pg, (client) => tableColumns(client, pg));
+  return choice ? keptColumnIndices(pg.location, all, choice).map((i) => all[i]) : all;
+}
+
 interface RandomOptions extends ColumnFlags {
   schema?: string;
   domain?: string;
@@ -106,7 +129,7 @@ async function randomFromHeader(opts: RandomOptions & { data: string }): Promise
     opts.header === undefined
       ? undefined
       : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
-  const header = await releaseColumnNames(opts.data, said, columnChoiceOf(opts));
+  const header = await dataColumnNames(opts.data, said, columnChoiceOf(opts));
   const w = randomWorkload({
     numFeatures: header.length,
     k: opts.k,
@@ -172,7 +195,7 @@ async function defaultCommand(
     opts.header === undefined
       ? undefined
       : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
-  const header = await releaseColumnNames(opts.data, said, columnChoiceOf(opts));
+  const header = await dataColumnNames(opts.data, said, columnChoiceOf(opts));
   const w = defaultWorkloadFor(header, opts.target, opts.data);
   await writeFileAtomic(opts.out, workloadToJson(w, header));
   const pairs = w.thresholds.filter((t) => t.features.length === 2).length;
@@ -207,7 +230,10 @@ export function register(program: Command): void {
     .description('draw N distinct random thresholds of k features (optionally with the paper’s drift)')
     .option('--schema <file>', 'schema file (rap-studio-schema JSON)')
     .option('--domain <file>', 'benchmark domain file {"column": size, …}')
-    .option('--data <csv>', 'the data file: draw from its column names only (no domain needed)')
+    .option(
+      '--data <csv|url>',
+      'the data file, or a PostgreSQL table postgres://…?table=…: draw from its column names only (no domain needed)',
+    )
     .option(
       '--header <yes|no>',
       'with --data: whether its first row names the columns (asked when it looks like a header)',
@@ -257,7 +283,10 @@ export function register(program: Command): void {
     .description(
       'the workload for no analysis in mind: every 2-way marginal, plus every 3-way marginal with --target; weight 1 each',
     )
-    .requiredOption('--data <csv>', 'the data file: only its column names are read')
+    .requiredOption(
+      '--data <csv|url>',
+      'the data file, or a PostgreSQL table postgres://…?table=…: only its column names are read',
+    )
     .option(
       '--header <yes|no>',
       'whether its first row names the columns (asked when it looks like a header)',

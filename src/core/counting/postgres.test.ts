@@ -11,7 +11,15 @@ import { tempDir } from '../data/testing.ts';
 import { InputError } from '../errors.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
-import { countOnPostgres, databaseFingerprint, parsePostgresSource, withPostgres } from './postgres.ts';
+import {
+  columnHistograms,
+  countOnPostgres,
+  databaseFingerprint,
+  parsePostgresSource,
+  tableColumns,
+  tableRows,
+  withPostgres,
+} from './postgres.ts';
 import { countFileTables } from './tables.ts';
 
 describe('a PostgreSQL source URL', () => {
@@ -26,6 +34,21 @@ describe('a PostgreSQL source URL', () => {
       table: 'visits',
     });
     expect(s.display).toBe('postgres://curator@db.example.org:5433/hospital?table=care.visits');
+    // What the ledger and public files name: no user either.
+    expect(s.location).toBe('postgres://db.example.org:5433/hospital?table=care.visits');
+  });
+
+  it('no host (the Unix socket or PGHOST), and an IPv6 host without its URL brackets', () => {
+    expect(parsePostgresSource('postgres:///hospital?table=visits')).toMatchObject({
+      host: undefined,
+      database: 'hospital',
+      location: 'postgres:///hospital?table=visits',
+    });
+    expect(parsePostgresSource('postgresql://[::1]:5433/h?table=t')).toMatchObject({
+      host: '::1',
+      port: 5433,
+      location: 'postgres://[::1]:5433/h?table=t',
+    });
   });
 
   it('a password in the URL is refused, and not repeated in the message', () => {
@@ -125,5 +148,43 @@ describe.skipIf(!URL_)('counting pushed down into PostgreSQL (RAP_TEST_POSTGRES)
     expect(fromPg.query).toContain(`FROM "${table}"`);
     expect(fromPg.query).toContain('GROUPING SETS');
     expect(fromPg.query).not.toContain('Oslo');
+  });
+
+  it("per-column histograms counted in the database equal the rows' own, NULL as the empty text", async () => {
+    const h = await withPostgres(src, (c) => columnHistograms(c, src, ['age', 'city', 'score']));
+    expect(h.n).toBe(rows.length);
+    ['age', 'city', 'score'].forEach((name, j) => {
+      const expected = new Map<string, number>();
+      for (const r of rows) {
+        const text = r[j] === null ? '' : String(r[j]);
+        expected.set(text, (expected.get(text) ?? 0) + 1);
+      }
+      expect(h.columns.get(name)).toEqual(expected);
+    });
+  });
+
+  it('a cancel stops the running query in the server, and the call ends with the abort', async () => {
+    const cancel = new AbortController();
+    const started = Date.now();
+    const slow = withPostgres(src, (c) => c.query("SELECT pg_sleep(60), 'rap-cancel-probe'"), cancel.signal);
+    setTimeout(() => cancel.abort(), 300);
+    await expect(slow).rejects.toMatchObject({ name: 'AbortError' });
+    // Well before the minute the query would take.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const running = await withPostgres(src, (c) =>
+      c.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%rap-cancel-probe%' AND state = 'active' AND pid <> pg_backend_pid()",
+      ),
+    );
+    expect(running.rows[0].n).toBe(0);
+  });
+
+  it('the catalogue gives the columns in order; a missing table is refused naming it', async () => {
+    await withPostgres(src, async (c) => {
+      expect(await tableColumns(c, src)).toEqual(['age', 'city', 'score']);
+      expect(await tableRows(c, src)).toBe(rows.length);
+      const missing = parsePostgresSource(`${URL_}?table=no_such_table`);
+      await expect(tableColumns(c, missing)).rejects.toThrow('no table or view "no_such_table"');
+    });
   });
 });

@@ -17,7 +17,8 @@ import { createHmac } from 'node:crypto';
 import type { Client } from 'pg';
 import type { Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
-import { groupingSetsQuery, type Relation } from '../sql/counting.ts';
+import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
+import { histogramsFromRows } from './histograms.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
 export interface PostgresSource {
@@ -27,8 +28,13 @@ export interface PostgresSource {
   readonly user: string | undefined;
   readonly schema: string | undefined;
   readonly table: string;
-  /** The source as the curator may see it written anywhere (no credentials). */
+  /** The source as the curator may see it in a message (no password). */
   readonly display: string;
+  /**
+   * The source as public files and the ledger name it: host, port, database and table only (no
+   * user, no password): `postgres://host[:port]/db?table=[schema.]name`.
+   */
+  readonly location: string;
 }
 
 export function isPostgresSource(text: string): boolean {
@@ -70,11 +76,13 @@ export function parsePostgresSource(text: string): PostgresSource {
     });
   }
   const [schema, table] = parts.length === 2 ? [parts[0], parts[1]] : [undefined, parts[0]];
-  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname);
+  // An IPv6 literal is bracketed in a URL ([::1]), not in the client's host.
+  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname.replace(/^\[(.*)\]$/, '$1'));
   const port = url.port === '' ? undefined : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
-  const display = `postgres://${user ? `${user}@` : ''}${host ?? ''}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
-  return { host, port, database, user, schema, table, display };
+  const location = `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
+  const display = user ? location.replace('postgres://', `postgres://${user}@`) : location;
+  return { host, port, database, user, schema, table, display, location };
 }
 
 /** The URL without anything after a colon in its user part (for messages about a bad URL). */
@@ -86,17 +94,52 @@ export function postgresRelation(src: PostgresSource): Relation {
   return { kind: 'table', table: src.table, ...(src.schema ? { schema: src.schema } : {}) };
 }
 
+/** How long a connection attempt may take before the source is refused as unreachable. */
+export const CONNECT_TIMEOUT_MS = 15_000;
+
 /**
  * Runs `job` on a connection to the source's database; closed on every way out. `host` may be a
  * Unix socket folder (libpq's rule: a host starting with '/').
  */
-export async function withPostgres<T>(src: PostgresSource, job: (client: Client) => Promise<T>): Promise<T> {
+export async function withPostgres<T>(
+  src: PostgresSource,
+  job: (client: Client) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  signal?.throwIfAborted();
+  const client = await connect(src);
+  // A cancel stops the running query in the server (pg_cancel_backend from a second connection):
+  // a long count over a large table is not waited for.
+  let onAbort: (() => void) | undefined;
+  try {
+    if (signal) {
+      const [[pid]] = (await client.query({ text: 'SELECT pg_backend_pid()', rowMode: 'array' })).rows as [
+        [number],
+      ];
+      onAbort = () => void cancelBackend(src, pid);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const out = await job(client);
+    signal?.throwIfAborted();
+    return out;
+  } catch (err) {
+    signal?.throwIfAborted();
+    throw err;
+  } finally {
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+    await client.end();
+  }
+}
+
+async function connect(src: PostgresSource): Promise<Client> {
   const { Client } = (await import('pg')).default;
   const client = new Client({
     database: src.database,
     ...(src.host ? { host: src.host } : {}),
     ...(src.port ? { port: src.port } : {}),
     ...(src.user ? { user: src.user } : {}),
+    // An unreachable server is refused in seconds, not after the OS's TCP timeout.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // The password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
   });
   try {
@@ -108,10 +151,20 @@ export async function withPostgres<T>(src: PostgresSource, job: (client: Client)
       { field: 'data' },
     );
   }
+  return client;
+}
+
+/** Asks the server to cancel backend `pid`'s running query; a failure leaves the query to finish. */
+async function cancelBackend(src: PostgresSource, pid: number): Promise<void> {
   try {
-    return await job(client);
-  } finally {
-    await client.end();
+    const c = await connect(src);
+    try {
+      await c.query('SELECT pg_cancel_backend($1)', [pid]);
+    } finally {
+      await c.end();
+    }
+  } catch {
+    // The cancel is best effort: the run is aborted either way once the query returns.
   }
 }
 
@@ -161,4 +214,87 @@ export function databaseFingerprint(key: Buffer, src: PostgresSource, query: str
   return createHmac('sha256', key)
     .update(`rap-studio database source v1\n${described}\n${query}\n${rows}`)
     .digest('hex');
+}
+
+/** A query on the source failed (a permission, a column gone): an InputError naming the source. */
+async function query<R extends unknown[]>(
+  client: Client,
+  src: PostgresSource,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  try {
+    const result = await client.query({ text, values, rowMode: 'array' });
+    return result.rows as R[];
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: the database refused a query (${(err as Error).message}). Check that the role may ` +
+        'SELECT from the table.',
+      { field: 'data' },
+    );
+  }
+}
+
+/**
+ * The table's column names, in the table's order (a view works too): public metadata from the
+ * catalogue, no row read. A missing table is refused naming it and the database.
+ */
+export async function tableColumns(client: Client, src: PostgresSource): Promise<readonly string[]> {
+  const qualified = relationSql(postgresRelation(src), 'postgres');
+  const rows = await query<[string]>(
+    client,
+    src,
+    'SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = to_regclass($1) ' +
+      'AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum',
+    [qualified],
+  );
+  if (rows.length === 0) {
+    const [found] = await query<[string | null]>(client, src, 'SELECT to_regclass($1)::text', [qualified]);
+    const where = src.schema ? `schema "${src.schema}"` : "the role's search_path";
+    throw new InputError(
+      found?.[0]
+        ? `${src.display}: the table "${src.table}" has no columns.`
+        : `${src.display}: no table or view "${src.table}" in ${where} of database "${src.database}". ` +
+            'Check the name (table=[schema.]name) and that the role may see it.',
+      { field: 'data' },
+    );
+  }
+  return rows.map((r) => r[0]);
+}
+
+/** The table's row count (n, public as a file's record count is). */
+export async function tableRows(client: Client, src: PostgresSource): Promise<number> {
+  const sql = `SELECT COUNT(*) FROM ${relationSql(postgresRelation(src), 'postgres')}`;
+  const [row] = await query<[string | number]>(client, src, sql);
+  return Number(row[0]);
+}
+
+/**
+ * The text that names the source's rows for the ledger's fingerprint: the table's columns, in
+ * order, from the relation (no value). Given every column of the table, whatever a release
+ * reads of it, so a column choice does not make a new dataset (release/database.ts).
+ */
+export function readQuery(src: PostgresSource, columns: readonly string[]): string {
+  const list = columns.map((c) => quoteIdent(c, 'postgres')).join(', ');
+  return `SELECT ${list} FROM ${relationSql(postgresRelation(src), 'postgres')}`;
+}
+
+/**
+ * Per-column histograms of `names`, counted inside the database in one GROUPING SETS query (one
+ * set per column, plus the row count). Private, like every exact count: discovery and the
+ * pre-reservation checks read them; nothing here is released.
+ */
+export async function columnHistograms(
+  client: Client,
+  src: PostgresSource,
+  names: readonly string[],
+): Promise<ReturnType<typeof histogramsFromRows>> {
+  const q = groupingSetsQuery(postgresRelation(src), [...names.map((n) => [n]), []], 'postgres');
+  const rows = await query<unknown[]>(client, src, q.sql);
+  return histogramsFromRows(
+    names.map((n) => q.columns.indexOf(n)),
+    names,
+    q.columns.length,
+    rows,
+  );
 }

@@ -62,6 +62,11 @@ export interface RawSourceOptions {
   readonly choice?: ColumnChoice;
   /** Undeclared columns marked hierarchical, by name (checked against the header here). */
   readonly hierarchies?: Readonly<Record<string, Hierarchy>>;
+  /**
+   * The table's columns (the choice applied), when the source is no file to read a header from
+   * (a database table's catalogue: release/database.ts).
+   */
+  readonly knownHeader?: readonly string[];
 }
 
 /** Public facts only: reads the header row (and what deciding the header needs). */
@@ -71,10 +76,12 @@ export async function planRawSource(
   budget: { epsilon: number; delta: number; share: number },
   opts: RawSourceOptions = {},
 ): Promise<RawSourcePlan> {
-  const { header } = await readTableHeader(path, {
-    ...(opts.header === undefined ? {} : { header: opts.header }),
-    ...(opts.choice ? { choice: opts.choice } : {}),
-  });
+  const { header } = opts.knownHeader
+    ? { header: opts.knownHeader }
+    : await readTableHeader(path, {
+        ...(opts.header === undefined ? {} : { header: opts.header }),
+        ...(opts.choice ? { choice: opts.choice } : {}),
+      });
   const byName = new Map(declared.map((c) => [c.name, c]));
   for (const c of declared) {
     if (!header.includes(c.name)) {

@@ -239,6 +239,14 @@ export class Ledger {
     };
   }
 
+  /**
+   * The ledger's secret key, to key a database source's identity (release/database.ts: a table
+   * has no bytes to hash); never written anywhere but the key file.
+   */
+  sourceKey(): Buffer {
+    return this.key();
+  }
+
   /** The ledger's secret key (key.ts), beside the file; a fresh one for a ledger in memory. */
   private key(): Buffer {
     if (!this.secret) this.secret = this.db.memory ? ephemeralLedgerKey() : loadLedgerKey(this.file);

@@ -31,7 +31,11 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
 
 /** Which reader counted the private data, and why the streaming one where it did (public facts). */
-export type Counting = { readonly by: 'duckdb' } | { readonly by: 'streaming'; readonly why: string };
+export type Counting =
+  | { readonly by: 'duckdb' }
+  | { readonly by: 'streaming'; readonly why: string }
+  /** A PostgreSQL table: counted inside the database (release/database.ts). */
+  | { readonly by: 'postgresql' };
 
 /**
  * A counted source as the release's outputs read a load (release/output.ts, the report): the

@@ -68,6 +68,7 @@ const manifestPart = z.looseObject({
   privacy: z.looseObject({ epsilon: z.number(), delta: z.number(), rho: z.number() }),
   seedMode: z.string(),
   unit: z.unknown(),
+  dataset: z.looseObject({ source: z.unknown().optional() }).optional(),
   schema: z.looseObject({ columns: z.array(provenanceEntry), tableSchema: tableSchemaJson }),
 });
 
@@ -145,6 +146,8 @@ export function dataPackageFor(
       mechanism: m.data.mechanism,
       seedMode: m.data.seedMode,
       unit: m.data.unit,
+      // A database source by kind only (manifest.ts: DATABASE_SOURCE_STATEMENT).
+      ...(m.data.dataset?.source ? { source: m.data.dataset.source } : {}),
       columns,
     },
   };

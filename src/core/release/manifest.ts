@@ -27,6 +27,8 @@ export interface ManifestInput {
   readonly plan: { readonly rho: number };
   readonly options: { readonly mode: string };
   readonly spec: {
+    /** A database source is described by kind only in public files (release/database.ts). */
+    readonly source?: { readonly postgres?: unknown };
     readonly noise: { readonly mode: SeedMode };
     readonly workload: Workload;
   };
@@ -52,6 +54,13 @@ export interface ManifestInput {
 }
 
 export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
+
+/** How a manifest states a database source (never its host, user or credentials). */
+export const DATABASE_SOURCE_STATEMENT = {
+  kind: 'postgresql-table',
+  counting:
+    'counted inside the database (GROUP BY GROUPING SETS): only exact counts left it, and every released value is a noisy function of them',
+} as const;
 
 export const INSECURE_SEED_MARK =
   'insecure-seed: the noise came from a seed, so anyone who knows it can remove it: this output is NOT a ' +
@@ -143,7 +152,12 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
     backend: f.result.report.backend,
     // No hash of the input: the ledger keeps the fingerprint for itself. At the person level the
     // file's row count is not public (it depends on persons' row counts): only n̂ is released.
-    dataset: { name: datasetName, rows: f.person ? null : f.facts.rows },
+    dataset: {
+      name: datasetName,
+      rows: f.person ? null : f.facts.rows,
+      // A database table: its kind and where it was counted; no host, user or password.
+      ...(f.spec.source?.postgres ? { source: DATABASE_SOURCE_STATEMENT } : {}),
+    },
     unit: f.person ? personUnit(f.person) : { kind: 'row', statement: 'one CSV row is the unit of privacy' },
     schema: {
       sha256: request.schema.hash,

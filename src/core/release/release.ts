@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { PostgresSource } from '../counting/postgres.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit } from '../data/fit.ts';
@@ -48,6 +49,14 @@ import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
 import { countingCheck, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
 import type { CountedLoad, Counting } from './counted-source.ts';
+import {
+  checkDatabaseSpec,
+  databaseDatasetName,
+  databaseFacts,
+  discoverAndCountDatabase,
+  ledgerKeyFor,
+  validateDatabase,
+} from './database.ts';
 import { manifestFields, planThatRan, type RanPlan } from './manifest.ts';
 import {
   abortCode,
@@ -80,7 +89,13 @@ import { checkOutputs, type OutputFile } from './targets.ts';
 
 /** The private file and its public schema (declared, a benchmark domain's, or confirmed). */
 export interface DataSource {
+  /** The file; for a database table, its `location` (no credentials: counting/postgres.ts). */
   readonly path: string;
+  /**
+   * A PostgreSQL table instead of a file (`--data postgres://…?table=…`): every count is made in
+   * the database (release/database.ts); `path` is then the table's location.
+   */
+  readonly postgres?: PostgresSource;
   /**
    * The curator's public schema. With `discover`, it holds the DECLARED columns only (possibly
    * none), and every other column of the table is discovered privately after the reservation.
@@ -222,7 +237,10 @@ export type Reserved = After<Validated, 'reserved'> & { readonly release: Releas
 
 /** 4. The engine's result, waiting to be written (in the app: until the curator exports). */
 export type Finished = Omit<After<Reserved, 'finished'>, 'loaded'> & {
-  /** The encoded rows, or (counted by DuckDB) the exact tables the engine read (counted-source.ts). */
+  /**
+   * The encoded rows, or the exact tables the engine read: counted by DuckDB (counted-source.ts)
+   * or in the database (a PostgreSQL table, database.ts).
+   */
   readonly loaded: LoadResult | CountedLoad;
   /** Which reader counted a raw source at the row level, and why the streaming one (absent: not raw). */
   readonly counting?: Counting;
@@ -264,10 +282,24 @@ function checkHierarchies(source: DataSource, discovering: boolean): void {
   }
 }
 
-export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promise<Prepared> {
+/** What prepare needs beside the spec. */
+export interface PrepareOptions {
+  /**
+   * The ledger's key (Ledger.sourceKey()): a database source's identity in the ledger is keyed
+   * with it (databaseFingerprint). Needed only for a database source; a dry run may pass any key.
+   */
+  readonly ledgerKey?: Buffer;
+}
+
+export async function prepare(
+  given: ReleaseSpec,
+  warn: Warn = () => {},
+  prepareOptions: PrepareOptions = {},
+): Promise<Prepared> {
+  const pg = given.source.postgres;
   // A discovering release takes the file's own declarations (SPSS value labels) as declared.
   const spec: ReleaseSpec =
-    given.source.discover === undefined
+    given.source.discover === undefined || pg
       ? given
       : {
           ...given,
@@ -287,13 +319,19 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
   if (notDp.length > 0) warn(warnings.domainNotDp(notDp));
   const discovering = spec.source.discover !== undefined;
   const unitSpec = spec.unit ?? null;
-  const names =
-    discovering || unitSpec
+  if (pg) checkDatabaseSpec(spec);
+  // A database table: its columns and row count from the database, its identity keyed (database.ts).
+  const db = pg
+    ? await databaseFacts(pg, schema.columns, ledgerKeyFor(pg, prepareOptions), choice.choice, discovering)
+    : null;
+  const names = db
+    ? db.header
+    : discovering || unitSpec
       ? await releaseColumnNames(spec.source.path, spec.source.header, choice.choice)
       : schema.columns.map((c) => c.name);
   // A declared release reads the schema's columns only; the choice's names are still checked
   // against the header here, before anything is reserved.
-  if (choice.choice && !(discovering || unitSpec)) {
+  if (choice.choice && !(discovering || unitSpec) && !db) {
     await readTableHeader(spec.source.path, { ...header, ...choice, expectedNames: names });
   }
   if (unitSpec) {
@@ -311,7 +349,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
     }
   }
   checkHierarchies(spec.source, discovering);
-  const facts = await fingerprintAndCountRows(spec.source.path, [...names]);
+  const facts = db ? db.facts : await fingerprintAndCountRows(spec.source.path, [...names]);
   // 1/n² would publish the row count, which at the person level is private: a public constant there.
   const delta = spec.delta ?? (unitSpec ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, facts.rows)));
   const dw = deltaWarning(delta, facts.rows);
@@ -328,6 +366,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
             ...(unitSpec ? { unitColumn: unitSpec.column } : {}),
             ...(spec.source.hierarchies ? { hierarchies: spec.source.hierarchies } : {}),
             ...(spec.source.discover?.formats ? { formats: spec.source.discover.formats } : {}),
+            ...(db ? { knownHeader: db.header } : {}),
           },
         )
       : null;
@@ -358,7 +397,15 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
     );
   }
   const planSchema = raw ? raw.provisional : schema;
-  const plan = publicPlan(requested, planSchema, facts.rows, spec.workload);
+  // A database table reaches the engine as its exact tables (no rows): memory is the tables'.
+  const plan = publicPlan(
+    requested,
+    planSchema,
+    facts.rows,
+    spec.workload,
+    undefined,
+    pg ? 'counted' : 'rows',
+  );
   // Pin T, K and table mode's plan so the engine runs exactly what the ledger records. The plan
   // is pinned with them: a pinned T or K alone reads, to the engine, as a curator asking for
   // rounds (the adaptive plan), which is how releases once never ran the direct or mixed plan.
@@ -380,7 +427,7 @@ export async function prepare(given: ReleaseSpec, warn: Warn = () => {}): Promis
         ...(plan.table ? { tablePlan: plan.table.strategy } : {}),
       }
     : requested;
-  const name = spec.datasetName ?? path.basename(spec.source.path);
+  const name = spec.datasetName ?? (pg ? databaseDatasetName(pg) : path.basename(spec.source.path));
   const columns = columnEntries(schema, raw);
   const request: ReserveRequest = {
     fingerprint: facts.fingerprint,
@@ -555,6 +602,11 @@ export async function validate(
 ): Promise<Validated> {
   const { source } = prepared.spec;
   const header = source.header === undefined ? {} : { header: source.header };
+  if (source.postgres) {
+    // Counted in the database, for the curator only: declared columns fit, the others discoverable.
+    await validateDatabase(source.postgres, prepared);
+    return { ...prepared, stage: 'validated', loaded: null };
+  }
   if (prepared.raw) {
     // Before the reservation, for the curator only: whether the file reads, and whether every
     // record fits the declared columns (used exactly; a misfit is refused here, never dropped,
@@ -698,6 +750,27 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       }
       person = { column: bounded.column, bound: bounded.bound, chosen: bounded.chosen, rows: bounded.rows };
       options = { ...options, unit: { bound: bounded.bound, normaliser: bounded.rows.rows } };
+    } else if (spec.source.postgres) {
+      // Counted in the database: discovery's histograms, then exactly the tables the engine reads.
+      const found = await discoverAndCountDatabase(
+        spec.source.postgres,
+        reserved.raw,
+        spec.source.schema,
+        reserved.facts.rows,
+        discoveryNoise(spec),
+        (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
+        signal,
+      );
+      discovery = found.discovery;
+      counting = { by: 'postgresql' };
+      loaded = {
+        kind: 'counted',
+        dataset: found.data,
+        summary: { hasHeader: true },
+        header: found.data.schema.columns.map((c) => c.name),
+        histograms: found.histograms,
+        trimmed: false,
+      };
     } else if (reserved.raw) {
       // DuckDB's two scans where it can read the file as the streaming reader does (counted-run.ts).
       const read = await readRowLevelSource(
@@ -775,6 +848,14 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     }
     throw new ReleaseAbortedError(code, err, releaseId, marked);
   }
+}
+
+/** The spec's evaluation workloads, as the engine and requiredFeatureSets take them. */
+function evalWorkloadsOf(spec: ReleaseSpec) {
+  return {
+    ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
+    ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
+  };
 }
 
 /**
@@ -876,7 +957,9 @@ export async function releaseStraightThrough(
               (r.outputPath !== undefined && path.resolve(r.outputPath) === file.path)),
         ),
   });
-  const validated = await validate(await prepare(spec, warn), warn, hooks.signal);
+  // A database source's identity in the ledger is keyed with the ledger's key (release/database.ts).
+  const keyed = spec.source.postgres ? { ledgerKey: ledger.sourceKey() } : {};
+  const validated = await validate(await prepare(spec, warn, keyed), warn, hooks.signal);
   checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);
   const reserved = await reserve(ledger, validated, warn, hooks.signal);
   hooks.onReserved?.(reserved.release);
