@@ -6,8 +6,9 @@
  *
  * Exact statistics of the private data: never logged, never released.
  */
+
+import type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
 import type { TableOptions } from '../data/table.ts';
-import type { ColumnHistograms, HistogramCounter } from '../discovery/histograms.ts';
 import { groupingSetsQuery, setKey } from '../sql/counting.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
 import { fileRelation, onFileRelation } from './tables.ts';

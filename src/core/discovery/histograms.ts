@@ -10,7 +10,7 @@
  * So the histograms are fed into the same counters with a weight (CellCounter.add), and the
  * same discoverFromProfile decides: equal histograms give the streaming pass's schema and noisy
  * outputs under the same noise (partition selection draws in code-point order of the keys,
- * privacy/partition-selection.ts, not in the order values were met). discover-histograms.test.ts
+ * privacy/partition-selection.ts, not in the order values were met). test/unit/discovery/discover-histograms.test.ts
  * checks it on messy files.
  *
  * Row level only: at the person level the counts are distinct persons per value, which a
@@ -18,6 +18,8 @@
  *
  * The histograms are exact statistics of the private data: never logged, never released.
  */
+
+import type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
 import { DEFAULT_MISSING_MARKERS, numericParser } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { type DiscoveredSchema, type DiscoverOptions, discoverFromProfile } from './discover.ts';
@@ -25,22 +27,7 @@ import type { ColumnFormat } from './formats.ts';
 import { type CellCounter, ColumnCounts } from './profile.ts';
 import { TemporalCounts } from './temporal.ts';
 
-/** Exact one-way histograms of a table's columns (private). */
-export interface ColumnHistograms {
-  /**
-   * Records: the row count of the table. A counter that keeps a row of the wrong width (as the
-   * streaming reader does) counts it under the first missing marker in every column.
-   */
-  readonly n: number;
-  /**
-   * Per requested column: each distinct text as the source holds it (SQL NULL as the empty text)
-   * and its record count; the counts of every column sum to n.
-   */
-  readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>>;
-}
-
-/** Counts the named columns' histograms, in one pass over the rows where the counter can. */
-export type HistogramCounter = (columns: readonly string[]) => Promise<ColumnHistograms>;
+export type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
 
 export interface HistogramDiscoverOptions extends Omit<DiscoverOptions, 'unit' | 'columns' | 'choice'> {
   /**

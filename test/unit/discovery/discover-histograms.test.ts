@@ -1,14 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { fileHistogramCounter } from '../counting/histograms.ts';
-import { NotForDuckDb } from '../counting/tables.ts';
-import { HIERARCHY_PRESETS } from '../data/hierarchy.ts';
-import type { Column } from '../data/schema.ts';
-import { readTableHeader } from '../data/table.ts';
-import { tempDir } from '../data/testing.ts';
-import { seededNoise } from '../privacy/noise.ts';
-import { type DiscoverOptions, discoverSchema } from './discover.ts';
-import { type ColumnHistograms, discoverFromHistograms } from './histograms.ts';
-import { ColumnCounts, MAX_DISTINCT_TEXTS } from './profile.ts';
+import { fileHistogramCounter } from '../../../src/core/counting/histograms.ts';
+import { NotForDuckDb } from '../../../src/core/counting/tables.ts';
+import { HIERARCHY_PRESETS } from '../../../src/core/data/hierarchy.ts';
+import type { Column } from '../../../src/core/data/schema.ts';
+import { readTableHeader } from '../../../src/core/data/table.ts';
+import { tempDir } from '../../../src/core/data/testing.ts';
+import { type DiscoverOptions, discoverSchema } from '../../../src/core/discovery/discover.ts';
+import { type ColumnHistograms, discoverFromHistograms } from '../../../src/core/discovery/histograms.ts';
+import { ColumnCounts, MAX_DISTINCT_TEXTS } from '../../../src/core/discovery/profile.ts';
+import { seededNoise } from '../../../src/core/privacy/noise.ts';
 
 const dir = tempDir('rap-hist-');
 afterAll(() => dir.remove());
