@@ -777,13 +777,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         reserved.raw,
         reserved.facts.rows,
         discoveryNoise(spec),
-        (schema) =>
-          requiredFeatureSets({
-            schema,
-            workload: spec.workload,
-            ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
-            ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
-          }),
+        (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
         {
           ...header,
           ...(signal ? { signal } : {}),
@@ -814,8 +808,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         options,
         noise: spec.noise,
         ...(paid.some((p) => p !== null) ? { paidOneWays: paid } : {}),
-        ...(spec.evalWorkload ? { evalWorkload: spec.evalWorkload } : {}),
-        ...(spec.evalWorkloads ? { evalWorkloads: spec.evalWorkloads } : {}),
+        ...evalWorkloadsOf(spec),
       },
       { onProgress: hooks.onProgress, spawner: hooks.spawner },
     );
