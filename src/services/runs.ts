@@ -282,7 +282,13 @@ export class RunManager {
       throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);
     }
     const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn, signal));
-    const reserved = await release.reserve(this.ledger, validated, warn, signal);
+    // The DuckDB table the checks loaded goes with a refused reservation (the run removes it otherwise).
+    const reserved = await release
+      .reserve(this.ledger, validated, warn, signal)
+      .catch(async (err: unknown) => {
+        await release.disposeValidated(validated);
+        throw err;
+      });
     const record: RunRecord = {
       id: randomUUID(),
       dataset: ds,

@@ -235,7 +235,10 @@ export async function countFileTables(
 /** Thrown where DuckDB would read a CSV otherwise than the streaming reader: count there instead. */
 export class NotForDuckDb extends Error {}
 
-async function assertSameDialect(connection: DuckDBConnection, rel: Extract<Relation, { kind: 'csv' }>) {
+export async function assertSameDialect(
+  connection: DuckDBConnection,
+  rel: Extract<Relation, { kind: 'csv' }>,
+) {
   const found = await connection.runAndReadAll(spacedQuoteLinesSql(rel));
   if (Number(found.getRows()[0]?.[0] ?? 0) > 0) {
     throw new NotForDuckDb(

@@ -5,7 +5,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import Papa from 'papaparse';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fingerprintAndCountRows } from './file-facts.ts';
+import { fingerprintAndCountRows, RecordCounter } from './file-facts.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-rowcount-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,6 +70,64 @@ describe('fingerprintAndCountRows', () => {
   it('names the file when it cannot be read', async () => {
     await expect(fingerprintAndCountRows(path.join(dir, 'nope.csv'), NAMES)).rejects.toThrow(
       /nope\.csv: cannot read the data file \(no such file\)/,
+    );
+  });
+});
+
+/** The byte-by-byte counter RecordCounter replaced: the brute force it must agree with. */
+function byteLoopCount(chunks: readonly Uint8Array[]): { records: number; firstRecord: string } {
+  let records = 0;
+  let inQuote = false;
+  let content = false;
+  let first: number[] | undefined = [];
+  let firstRecord = '';
+  const end = () => {
+    if (!content) return;
+    records++;
+    content = false;
+    if (first) {
+      firstRecord = Buffer.from(first)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
+      first = undefined;
+    }
+  };
+  for (const chunk of chunks) {
+    for (const b of chunk) {
+      if (b === 0x22) {
+        inQuote = !inQuote;
+        content = true;
+      } else if (b === 0x0a && !inQuote) {
+        end();
+        continue;
+      } else if (b !== 0x20 && b !== 0x09 && b !== 0x0d) content = true;
+      if (first && content && first.length < 1 << 20) first.push(b);
+    }
+  }
+  end();
+  return { records, firstRecord };
+}
+
+describe('RecordCounter (indexOf jumps) = the byte loop', () => {
+  it('on random bytes of quotes, newlines, blanks and text, in random chunks', () => {
+    const bytes = fc.array(fc.constantFrom(0x22, 0x0a, 0x20, 0x09, 0x0d, 0x61, 0x2c), { maxLength: 300 });
+    fc.assert(
+      fc.property(bytes, fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 20 }), (b, cuts) => {
+        const all = Buffer.from(b);
+        const chunks: Buffer[] = [];
+        let at = 0;
+        for (const c of cuts) {
+          if (at >= all.length) break;
+          chunks.push(all.subarray(at, at + c));
+          at += c;
+        }
+        if (at < all.length) chunks.push(all.subarray(at));
+        const counter = new RecordCounter();
+        for (const c of chunks) counter.push(c);
+        counter.endRecord();
+        expect({ records: counter.records, firstRecord: counter.firstRecord }).toEqual(byteLoopCount(chunks));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

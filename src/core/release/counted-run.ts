@@ -5,10 +5,13 @@
  * way discovery is drawn once, from the same noise source, and gives the same schema.
  */
 
-import { fileHistogramCounter } from '../counting/histograms.ts';
+import { loadSourceTable, type SourceTable } from '../counting/source-table.ts';
+import { columnEncoder } from '../data/encode.ts';
+import type { FitCheck } from '../data/fit.ts';
 import { tableFormat } from '../data/formats/format.ts';
 import type { LoadResult } from '../data/load.ts';
 import type { Schema } from '../data/schema.ts';
+import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import type { DiscoveredSchema } from '../discovery/discover.ts';
 import type { HistogramCounter } from '../discovery/histograms.ts';
 import { discoverAndLoad, loadDiscovered, type RawSourcePlan } from '../discovery/raw-source.ts';
@@ -20,6 +23,7 @@ import {
   type Counting,
   discoverAndCount,
   streamingOnly,
+  unreadable,
 } from './counted-source.ts';
 
 /**
@@ -52,6 +56,8 @@ export async function readRowLevelSource(
     readonly duckdb?: DuckDbOptions;
     /** Why the streaming reader counts even where DuckDB could (the checks found why; tests). */
     readonly streaming?: string;
+    /** The file as the checks loaded it into DuckDB (countingCheck); the caller disposes it. */
+    readonly table?: SourceTable;
   } = {},
 ): Promise<PrivateRead> {
   const stream = {
@@ -64,6 +70,7 @@ export async function readRowLevelSource(
       : await discoverAndCount(plan, n, noise, featureSets, {
           ...stream,
           ...(opts.duckdb ? { duckdb: opts.duckdb } : {}),
+          ...(opts.table ? { table: opts.table } : {}),
         });
   if (c.counting.by === 'duckdb' && 'data' in c)
     return { counting: c.counting, discovery: c.discovery, counted: c.data };
@@ -82,21 +89,70 @@ export async function readRowLevelSource(
 }
 
 /**
- * The histogram counter for the check before the reservation (raw-source.ts's checkDiscoverable),
- * where the run will count with DuckDB: a row-level CSV or Parquet source with no row of another
- * width. Empty (the streaming pass) otherwise.
+ * What the checks before the reservation (fitOnTable, raw-source.ts's checkDiscoverable) count
+ * with, where the run will count with DuckDB (a row-level CSV or Parquet source): the file parsed
+ * ONCE into a private DuckDB table (counting/source-table.ts), which the checks read now and the
+ * run counts after the reservation. Where DuckDB cannot read the file as the streaming reader
+ * does (a row of another width fails the strict load), the reason (the run streams, as it would
+ * have after failing to read the file itself) and no counter (the checks stream). Nothing for
+ * other sources.
+ * The caller owns `table`: it disposes it on every way out.
  */
-export function countingCheck(
+export async function countingCheck(
   prepared: { readonly raw: RawSourcePlan | null; readonly unit: unknown },
-  ragged: number,
   header: { readonly header?: boolean },
   signal?: AbortSignal,
-): { readonly counter?: HistogramCounter; readonly trim?: boolean } {
-  if (!prepared.raw || prepared.unit || ragged > 0) return {};
+  duckdb?: DuckDbOptions,
+): Promise<{
+  readonly counter?: HistogramCounter;
+  readonly trim?: boolean;
+  readonly table?: SourceTable;
+  readonly streaming?: string;
+}> {
+  if (!prepared.raw || prepared.unit) return {};
   const file = prepared.raw.path;
   if (streamingOnly(file, false) !== undefined) return {};
+  let table: SourceTable;
+  try {
+    table = await loadSourceTable(file, prepared.raw.header, {
+      ...header,
+      ...(signal ? { signal } : {}),
+      ...(duckdb ? { duckdb } : {}),
+    });
+  } catch (err) {
+    signal?.throwIfAborted();
+    return { streaming: unreadable(err) };
+  }
   return {
-    counter: fileHistogramCounter(file, { ...header, ...(signal ? { signal } : {}) }),
+    counter: (names) => table.histograms(names, signal),
     trim: tableFormat(file) === 'csv',
+    table,
   };
+}
+
+/**
+ * checkRawSource's answer (data/fit.ts) from the loaded table, without the streaming pass: the
+ * records are the table's rows; no row has another width (the strict load refuses a file with one,
+ * which the streaming check then reads); every declared column's distinct texts go through the
+ * encoder the streaming check applies to each value (trimmed in a CSV, as its reader trims).
+ * undefined where a declared column cannot hold a text: the streaming check then finds the first
+ * record that has it, for the curator's message. Private counts, for the curator only.
+ */
+export async function fitOnTable(
+  table: SourceTable,
+  plan: RawSourcePlan,
+  signal?: AbortSignal,
+): Promise<FitCheck | undefined> {
+  const histograms = await table.histograms(
+    plan.declared.map((c) => c.name),
+    signal,
+  );
+  const trim = tableFormat(plan.path) === 'csv';
+  for (const column of plan.declared) {
+    const encode = columnEncoder(column, { missingMarkers: DEFAULT_MISSING_MARKERS, outOfDomain: 'reject' });
+    for (const text of histograms.columns.get(column.name)?.keys() ?? []) {
+      if (typeof encode(trim ? text.trim() : text) === 'string') return undefined;
+    }
+  }
+  return { records: histograms.n, misfits: 0, first: null, ragged: 0 };
 }

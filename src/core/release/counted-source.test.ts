@@ -2,13 +2,20 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileHistogramCounter } from '../counting/histograms.ts';
+import { loadSourceTable } from '../counting/source-table.ts';
 import type { Column } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
 import { MAX_DISTINCT_TEXTS } from '../discovery/profile.ts';
-import { checkDiscoverable, discoverAndLoad, planRawSource } from '../discovery/raw-source.ts';
+import {
+  checkDiscoverable,
+  checkRawSource,
+  discoverAndLoad,
+  planRawSource,
+} from '../discovery/raw-source.ts';
 import { seededNoise } from '../privacy/noise.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
+import { fitOnTable } from './counted-run.ts';
 import { discoverAndCount, streamingOnly } from './counted-source.ts';
 
 const dir = tempDir('rap-counted-');
@@ -63,6 +70,17 @@ async function compare(
     const sorted = [...fs].sort((a, b) => a - b);
     const table = counted.data.dataset.tables.get(sorted.join(','));
     expect(table && Array.from(table)).toEqual(Array.from(contingencyTable(streamed.loaded.dataset, sorted)));
+  }
+  // The same, counted from the file parsed once into DuckDB (the release's path: counting/source-table.ts).
+  const loaded = await loadSourceTable(file, plan.header, hdr);
+  try {
+    const viaTable = await discoverAndCount(plan, rows, seededNoise(seed), (s) => sets(s.columns.length), {
+      ...hdr,
+      table: loaded,
+    });
+    expect(viaTable).toEqual(counted);
+  } finally {
+    await loaded.dispose();
   }
   return counted;
 }
@@ -167,4 +185,24 @@ describe("the check before the reservation from DuckDB's histograms", () => {
       keptAsMissing: [],
     });
   }, 60_000);
+});
+
+describe('the fit check from the table parsed once = the streaming fit check', () => {
+  it('records, no misfit, no row of another width; a misfit is left to the streaming check', async () => {
+    const file = dir.file('fit.csv', messy(800));
+    const note = (categories: string[]): Column[] => [
+      { name: 'note', kind: 'categorical', categories, missing: false },
+    ];
+    const budget = { epsilon: 1, delta: 1e-6, share: 0.2 };
+    const plan = await planRawSource(file, note(['maybe', 'no', 'yes']), budget);
+    const narrow = await planRawSource(file, note(['no', 'yes']), budget);
+    const table = await loadSourceTable(file, plan.header);
+    try {
+      expect(await fitOnTable(table, plan)).toEqual(await checkRawSource(plan));
+      expect(await fitOnTable(table, narrow)).toBeUndefined();
+      expect((await checkRawSource(narrow)).first).toMatchObject({ value: 'maybe', problem: 'category' });
+    } finally {
+      await table.dispose();
+    }
+  });
 });

@@ -17,6 +17,7 @@
  * on every way out); its error messages may quote a value and are never shown or recorded.
  */
 import { fileHistogramCounter } from '../counting/histograms.ts';
+import type { SourceTable } from '../counting/source-table.ts';
 import { countFileTables, NotForDuckDb } from '../counting/tables.ts';
 import { type CountedDataset, tableKey } from '../data/counted.ts';
 import { type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
@@ -81,6 +82,11 @@ export interface CountedSourceOptions {
   readonly header?: HeaderMode;
   readonly signal?: AbortSignal;
   readonly duckdb?: DuckDbOptions;
+  /**
+   * The file already parsed into DuckDB by the check before the reservation (one parse for the
+   * whole release: counting/source-table.ts); the caller disposes it. Absent: DuckDB reads the file.
+   */
+  readonly table?: SourceTable;
 }
 
 /**
@@ -109,7 +115,9 @@ export async function discoverAndCount(
   // Scan 1, before any noise: a failure here costs nothing, the streaming path starts afresh.
   let histograms: ColumnHistograms;
   try {
-    histograms = await fileHistogramCounter(plan.path, duckdb)(names);
+    histograms = opts.table
+      ? await opts.table.histograms(names, opts.signal)
+      : await fileHistogramCounter(plan.path, duckdb)(names);
   } catch (err) {
     opts.signal?.throwIfAborted();
     return { counting: { by: 'streaming', why: unreadable(err) } };
@@ -131,11 +139,10 @@ export async function discoverAndCount(
   const sets = uniqueSorted(featureSets(schema));
   let counted: Awaited<ReturnType<typeof countFileTables>>;
   try {
-    counted = await countFileTables(plan.path, schema, sets, {
-      ...duckdb,
-      outOfDomain: RELEASE_OUT_OF_DOMAIN,
-      trim: tableFormat(plan.path) === 'csv',
-    });
+    const count = { outOfDomain: RELEASE_OUT_OF_DOMAIN, trim: tableFormat(plan.path) === 'csv' };
+    counted = opts.table
+      ? await opts.table.tables(schema, sets, { ...count, ...(opts.signal ? { signal: opts.signal } : {}) })
+      : await countFileTables(plan.path, schema, sets, { ...duckdb, ...count });
   } catch (err) {
     opts.signal?.throwIfAborted();
     return { counting: { by: 'streaming', why: unreadable(err) }, discovery: found };
@@ -171,7 +178,7 @@ function uniqueSorted(sets: readonly (readonly number[])[]): number[][] {
 }
 
 /** Public words for why DuckDB did not count: never its message (it may quote a value). */
-function unreadable(err: unknown): string {
+export function unreadable(err: unknown): string {
   if (err instanceof NotForDuckDb) {
     return 'DuckDB would split a line otherwise than the streaming reader (a quote after spaces)';
   }

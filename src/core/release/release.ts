@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { PostgresSource } from '../counting/postgres.ts';
+import type { SourceTable } from '../counting/source-table.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
-import { checkDeclaredFit } from '../data/fit.ts';
+import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
 import { withFileDeclarations } from '../data/formats/declarations.ts';
 import { hasOwnHeader } from '../data/formats/format.ts';
 import { type Hierarchy, hierarchyText } from '../data/hierarchy.ts';
@@ -47,7 +48,7 @@ import { APP_VERSION } from '../version.ts';
 import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
-import { countingCheck, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
+import { countingCheck, fitOnTable, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
 import type { CountedLoad, Counting } from './counted-source.ts';
 import {
   checkDatabaseSpec,
@@ -217,7 +218,18 @@ export type Validated = After<Prepared, 'validated'> & {
    * missing values). Private: steers the run only, never written.
    */
   readonly streamingOnly?: string;
+  /**
+   * The raw file parsed once into a private DuckDB table by the checks, for the run to count
+   * after the reservation (counting/source-table.ts). Whoever holds a Validated or Reserved
+   * disposes it on every way out: run() does; a caller that never runs it calls disposeValidated.
+   */
+  readonly table?: SourceTable;
 };
+
+/** Removes the DuckDB table a validated release holds, if any (idempotent). */
+export async function disposeValidated(v: { readonly table?: SourceTable }): Promise<void> {
+  await v.table?.dispose();
+}
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -611,23 +623,43 @@ export async function validate(
     // Before the reservation, for the curator only: whether the file reads, and whether every
     // record fits the declared columns (used exactly; a misfit is refused here, never dropped,
     // mapped or found after the budget is spent). Discovery itself waits for the reservation.
-    const check = await checkRawSource(prepared.raw, header);
-    if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
-    if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
-    // A column past discovery's distinct-value limit is refused now, not after the reservation.
-    // DuckDB's one scan where the run will count with it too (counted-source.ts), else a stream.
-    const counter = countingCheck(prepared, check.ragged, header, signal);
-    const read = await checkDiscoverable(prepared.raw, {
-      ...header,
-      ...(signal ? { signal } : {}),
-      ...counter,
-    });
-    warnKeptAsMissing(read.keptAsMissing, source.path, warn);
+    // Where the run will count with DuckDB, the file is parsed once into a private DuckDB table
+    // here: these checks read it, and the run counts from it after the reservation (counted-run.ts).
+    let { table, streaming, ...counter } = await countingCheck(prepared, header, signal);
+    let check: FitCheck;
+    try {
+      // The table answers the fit check where it can; the streaming pass where it cannot (no
+      // table, or a misfit, whose first record the curator is shown).
+      check =
+        (table && (await fitOnTable(table, prepared.raw, signal))) ??
+        (await checkRawSource(prepared.raw, header));
+      if (check.records !== prepared.facts.rows) throw fileChangedWhileRead(source.path);
+      if (check.first) throw declaredDomainMisfit(source.path, { ...check, first: check.first });
+      if (check.ragged > 0 && table) {
+        // Rows of another width (the strict load would have refused them): streamed throughout.
+        await table.dispose();
+        table = undefined;
+        streaming = undefined;
+        counter = {};
+      }
+      // A column past discovery's distinct-value limit is refused now, not after the reservation.
+      const read = await checkDiscoverable(prepared.raw, {
+        ...header,
+        ...(signal ? { signal } : {}),
+        ...counter,
+      });
+      warnKeptAsMissing(read.keptAsMissing, source.path, warn);
+    } catch (err) {
+      await table?.dispose();
+      throw err;
+    }
+    const why = check.ragged > 0 ? RAGGED_ROWS : streaming;
     return {
       ...prepared,
       stage: 'validated',
       loaded: null,
-      ...(check.ragged > 0 ? { streamingOnly: RAGGED_ROWS } : {}),
+      ...(why !== undefined ? { streamingOnly: why } : {}),
+      ...(table ? { table } : {}),
     };
   }
   const choice = readChoice(prepared.spec);
@@ -783,8 +815,9 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
           ...(signal ? { signal } : {}),
           ...(hooks.counting ? { streaming: 'asked for' } : {}),
           ...(reserved.streamingOnly ? { streaming: reserved.streamingOnly } : {}),
+          ...(reserved.table ? { table: reserved.table } : {}),
         },
-      );
+      ).finally(() => disposeValidated(reserved));
       loaded = 'counted' in read ? read.counted : read.loaded;
       discovery = read.discovery;
       counting = read.counting;
@@ -818,8 +851,9 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     if (signal?.aborted) engine.cancel();
     try {
       const result = await engine.result;
+      const { table: _counted, ...rest } = reserved;
       return {
-        ...reserved,
+        ...rest,
         stage: 'finished',
         options,
         loaded: data,
@@ -840,6 +874,8 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       marked = false;
     }
     throw new ReleaseAbortedError(code, err, releaseId, marked);
+  } finally {
+    await disposeValidated(reserved);
   }
 }
 
@@ -953,12 +989,18 @@ export async function releaseStraightThrough(
   // A database source's identity in the ledger is keyed with the ledger's key (release/database.ts).
   const keyed = spec.source.postgres ? { ledgerKey: ledger.sourceKey() } : {};
   const validated = await validate(await prepare(spec, warn, keyed), warn, hooks.signal);
-  checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);
-  const reserved = await reserve(ledger, validated, warn, hooks.signal);
-  hooks.onReserved?.(reserved.release);
-  const finished = await run(ledger, reserved, hooks).catch((err: unknown) => {
-    throw err instanceof ReleaseAbortedError ? err.forCli() : err;
-  });
+  let finished: Finished;
+  try {
+    checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);
+    const reserved = await reserve(ledger, validated, warn, hooks.signal);
+    hooks.onReserved?.(reserved.release);
+    finished = await run(ledger, reserved, hooks).catch((err: unknown) => {
+      throw err instanceof ReleaseAbortedError ? err.forCli() : err;
+    });
+  } finally {
+    // The DuckDB table of the checks, where the run did not get to remove it.
+    await disposeValidated(validated);
+  }
   let report: ReleaseReport | undefined;
   const published = await publish(
     ledger,

@@ -26,6 +26,12 @@ export type Relation =
       readonly header: boolean;
       /** Physical columns, in file order (all read as text). */
       readonly width: number;
+      /**
+       * DuckDB's strict mode: a row of another width (longer too), an unescaped quote or mixed
+       * line ends fail the read, where the lenient default (false) reads a longer row as a
+       * record with its extra fields dropped (counting/source-table.ts loads strictly).
+       */
+      readonly strict?: boolean;
     }
   | {
       readonly kind: 'parquet';
@@ -61,10 +67,10 @@ export function relationSql(rel: Relation, dialect: Dialect): string {
         (_, i) => `${quoteString(csvColumnName(i))}: 'VARCHAR'`,
       ).join(', ');
       // RFC 4180 as the streaming reader takes it (papaparse): '"' quotes and escapes, no
-      // comment lines, every value text; strict_mode off accepts mixed CRLF / LF line ends.
+      // comment lines, every value text; strict_mode off (unless asked) accepts mixed CRLF / LF.
       return (
         `read_csv(${quoteString(rel.path)}, delim = ${quoteString(rel.delimiter)}, quote = '"', escape = '"', ` +
-        `header = ${rel.header}, auto_detect = false, strict_mode = false, null_padding = false, ` +
+        `header = ${rel.header}, auto_detect = false, strict_mode = ${rel.strict === true}, null_padding = false, ` +
         `ignore_errors = false, comment = '', columns = {${columns}})`
       );
     }

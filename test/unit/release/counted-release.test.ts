@@ -5,7 +5,7 @@
  * the file as the streaming reader does, the release is streamed, and the curator's report says
  * which reader counted (the public manifest does not: the fallback can depend on the rows).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,12 @@ import { releaseStraightThrough } from '../../../src/core/release/release.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-counted-release-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// DuckDB's private folders (the parsed table, the spill) are made under the OS temp folder: a
+// folder of this file's own, so each test sees exactly what a release leaves behind.
+const temp = path.join(dir, 'tmp');
+mkdirSync(temp);
+process.env.TMPDIR = temp;
+const duckdbLeft = () => readdirSync(temp).filter((f) => f.startsWith('rap-duckdb-'));
 
 const day = (d: number) => new Date(Date.UTC(2018, 2, 1) + d * 86_400_000).toISOString().slice(0, 10);
 
@@ -40,7 +46,13 @@ const WORKLOAD = (names: readonly string[]) => ({
   ],
 });
 
-async function release(file: string, names: readonly string[], tag: string, streaming: boolean) {
+async function release(
+  file: string,
+  names: readonly string[],
+  tag: string,
+  streaming: boolean,
+  hooks: { readonly signal?: AbortSignal; readonly onReserved?: () => void } = {},
+) {
   const at = (f: string) => path.join(dir, f);
   writeFileSync(at(`w-${tag}.json`), JSON.stringify(WORKLOAD(names)));
   const flags = {
@@ -63,7 +75,7 @@ async function release(file: string, names: readonly string[], tag: string, stre
       ledger,
       spec,
       { outPath: spec.outPath, reportPath: at(`${tag}-${streaming}.report.json`) },
-      streaming ? { counting: 'streaming' } : {},
+      { ...hooks, ...(streaming ? { counting: 'streaming' as const } : {}) },
     );
     const manifest = readFileSync(r.manifestPath, 'utf8');
     return { csv: readFileSync(spec.outPath), report: r.report, manifest };
@@ -89,6 +101,26 @@ describe('a raw release counted by DuckDB = the streaming release, byte for byte
     expect(streamed.report.counting).toEqual({ by: 'streaming', why: 'asked for' });
     expect(counted.csv.equals(streamed.csv)).toBe(true);
     expect(counted.manifest).not.toContain('duckdb');
+    expect(duckdbLeft()).toEqual([]);
+  });
+
+  it('the table DuckDB parsed before the reservation is gone after a cancelled run', async () => {
+    mkdirSync(path.join(dir, 'cancel'), { recursive: true });
+    const file = path.join(dir, 'cancel', 'data.csv');
+    writeFileSync(file, messy(1200, true));
+    const names = ['age', 'joined', 'city', 'band', 'hours'];
+    const ac = new AbortController();
+    let held: string[] = [];
+    const cancelled = release(file, names, 'cancel', false, {
+      signal: ac.signal,
+      onReserved: () => {
+        held = duckdbLeft();
+        ac.abort();
+      },
+    });
+    await expect(cancelled).rejects.toThrow();
+    expect(held).toHaveLength(1);
+    expect(duckdbLeft()).toEqual([]);
   });
 
   it.each([

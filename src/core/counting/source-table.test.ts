@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fingerprintAndCountRows } from '../data/file-facts.ts';
+import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
+import { tempDir } from '../data/testing.ts';
+import { fileHistogramCounter } from './histograms.ts';
+import { loadSourceTable } from './source-table.ts';
+import { countFileTables, NotForDuckDb } from './tables.ts';
+
+const dir = tempDir('rap-source-table-');
+afterAll(() => dir.remove());
+
+function rows(n: number, header = true): string {
+  const lines = header ? ['age,city,note'] : [];
+  for (let i = 0; i < n; i++) {
+    const age = i % 17 === 0 ? '?' : i % 13 === 0 ? '' : ` ${18 + ((i * 37) % 70)} `;
+    const city = i % 8 < 4 ? 'Oslo' : i % 8 < 7 ? ' Bergen' : '"Trondheim, N"';
+    const note = i % 11 === 0 ? '""' : i % 2 === 0 ? 'yes' : 'no';
+    lines.push([age, city, note].join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const cat = (name: string, categories: string[]): Column => ({
+  name,
+  kind: 'categorical',
+  categories,
+  missing: true,
+});
+const SCHEMA: Schema = {
+  version: SCHEMA_VERSION,
+  origin: 'declared',
+  columns: [
+    { name: 'age', kind: 'numeric', edges: [0, 20, 40, 60, 80, 100], integer: true, missing: true },
+    cat('city', ['Bergen', 'Oslo', 'Trondheim, N']),
+    cat('note', ['no', 'yes']),
+  ],
+};
+const SETS = [[0], [1], [2], [0, 1], [0, 1, 2]];
+
+/** A fresh private parent for DuckDB's folder, so a test sees exactly what is left behind. */
+function parent(name: string): string {
+  const p = join(dir.path, name);
+  mkdirSync(p);
+  return p;
+}
+
+describe('a CSV parsed once into DuckDB counts as the file does', () => {
+  it.each([
+    ['with a header', true],
+    ['without a header', false],
+  ])('%s: the histograms and the tables equal those read off the file', async (_, header) => {
+    const file = dir.file(`data-${header}.csv`, rows(2500, header));
+    const names = header ? ['age', 'city', 'note'] : ['column_1', 'column_2', 'column_3'];
+    const schema = { ...SCHEMA, columns: SCHEMA.columns.map((c, i) => ({ ...c, name: names[i] })) };
+    const opts = { header, trim: true, outOfDomain: 'reject' as const };
+    const table = await loadSourceTable(file, names, { header });
+    try {
+      expect(await table.histograms(names)).toEqual(await fileHistogramCounter(file, { header })(names));
+      expect(await table.histograms(names.slice(1))).toEqual(
+        await fileHistogramCounter(file, { header })(names.slice(1)),
+      );
+      expect(await table.tables(schema, SETS, opts)).toEqual(await countFileTables(file, schema, SETS, opts));
+    } finally {
+      await table.dispose();
+    }
+  });
+});
+
+describe('the strict load refuses what the streaming reader reads otherwise (it then streams)', () => {
+  it.each([
+    ['a longer row', `${rows(50)}40,Oslo,yes,extra\n`],
+    ['a shorter row', `${rows(50)}40,Oslo\n`],
+    ['a quote left open', `${rows(50)}40,"Oslo,yes\n`],
+  ])('%s', async (_, text) => {
+    const file = dir.file(`refused-${text.length}.csv`, text);
+    await expect(loadSourceTable(file, ['age', 'city', 'note'])).rejects.toThrow();
+  });
+
+  it('not UTF-8', async () => {
+    const file = dir.file(
+      'latin1.csv',
+      Buffer.concat([Buffer.from(rows(20)), Buffer.from([0x34, 0x30, 0x2c, 0xe6, 0x2c, 0x6e, 0x6f, 0x0a])]),
+    );
+    await expect(loadSourceTable(file, ['age', 'city', 'note'])).rejects.toThrow();
+  });
+
+  it('blank lines and CRLF line ends: the rows the record count counts', async () => {
+    const text = rows(40).replaceAll('\n', '\r\n').replace('\r\n', '\r\n\r\n') + '\r\n';
+    const file = dir.file('crlf.csv', text);
+    const table = await loadSourceTable(file, ['age', 'city', 'note']);
+    try {
+      expect((await table.histograms(['age'])).n).toBe(
+        (await fingerprintAndCountRows(file, ['age', 'city', 'note'])).rows,
+      );
+    } finally {
+      await table.dispose();
+    }
+  });
+});
+
+describe('the table file and its private folder are gone on every way out', () => {
+  it('after dispose (twice is fine); the folder held the table file until then', async () => {
+    const at = parent('ok');
+    const file = dir.file('ok.csv', rows(500));
+    const table = await loadSourceTable(file, ['age', 'city', 'note'], { duckdb: { tempParent: at } });
+    expect(readdirSync(at)).toHaveLength(1);
+    expect(readdirSync(table.folder)).toContain('source.duckdb');
+    await table.dispose();
+    await table.dispose();
+    expect(existsSync(table.folder)).toBe(false);
+    expect(readdirSync(at)).toEqual([]);
+  });
+
+  it('when DuckDB cannot read the file as declared (a short row), or reads it otherwise', async () => {
+    const at = parent('error');
+    const short = dir.file('short.csv', `${rows(300)}40,x\n`);
+    await expect(
+      loadSourceTable(short, ['age', 'city', 'note'], { duckdb: { tempParent: at } }),
+    ).rejects.toThrow();
+    expect(readdirSync(at)).toEqual([]);
+    const spaced = dir.file('spaced.csv', `${rows(30)}40, "Oslo, N",yes\n`);
+    await expect(
+      loadSourceTable(spaced, ['age', 'city', 'note'], { duckdb: { tempParent: at } }),
+    ).rejects.toBeInstanceOf(NotForDuckDb);
+    expect(readdirSync(at)).toEqual([]);
+  });
+
+  it('on cancel while the file is parsed', async () => {
+    const at = parent('cancel');
+    const file = dir.file('big.csv', rows(400_000));
+    const ac = new AbortController();
+    const loading = loadSourceTable(file, ['age', 'city', 'note'], {
+      duckdb: { tempParent: at },
+      signal: ac.signal,
+    });
+    // Cancel once DuckDB's private folder exists (the parse is under way).
+    while (readdirSync(at).length === 0) await new Promise((r) => setTimeout(r, 1));
+    ac.abort();
+    await expect(loading).rejects.toThrow();
+    expect(readdirSync(at)).toEqual([]);
+  }, 60_000);
+});

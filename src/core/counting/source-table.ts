@@ -1,0 +1,126 @@
+/**
+ * A raw CSV parsed ONCE by an embedded DuckDB into a columnar table, then counted as often as the
+ * release needs: the check before the reservation (the undeclared columns' histograms), and after
+ * it discovery's histograms and the engine's exact tables. CSV parsing is most of a scan's cost
+ * (about 2.1 CPU s per million adult rows; a query on the loaded table is a small part of it),
+ * so one parse replaces three.
+ *
+ * The table is a database file in the session's private folder (sql/duckdb.ts: 0700, removed by
+ * `dispose`, idempotent, and at process exit at the latest); the owner disposes it on every way
+ * out (release.ts: validate's errors, the run's end, the CLI's and the app's failures between).
+ * Every column is kept as the raw text DuckDB read (NULL for an empty unquoted field), so a
+ * table counted here equals the one counted straight off the file (tables.ts), by construction.
+ * A Parquet file is columnar already: it is counted in place, with no copy.
+ *
+ * Private values, read for the curator before the reservation as the streaming check reads them:
+ * what is counted for the release is counted after the reservation, from this table.
+ */
+import type { ColumnHistograms } from '../data/histograms.ts';
+import type { Schema } from '../data/schema.ts';
+import type { TableOptions } from '../data/table.ts';
+import { groupingSetsQuery, type Relation, relationSql } from '../sql/counting.ts';
+import { type DuckDbOptions, type DuckDbSession, floatingColumns, openDuckDb } from '../sql/duckdb.ts';
+import { histogramsFromRows } from './histograms.ts';
+import {
+  assertSameDialect,
+  type CountedTables,
+  type CountOptions,
+  countOnDuckDb,
+  fileRelation,
+} from './tables.ts';
+
+/** The loaded table's name inside its private database. */
+const TABLE = 'source';
+
+export interface SourceTable {
+  /** The database file and spill folder (private; gone after `dispose`). */
+  readonly folder: string;
+  /** Every named column's histogram of raw texts, and the row count (one query). */
+  histograms(names: readonly string[], signal?: AbortSignal): Promise<ColumnHistograms>;
+  /** The exact tables over `schema`'s codes (columns by name), and the row count (one query). */
+  tables(
+    schema: Schema,
+    features: readonly (readonly number[])[],
+    opts?: CountOptions & { readonly signal?: AbortSignal },
+  ): Promise<CountedTables>;
+  /** Closes DuckDB and removes the table file and spill folder (idempotent). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Loads a CSV (or opens a Parquet file) for counting; columns are named as `names` (the file's
+ * header, the column choice applied). Throws NotForDuckDb (tables.ts) for a CSV DuckDB would read
+ * otherwise than the streaming reader, and DuckDB's own error where it cannot read it as declared:
+ * nothing is left behind then, and the streaming reader counts.
+ */
+export async function loadSourceTable(
+  file: string,
+  names: readonly string[],
+  opts: Pick<TableOptions, 'header' | 'delimiter'> & {
+    readonly duckdb?: DuckDbOptions;
+    readonly signal?: AbortSignal;
+  } = {},
+): Promise<SourceTable> {
+  opts.signal?.throwIfAborted();
+  const { relation, source } = await fileRelation(file, names, opts);
+  const session = await openDuckDb({ ...opts.duckdb, database: 'source.duckdb' });
+  let counted: Relation;
+  try {
+    counted = await interruptible(session, opts.signal, async (c): Promise<Relation> => {
+      if (relation.kind === 'parquet')
+        return { ...relation, floating: await floatingColumns(c, relation.path) };
+      if (relation.kind !== 'csv') return relation;
+      await assertSameDialect(c, relation);
+      // Strict: a row of another width fails the load (the streaming reader keeps it as missing
+      // values), so a loaded table has every row the streaming reader reads, and no other.
+      const strict = { ...relation, strict: true };
+      await c.run(`CREATE TABLE ${TABLE} AS SELECT * FROM ${relationSql(strict, 'duckdb')}`);
+      return { kind: 'table', table: TABLE };
+    });
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  return {
+    folder: session.spill,
+    histograms: (wanted, signal) =>
+      interruptible(session, signal, async (c) => {
+        const query = groupingSetsQuery(counted, [...wanted.map((n) => [source(n)]), []], 'duckdb');
+        const result = await c.runAndReadAll(query.sql);
+        return histogramsFromRows(
+          wanted.map((n) => query.columns.indexOf(source(n))),
+          wanted,
+          query.columns.length,
+          result.getRows(),
+        );
+      }),
+    tables: (schema, features, count = {}) => {
+      const columns = schema.columns.map((c) => c.name);
+      return interruptible(session, count.signal, (c) =>
+        countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
+      );
+    },
+    dispose: () => session.close(),
+  };
+}
+
+/** Runs `job` with a cancel interrupting DuckDB's running query; an abort wins over its error. */
+async function interruptible<T>(
+  session: DuckDbSession,
+  signal: AbortSignal | undefined,
+  job: (c: DuckDbSession['connection']) => Promise<T>,
+): Promise<T> {
+  signal?.throwIfAborted();
+  const onAbort = () => session.connection.interrupt();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const out = await job(session.connection);
+    signal?.throwIfAborted();
+    return out;
+  } catch (err) {
+    signal?.throwIfAborted();
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
