@@ -95,7 +95,9 @@ export function spacedQuoteLinesSql(rel: Extract<Relation, { kind: 'csv' }>): st
   return (
     `SELECT COUNT(*) AS n FROM read_csv(${quoteString(rel.path)}, delim = '\x01', quote = '', escape = '', ` +
     `header = false, auto_detect = false, strict_mode = false, comment = '', columns = {'line': 'VARCHAR'}) ` +
-    `WHERE regexp_matches(line, ${quoteString(`(^|${d})[ \\t]+"`)})`
+    // A match needs a quote: the cheap test first spares the regex most lines (0.6 → 0.13 CPU s
+    // per million adult rows).
+    `WHERE contains(line, '"') AND regexp_matches(line, ${quoteString(`(^|${d})[ \\t]+"`)})`
   );
 }
 
