@@ -7,44 +7,19 @@
  * name.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../../src/core/data/csv.ts';
-import { forkSpawner } from '../../../src/core/engine/process/client.ts';
 import { withDuckDb } from '../../../src/core/sql/duckdb.ts';
-import { dispatch } from '../../../src/services/dispatch.ts';
 import { defaultExportName } from '../../../src/services/exporter.ts';
-import { createServices } from '../../../src/services/services.ts';
-import type { ApiArg, ApiMethod, ApiResult } from '../../../src/shared/api.ts';
-import { isActiveStatus } from '../../../src/shared/constants.ts';
-import { FAKE_CHILD, sampleCsv } from './fixtures.ts';
+import { finishedSampleRun, sampleCsv, webApp } from './fixtures.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'rap-export-format-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function start(n: number, ledger = 'ledger.sqlite') {
-  const workDir = join(dir, `work-${n}`);
-  mkdirSync(join(workDir, 'uploads'), { recursive: true });
-  const offered = new Map<string, string>();
-  const services = createServices({
-    mode: 'web',
-    ledgerPath: join(dir, ledger),
-    workDir,
-    emit: () => {},
-    offerDownload: (path, name) => {
-      const url = `/download/${n}-${offered.size}-${name}`;
-      offered.set(url, path);
-      return url;
-    },
-    spawner: forkSpawner(FAKE_CHILD, { ...process.env, FAKE_ENGINE_MODE: 'done' }),
-    log: () => {},
-  });
-  const call = <M extends ApiMethod>(m: M, arg: ApiArg<M>) =>
-    dispatch(services, m, arg) as Promise<ApiResult<M>>;
-  return { workDir, offered, call };
-}
+const start = (n: number, ledger = 'ledger.sqlite') => webApp(dir, n, ledger);
 
 async function records(file: string): Promise<string[][]> {
   const out: string[][] = [];
@@ -53,27 +28,6 @@ async function records(file: string): Promise<string[][]> {
 }
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-
-async function finishedRun(app: ReturnType<typeof start>, upload: string) {
-  const ds = await app.call('openDataset', { path: upload, header: 'yes' });
-  await app.call('setWorkload', {
-    datasetId: ds.id,
-    role: 'main',
-    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
-  });
-  await app.call('setCap', { datasetId: ds.id, epsilon: '5' });
-  await app.call('startRun', {
-    datasetId: ds.id,
-    settings: { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' },
-  });
-  let run = await app.call('runState', {});
-  for (let i = 0; run && isActiveStatus(run.status) && i < 400; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    run = await app.call('runState', {});
-  }
-  expect(run?.status).toBe('finished');
-  return run!;
-}
 
 describe("the app's export format", () => {
   it('defaults to the input format where a writer exists, CSV otherwise', () => {
@@ -91,7 +45,7 @@ describe("the app's export format", () => {
     await withDuckDb(async (c) => {
       await c.run(`COPY (SELECT * FROM read_csv('${csv}', header = true)) TO '${upload}' (FORMAT parquet)`);
     });
-    const run = await finishedRun(first, upload);
+    const run = await finishedSampleRun(first, upload);
     const exported = await first.call('exportRun', { runId: run.runId });
     if (!exported.written) throw new Error('not written');
     expect(basename(exported.path)).toBe('shop-synthetic.parquet');
@@ -124,7 +78,7 @@ describe("the app's export format", () => {
     const app = start(4, 'other.sqlite');
     const upload = join(app.workDir, 'uploads', 'shop.csv');
     writeFileSync(upload, sampleCsv());
-    const run = await finishedRun(app, upload);
+    const run = await finishedSampleRun(app, upload);
     const exported = await app.call('exportRun', { runId: run.runId, fileName: 'mine.xlsx' });
     if (!exported.written) throw new Error('not written');
     expect(basename(exported.path)).toBe('mine.xlsx');

@@ -92,3 +92,51 @@ export function ledgerReleases(h: Harness) {
     l.close();
   }
 }
+
+/**
+ * Web-mode services over a work directory `work-N` in `dir` (the fake engine child), with the
+ * downloads they offer: two starts over one ledger stand for the app before and after a restart.
+ */
+export function webApp(dir: string, n: number, ledger = 'ledger.sqlite') {
+  const workDir = join(dir, `work-${n}`);
+  mkdirSync(join(workDir, 'uploads'), { recursive: true });
+  const offered = new Map<string, string>();
+  const services = createServices({
+    mode: 'web',
+    ledgerPath: join(dir, ledger),
+    workDir,
+    emit: () => {},
+    offerDownload: (path, name) => {
+      const url = `/download/${n}-${offered.size}-${name}`;
+      offered.set(url, path);
+      return url;
+    },
+    spawner: forkSpawner(FAKE_CHILD, { ...process.env, FAKE_ENGINE_MODE: 'done' }),
+    log: () => {},
+  });
+  const call = <M extends ApiMethod>(m: M, arg: ApiArg<M>) =>
+    dispatch(services, m, arg) as Promise<ApiResult<M>>;
+  return { workDir, offered, call };
+}
+
+/** Opens `upload` (sampleCsv), runs one small query-mode release on color × size, and waits for it. */
+export async function finishedSampleRun(app: Pick<ReturnType<typeof webApp>, 'call'>, upload: string) {
+  const ds = await app.call('openDataset', { path: upload, header: 'yes' });
+  await app.call('setWorkload', {
+    datasetId: ds.id,
+    role: 'main',
+    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
+  });
+  await app.call('setCap', { datasetId: ds.id, epsilon: '5' });
+  await app.call('startRun', {
+    datasetId: ds.id,
+    settings: { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' },
+  });
+  let run = await app.call('runState', {});
+  for (let i = 0; run && isActiveStatus(run.status) && i < 400; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    run = await app.call('runState', {});
+  }
+  if (run?.status !== 'finished') throw new Error(`the run ended ${run?.status ?? 'nowhere'}, not finished`);
+  return run;
+}
