@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isPersonTable } from '../counting/person-table.ts';
 import type { PostgresSource } from '../counting/postgres.ts';
 import type { SourceTable } from '../counting/source-table.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
@@ -49,7 +50,7 @@ import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
 import { countingCheck, fitOnTable, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
-import type { CountedLoad, Counting } from './counted-source.ts';
+import { type CountedLoad, type Counting, streamingOnly } from './counted-source.ts';
 import {
   checkDatabaseSpec,
   databaseDatasetName,
@@ -85,6 +86,7 @@ import {
   unitBudget,
   unitParams,
 } from './person.ts';
+import { readPersonLevelSource } from './person-counted.ts';
 import { publish } from './publish.ts';
 import { checkOutputs, type OutputFile } from './targets.ts';
 
@@ -755,9 +757,36 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     let person: PersonOutcome | null = null;
     let options = reserved.options;
     const header = spec.source.header === undefined ? {} : { header: spec.source.header };
-    if (reserved.raw && reserved.unit) {
+    if (reserved.raw && reserved.unit && reserved.table && isPersonTable(reserved.table) && !hooks.counting) {
+      // The person level counted by DuckDB (person-counted.ts): the same bounding, discovery and
+      // tables as below, from the table parsed before the reservation; no record held.
+      const read = await readPersonLevelSource(
+        reserved.table,
+        reserved.raw,
+        reserved.unit.spec,
+        reserved.unit.budget,
+        { person: personNoise(spec), discovery: discoveryNoise(spec) },
+        (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
+        { ...header, ...(signal ? { signal } : {}) },
+      ).finally(() => disposeValidated(reserved));
+      loaded = read.counted;
+      discovery = reserved.raw.undeclared.length > 0 ? read.discovery : null;
+      counting = { by: 'duckdb' };
+      person = read.person;
+      options = { ...options, unit: { bound: person.bound, normaliser: person.rows.rows } };
+    } else if (reserved.raw && reserved.unit) {
       // The person level: at most k records per person (a secure sample), n̂ measured; discovery
       // and the encoder read the bounded records only; the identifier column goes no further.
+      // Streamed where DuckDB cannot read the file as the streaming reader does (the reason said).
+      await disposeValidated(reserved);
+      counting = {
+        by: 'streaming',
+        why: hooks.counting
+          ? 'asked for'
+          : (reserved.streamingOnly ??
+            streamingOnly(spec.source.path) ??
+            'DuckDB could not read the file as the streaming reader does'),
+      };
       const bounded = await boundSource(
         spec.source.path,
         reserved.unit.spec,

@@ -1,0 +1,201 @@
+/**
+ * The person level counted by DuckDB (release/person-counted.ts, counting/person-table.ts) equals
+ * the streaming person path (release/person.ts's boundSource, then discovery and the encoder over
+ * the bounded file) under the same seeds: the same k, the same kept records (so the same n̂), the
+ * same profile counts (rows and distinct persons per value, per hierarchy level, per missing
+ * form), the same discovered schema and noisy details, and the same exact tables. Random small
+ * files with repeated persons, identifiers with spaces and missing markers, numbers, dates, codes.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadPersonTable } from '../../../src/core/counting/person-table.ts';
+import { tableKey } from '../../../src/core/data/counted.ts';
+import { HIERARCHY_PRESETS } from '../../../src/core/data/hierarchy.ts';
+import { Rejections } from '../../../src/core/data/rejections.ts';
+import { readTable } from '../../../src/core/data/table.ts';
+import { DEFAULT_MISSING_MARKERS } from '../../../src/core/data/values.ts';
+import { HierarchyCounts } from '../../../src/core/discovery/hierarchy-counts.ts';
+import { personProfile } from '../../../src/core/discovery/person-histograms.ts';
+import { ColumnCounts, DiscoveryProfile } from '../../../src/core/discovery/profile.ts';
+import { discoverAndLoad, planRawSource } from '../../../src/core/discovery/raw-source.ts';
+import { seededNoise } from '../../../src/core/privacy/noise.ts';
+import { boundSource, type UnitSpec, unitBudget } from '../../../src/core/release/person.ts';
+import { boundOnTable, readPersonLevelSource } from '../../../src/core/release/person-counted.ts';
+import { contingencyTable } from '../../../src/core/workload/exact.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'rap-person-counted-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const IDS = ['P1', ' P1', 'P2 ', 'P3', 'P4', 'P5', 'Q7', '?', '', 'NA', 'Ø9'];
+const WARDS = ['A', 'B', ' C', 'D', '?', ''];
+const DX = ['I10', 'I10.9', 'C34.90', 'C34.10', 'J45', 'NA', 'E11.65'];
+const AGES = ['34', ' 35', '7.5', '', '?', '80', 'x'];
+const DAYS = ['2024-01-03', '2024-02-11', '2023-12-30', ''];
+
+const rowArb = fc.tuple(
+  fc.constantFrom(...IDS),
+  fc.constantFrom(...WARDS),
+  fc.constantFrom(...DX),
+  fc.constantFrom(...AGES),
+  fc.constantFrom(...DAYS),
+);
+const HEADER = ['person', 'ward', 'diagnosis', 'age', 'admitted'];
+const UNIT_COLUMN = 'person';
+const HIERARCHIES = { diagnosis: HIERARCHY_PRESETS.icd10 };
+
+let file = 0;
+function writeCsv(rows: readonly (readonly string[])[]): string {
+  const f = path.join(dir, `d${file++}.csv`);
+  writeFileSync(f, `${[HEADER, ...rows].map((r) => r.join(',')).join('\n')}\n`);
+  return f;
+}
+
+async function planOf(f: string) {
+  return planRawSource(
+    f,
+    [],
+    { epsilon: 2, delta: 1e-6, share: 0.3 },
+    { header: true, unitColumn: UNIT_COLUMN, hierarchies: HIERARCHIES },
+  );
+}
+
+const FEATURES = [[0], [1, 2], [0, 2, 3], [3]];
+
+describe('the person level counted by DuckDB = the streaming person path (same seed)', () => {
+  it('the same kept records: profile counts (rows, distinct persons per value, level and form) agree', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(rowArb, { minLength: 1, maxLength: 120 }),
+        fc.constantFrom<UnitSpec['bound']>(1, 2, 3, 'private'),
+        fc.integer(),
+        async (rows, k, seed) => {
+          const f = writeCsv(rows);
+          const plan = await planOf(f);
+          const unit: UnitSpec = { column: UNIT_COLUMN, bound: k };
+          const budget = unitBudget(plan.budget, unit);
+          const streamed = await boundSource(f, unit, budget, seededNoise(`${seed}/person`), {
+            header: true,
+          });
+          const table = await loadPersonTable(f, plan.header, UNIT_COLUMN, { header: true });
+          try {
+            const { outcome, bounded } = await boundOnTable(
+              table,
+              unit,
+              budget,
+              seededNoise(`${seed}/person`),
+            );
+            expect(outcome).toEqual({
+              column: streamed.column,
+              bound: streamed.bound,
+              chosen: streamed.chosen,
+              rows: streamed.rows,
+            });
+            expect(bounded.n).toBe(streamed.kept);
+            // The streaming profile of the bounded file, persons told by the unit column.
+            const names = plan.header;
+            const profile = new DiscoveryProfile<ColumnCounts>(
+              names,
+              DEFAULT_MISSING_MARKERS,
+              UNIT_COLUMN,
+              (name, forms) =>
+                name === 'diagnosis'
+                  ? new HierarchyCounts(name, forms, HIERARCHIES.diagnosis)
+                  : new ColumnCounts(name, forms),
+            );
+            await readTable(
+              streamed.file,
+              { start: (shape) => profile.start(streamed.file, shape.header), row: (v) => profile.row(v) },
+              new Rejections(),
+              { header: true, raggedAsMissing: true },
+            );
+            const histograms = await bounded.histograms(names);
+            const counted = await personProfile(histograms, names, (labels) => bounded.persons(labels), {
+              trim: true,
+              hierarchies: HIERARCHIES,
+            });
+            names.forEach((name, j) => {
+              const a = profile.columns[j];
+              const b = counted.columns[j];
+              expect(b.values, name).toEqual(a.values);
+              expect(b.missingForms, name).toEqual(a.missingForms);
+              expect([b.numbers, b.texts, b.padded, b.fractional], name).toEqual([
+                a.numbers,
+                a.texts,
+                a.padded,
+                a.fractional,
+              ]);
+              expect(b.octaves, name).toEqual(a.octaves);
+              expect(b.fine, name).toEqual(a.fine);
+              expect(b.classes, name).toEqual(a.classes);
+              if (name === 'diagnosis') {
+                expect((b as HierarchyCounts).keyPersons).toEqual((a as HierarchyCounts).keyPersons);
+                expect((b as HierarchyCounts).formPersons).toEqual((a as HierarchyCounts).formPersons);
+              }
+            });
+          } finally {
+            await table.dispose();
+            await streamed.dispose();
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+
+  it('the same discovered schema, noisy details and exact tables', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(rowArb, { minLength: 1, maxLength: 150 }),
+        fc.constantFrom<UnitSpec['bound']>(1, 2, 'private'),
+        fc.integer(),
+        async (rows, k, seed) => {
+          const f = writeCsv(rows);
+          const plan = await planOf(f);
+          const unit: UnitSpec = { column: UNIT_COLUMN, bound: k };
+          const budget = unitBudget(plan.budget, unit);
+          // Streaming: boundSource, then discovery and the encoder over the bounded file (release.ts).
+          const bounded = await boundSource(f, unit, budget, seededNoise(`${seed}/person`), { header: true });
+          let streamed: Awaited<ReturnType<typeof discoverAndLoad>>;
+          try {
+            streamed = await discoverAndLoad(plan, bounded.kept, seededNoise(`${seed}/discovery`), {
+              unitColumn: UNIT_COLUMN,
+              person: { file: bounded.file, bound: bounded.bound, rows: bounded.rows.rows },
+            });
+          } finally {
+            await bounded.dispose();
+          }
+          const table = await loadPersonTable(f, plan.header, UNIT_COLUMN, { header: true });
+          try {
+            const counted = await readPersonLevelSource(
+              table,
+              plan,
+              unit,
+              budget,
+              { person: seededNoise(`${seed}/person`), discovery: seededNoise(`${seed}/discovery`) },
+              () => FEATURES,
+              { header: true },
+            );
+            expect(counted.person.rows).toEqual(bounded.rows);
+            expect(counted.discovery.schema).toEqual(streamed.discovery.schema);
+            expect(counted.discovery.columns).toEqual(streamed.discovery.columns);
+            expect(counted.discovery.records).toBe(streamed.discovery.records);
+            expect([...counted.discovery.paidOneWays]).toEqual([...streamed.discovery.paidOneWays]);
+            const { dataset } = counted.counted;
+            expect(dataset.n).toBe(streamed.loaded.dataset.n);
+            for (const fs of FEATURES) {
+              expect(dataset.tables.get(tableKey(fs)), fs.join(',')).toEqual(
+                contingencyTable(streamed.loaded.dataset, fs),
+              );
+            }
+          } finally {
+            await table.dispose();
+          }
+        },
+      ),
+      { numRuns: 20 },
+    );
+  }, 180_000);
+});
