@@ -199,3 +199,78 @@ describe('the person level counted by DuckDB = the streaming person path (same s
     );
   }, 180_000);
 });
+
+/** A record of the neighbouring test: person, category, number (texts). */
+const CATS = ['a', 'b', 'c', 'd', 'e'];
+const NUMS = ['0', '3', '7.5', '40', '1000.5', '-2', '', 'x'];
+
+/** The changed person: k rows in one cell, spread over k cells, or 60 rows in one cell. */
+function changed(k: number, shape: string, cell: number): string[][] {
+  if (shape === 'absent') return [];
+  if (shape === 'spread')
+    return Array.from({ length: k }, (_, j) => ['z', CATS[(cell + j) % 5], NUMS[(cell + j) % 8]]);
+  return Array.from({ length: shape === 'many' ? 60 : k }, () => ['z', CATS[cell % 5], NUMS[cell % 8]]);
+}
+
+describe('the counts DuckDB makes at the person level, on neighbouring datasets (one PERSON changed)', () => {
+  it('kept records move by ≤ k; distinct persons per value by ≤ √(2k) on keys in both, keys in one only have count 1 (≤ 2k); level 1 by ≤ k√3', async () => {
+    const caseArb = fc.constantFrom(1, 2, 4).chain((k) =>
+      fc.record({
+        k: fc.constant(k),
+        // Everyone else within k rows: bounding draws nothing for them (the coupling).
+        others: fc.array(
+          fc.array(fc.tuple(fc.constantFrom(...CATS), fc.constantFrom(...NUMS)), {
+            minLength: 1,
+            maxLength: k,
+          }),
+          {
+            minLength: 1,
+            maxLength: 10,
+          },
+        ),
+        before: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
+        after: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
+        cellBefore: fc.nat({ max: 39 }),
+        cellAfter: fc.nat({ max: 39 }),
+        seed: fc.integer(),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (c) => {
+        const base = c.others.flatMap((rows, p) => rows.map(([cat, num]) => [`p${p}`, cat, num]));
+        const counts = async (rows: string[][]) => {
+          const f = path.join(dir, `n${file++}.csv`);
+          writeFileSync(f, `${[['person', 'cat', 'num'], ...rows].map((r) => r.join(',')).join('\n')}\n`);
+          const table = await loadPersonTable(f, ['cat', 'num'], 'person', { header: true });
+          try {
+            const unit: UnitSpec = { column: 'person', bound: c.k };
+            const budget = { rhoCount: 0.1, rhoBound: 0, engineEpsilon: 1, engineRho: 1 };
+            const { bounded } = await boundOnTable(table, unit, budget, seededNoise(c.seed));
+            const h = await bounded.histograms(['cat', 'num']);
+            const { columns } = await personProfile(h, ['cat', 'num'], (l) => bounded.persons(l), {
+              trim: true,
+            });
+            return { n: bounded.n, cat: columns[0].values!, num: columns[1] };
+          } finally {
+            await table.dispose();
+          }
+        };
+        const d = await counts([...base, ...changed(c.k, c.before, c.cellBefore)]);
+        const e = await counts([...base, ...changed(c.k, c.after, c.cellAfter)]);
+        expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(c.k);
+        const both = [...d.cat.keys()].filter((key) => e.cat.has(key));
+        const moved = Math.hypot(...both.map((key) => d.cat.get(key)! - e.cat.get(key)!));
+        expect(moved).toBeLessThanOrEqual(Math.sqrt(2 * c.k) + 1e-9);
+        const onlyD = [...d.cat.keys()].filter((key) => !e.cat.has(key));
+        const onlyE = [...e.cat.keys()].filter((key) => !d.cat.has(key));
+        for (const key of onlyD) expect(d.cat.get(key)).toBe(1);
+        for (const key of onlyE) expect(e.cat.get(key)).toBe(1);
+        expect(onlyD.length + onlyE.length).toBeLessThanOrEqual(2 * c.k);
+        const vec = (x: typeof d.num) => [...x.octaves, x.missing, x.texts, x.fractional];
+        const [a, b] = [vec(d.num), vec(e.num)];
+        expect(Math.hypot(...a.map((x, i) => x - b[i]))).toBeLessThanOrEqual(c.k * Math.sqrt(3) + 1e-9);
+      }),
+      { numRuns: 30 },
+    );
+  }, 180_000);
+});
