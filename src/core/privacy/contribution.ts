@@ -114,7 +114,8 @@ export function boundContributions(
 }
 
 /**
- * The draws of one person's uniform k-subset of r > k records (partial Fisher–Yates): picks[j] is
+ * The draws of one person's uniform k-subset of r > k records (partial Fisher–Yates; called only for
+ * r > k: a person within k keeps every record and draws nothing): picks[j] is
  * the place in [j, r) swapped into place j, for j < k, each `uniformIndex(noise, r − j)` in this
  * order. `keptRanks` turns them into the kept records' ranks. boundContributions draws through
  * this, and so does the SQL bounding (counting/person-table.ts), so one noise stream gives both
