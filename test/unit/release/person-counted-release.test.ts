@@ -41,7 +41,11 @@ function visits(spaced: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function release(file: string, tag: string, opts: { streaming?: boolean; k?: string } = {}) {
+async function release(
+  file: string,
+  tag: string,
+  opts: { streaming?: boolean; k?: string; columns?: string } = {},
+) {
   const at = (f: string) => path.join(dir, f);
   writeFileSync(
     at('w.json'),
@@ -66,6 +70,7 @@ async function release(file: string, tag: string, opts: { streaming?: boolean; k
     unitColumn: 'patient',
     rowsPerPerson: opts.k ?? '3',
     hierarchy: ['diagnosis=icd10'],
+    ...(opts.columns ? { columns: opts.columns } : {}),
   } as unknown as SynthFlags;
   const spec = await synthSpec(flags);
   const ledger = Ledger.open(at(`${tag}.sqlite`), { anchorFile: null });
@@ -100,6 +105,18 @@ describe('a person-level release counted by DuckDB = the streaming person releas
     },
     120_000,
   );
+
+  it('a column choice (the unit column kept for bounding only)', async () => {
+    const file = path.join(dir, 'chosen.csv');
+    writeFileSync(file, `${visits(true).replaceAll('\n', ',x\n').replace(',x\n', ',extra\n')}`);
+    const columns = 'ward,diagnosis,age,stay';
+    const counted = await release(file, 'chosen-counted', { columns });
+    const streamed = await release(file, 'chosen-streamed', { columns, streaming: true });
+    expect(counted.report.counting).toEqual({ by: 'duckdb' });
+    expect(counted.csv.toString().split(/\r?\n/)[0]).toBe('ward,diagnosis,age,stay');
+    expect(counted.csv.equals(streamed.csv)).toBe(true);
+    expect(left()).toEqual([]);
+  }, 120_000);
 
   it('a Parquet copy releases the same bytes as the CSV', async () => {
     const file = path.join(dir, 'plain.csv');
