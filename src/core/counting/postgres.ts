@@ -28,6 +28,11 @@ export interface PostgresSource {
   readonly user: string | undefined;
   readonly schema: string | undefined;
   readonly table: string;
+  /**
+   * A read-only query instead of a table (`--sql`; postgres-query.ts): its result is the source,
+   * `table` is empty, and every connection reads in one READ ONLY transaction.
+   */
+  readonly query?: string;
   /** The source as the curator may see it in a message (no password). */
   readonly display: string;
   /**
@@ -41,7 +46,10 @@ export function isPostgresSource(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
-/** Parses `postgres://[user@]host[:port]/db?table=[schema.]name`; refuses a password in it. */
+/**
+ * Parses `postgres://[user@]host[:port]/db?table=[schema.]name`; refuses a password in it. A
+ * query source (`--sql`): postgres-query.ts parsePostgresQuerySource.
+ */
 export function parsePostgresSource(text: string): PostgresSource {
   let url: URL;
   try {
@@ -85,12 +93,63 @@ export function parsePostgresSource(text: string): PostgresSource {
   return { host, port, database, user, schema, table, display, location };
 }
 
+/** What postgres.ts parses of a URL without `?table=`. */
+export interface PostgresUrlParts {
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly database: string;
+  readonly user: string | undefined;
+  /** `postgres://host[:port]/db` (no user, no password). */
+  readonly base: string;
+}
+
+/** `postgres://[user@]host[:port]/db` with no table: the parts a query source needs. */
+export function parsePostgresDatabase(text: string): PostgresUrlParts {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(`${redact(text)}: not a PostgreSQL URL; write postgres://host/database.`, {
+      field: 'data',
+    });
+  }
+  if (url.password !== '') {
+    throw new InputError(
+      `${redact(text)}: the URL holds a password, which would be written wherever the source is named (the ` +
+        'ledger, the manifest, logs). Remove it and give it in the environment (PGPASSWORD) or in ~/.pgpass.',
+      { field: 'data' },
+    );
+  }
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!database) {
+    throw new InputError(`${redact(text)}: name the database: postgres://host/database.`, { field: 'data' });
+  }
+  if (url.search !== '') {
+    throw new InputError(
+      `${redact(text)}: with --sql the URL names the database only (postgres://host/database): the query says ` +
+        'what to read; leave out "?table=…" (or leave out --sql).',
+      { field: 'data' },
+    );
+  }
+  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname.replace(/^\[(.*)\]$/, '$1'));
+  const port = url.port === '' ? undefined : Number(url.port);
+  const user = url.username === '' ? undefined : decodeURIComponent(url.username);
+  return {
+    host,
+    port,
+    database,
+    user,
+    base: `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}`,
+  };
+}
+
 /** The URL without anything after a colon in its user part (for messages about a bad URL). */
 function redact(text: string): string {
   return text.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@');
 }
 
 export function postgresRelation(src: PostgresSource): Relation {
+  if (src.query !== undefined) return { kind: 'query', sql: src.query };
   return { kind: 'table', table: src.table, ...(src.schema ? { schema: src.schema } : {}) };
 }
 
@@ -112,6 +171,11 @@ export async function withPostgres<T>(
   // a long count over a large table is not waited for.
   let onAbort: (() => void) | undefined;
   try {
+    // A query source reads in one read-only snapshot: the server refuses any write its text could
+    // hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
+    if (src.query !== undefined) {
+      await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    }
     if (signal) {
       const [[pid]] = (await client.query({ text: 'SELECT pg_backend_pid()', rowMode: 'array' })).rows as [
         [number],
@@ -240,6 +304,8 @@ async function query<R extends unknown[]>(
  * catalogue, no row read. A missing table is refused naming it and the database.
  */
 export async function tableColumns(client: Client, src: PostgresSource): Promise<readonly string[]> {
+  // A query's columns are its result's (its description, no row read).
+  if (src.query !== undefined) return queryColumns(client, src);
   const qualified = relationSql(postgresRelation(src), 'postgres');
   const rows = await query<[string]>(
     client,
@@ -297,4 +363,51 @@ export async function columnHistograms(
     q.columns.length,
     rows,
   );
+}
+
+/**
+ * The query's result columns, from its description (`LIMIT 0`: no row read), in its order. A
+ * name given twice (a join's two `id`s) is refused: each released column needs its own name.
+ */
+export async function queryColumns(client: Client, src: PostgresSource): Promise<readonly string[]> {
+  const fields = await queryFields(client, src);
+  const seen = new Set<string>();
+  for (const { name } of fields) {
+    if (seen.has(name)) {
+      throw new InputError(
+        `${src.display}: the query's result has two columns named "${name}": name each column once (… AS another_name).`,
+        { field: 'sql' },
+      );
+    }
+    seen.add(name);
+  }
+  if (fields.length === 0)
+    throw new InputError(`${src.display}: the query returns no columns.`, { field: 'sql' });
+  return fields.map((f) => f.name);
+}
+
+/** Names and type OIDs of the query's result (no row read). */
+export async function queryFields(
+  client: Client,
+  src: PostgresSource,
+): Promise<readonly { readonly name: string; readonly dataTypeID: number }[]> {
+  try {
+    const result = await client.query({
+      text: `SELECT * FROM ${querySubquery(src)} LIMIT 0`,
+      rowMode: 'array',
+    });
+    return result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }));
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: the database refused the query (${(err as Error).message}). Check its text and that the ` +
+        'role may SELECT what it reads.',
+      { field: 'sql' },
+    );
+  }
+}
+
+/** `(\n<query>\n) AS source` (sql/counting.ts relationSql). */
+export function querySubquery(src: PostgresSource): string {
+  if (src.query === undefined) throw new Error('internal: not a query source');
+  return relationSql(postgresRelation(src), 'postgres');
 }
