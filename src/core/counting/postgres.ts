@@ -195,6 +195,23 @@ export async function withPostgres<T>(
   }
 }
 
+/**
+ * A password the app's curator typed (never in the URL, never a property of the source): held in
+ * this process's memory, tied to one source object, so no copy, JSON or structured clone of a
+ * source (a spec, a manifest, a log line) can carry it, and it goes when the source does.
+ */
+const PASSWORDS = new WeakMap<PostgresSource, string>();
+
+/**
+ * A copy of `src` whose connections use `password` (in memory only, see PASSWORDS). The CLI
+ * never uses it: its password comes from PGPASSWORD or ~/.pgpass, which the client reads.
+ */
+export function withPassword(src: PostgresSource, password: string): PostgresSource {
+  const copy = { ...src };
+  PASSWORDS.set(copy, password);
+  return copy;
+}
+
 async function connect(src: PostgresSource): Promise<Client> {
   const { Client } = (await import('pg')).default;
   const client = new Client({
@@ -202,9 +219,10 @@ async function connect(src: PostgresSource): Promise<Client> {
     ...(src.host ? { host: src.host } : {}),
     ...(src.port ? { port: src.port } : {}),
     ...(src.user ? { user: src.user } : {}),
+    ...(PASSWORDS.has(src) ? { password: PASSWORDS.get(src) } : {}),
     // An unreachable server is refused in seconds, not after the OS's TCP timeout.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    // The password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
+    // Otherwise the password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
   });
   try {
     await client.connect();
@@ -410,4 +428,44 @@ export async function queryFields(
 export function querySubquery(src: PostgresSource): string {
   if (src.query === undefined) throw new Error('internal: not a query source');
   return relationSql(postgresRelation(src), 'postgres');
+}
+
+/** A column of a source as the catalogue describes it: public metadata, like a CSV's header. */
+export interface ColumnDescription {
+  readonly name: string;
+  /** PostgreSQL's name of its type (format_type: `integer`, `character varying(20)`, …). */
+  readonly type: string;
+}
+
+/**
+ * The source's columns with their types, from the catalogue (a table) or the query's result
+ * description (`LIMIT 0`): no row read.
+ */
+export async function describeColumns(client: Client, src: PostgresSource): Promise<ColumnDescription[]> {
+  if (src.query !== undefined) {
+    const names = await queryColumns(client, src);
+    const fields = await queryFields(client, src);
+    const oids = [...new Set(fields.map((f) => f.dataTypeID))];
+    const types = new Map(
+      (
+        await query<[number, string]>(
+          client,
+          src,
+          'SELECT oid::int, format_type(oid, NULL) FROM pg_catalog.pg_type WHERE oid = ANY($1)',
+          [oids],
+        )
+      ).map(([oid, type]) => [oid, type]),
+    );
+    return names.map((name, i) => ({ name, type: types.get(fields[i].dataTypeID) ?? 'unknown' }));
+  }
+  const names = await tableColumns(client, src);
+  const rows = await query<[string, string]>(
+    client,
+    src,
+    'SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a ' +
+      'WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum',
+    [relationSql(postgresRelation(src), 'postgres')],
+  );
+  const types = new Map(rows);
+  return names.map((name) => ({ name, type: types.get(name) ?? 'unknown' }));
 }
