@@ -221,4 +221,32 @@ describe.skipIf(!PG)('synth --sql from PostgreSQL (RAP_TEST_POSTGRES)', { timeou
       expect(new Set(l.releases().map((r) => r.datasetFingerprint)).size).toBe(1);
     });
   });
+
+  it("workload default --data postgres://…/db --sql: every 2-way marginal over the query's columns (no row read)", async () => {
+    const r = await runInProcess([
+      'workload',
+      'default',
+      ...['--data', PG!, '--sql', `SELECT city, smoker, age AS years FROM ${table}`, '--out', 'w-sql.json'],
+    ]);
+    expect(r.stderr).toContain('rap-studio: wrote w-sql.json');
+    expect(r.code).toBe(0);
+    const w = JSON.parse(readFileSync(path.join(dir, 'w-sql.json'), 'utf8'));
+    const named = new Set(w.thresholds.flatMap((t: { features: string[] }) => t.features));
+    expect([...named].sort()).toEqual(['city', 'smoker', 'years']);
+  });
+
+  it('--dry-run --sql: the plan from the result description and the row count, nothing reserved', async () => {
+    const ledger = path.join(dir, 'dry.sqlite');
+    const r = await runInProcess(
+      synth(PG!, ledger, 'dry.csv', [
+        '--sql',
+        `SELECT city, smoker FROM ${table} WHERE age < 40`,
+        '--dry-run',
+      ]),
+    );
+    expect(r.stderr).not.toContain('rap-studio:');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`n = ${rows().filter((x) => (x[0] as number) < 40).length}`);
+    expect(existsSync(ledger)).toBe(false);
+  });
 });
