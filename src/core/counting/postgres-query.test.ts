@@ -14,6 +14,7 @@ import {
   parsePostgresQuerySource,
   queryDatasetName,
   queryFingerprint,
+  repeatingSteps,
 } from './postgres-query.ts';
 
 describe('a query source: one SELECT, refused otherwise before anything connects', () => {
@@ -149,5 +150,25 @@ describe.skipIf(!URL_)('a query source counted in PostgreSQL (RAP_TEST_POSTGRES)
     await expect(withPostgres(inWith, (c) => tableRows(c, inWith))).rejects.toThrow('the database refused');
     await withPostgres(tableSrc, (c) => c.query(`DROP FUNCTION ${fn}()`));
     expect(await withPostgres(tableSrc, (c) => tableRows(c, tableSrc))).toBe(rows.length);
+  });
+
+  it("the plan's steps that can repeat a record: a join, a UNION ALL, unnest; none for a filter or an anti join", async () => {
+    const steps = (sql: string) => {
+      const q = parsePostgresQuerySource(URL_!, sql);
+      return withPostgres(q, (c) => repeatingSteps(c, q));
+    };
+    expect(await steps(`SELECT city, age FROM ${table} WHERE flag = 'y'`)).toEqual([]);
+    expect(
+      await steps(
+        `SELECT * FROM ${table} a WHERE NOT EXISTS (SELECT 1 FROM ${table} b WHERE b.age = a.age + 100)`,
+      ),
+    ).toEqual([]);
+    expect(await steps(`SELECT a.city FROM ${table} a JOIN ${table} b ON a.age = b.age`)).toEqual(['a join']);
+    expect(await steps(`SELECT city FROM ${table} UNION ALL SELECT city FROM ${table}`)).toEqual([
+      'a UNION ALL (an append)',
+    ]);
+    expect(await steps(`SELECT city, unnest(ARRAY[1, 2]) AS k FROM ${table}`)).toEqual([
+      'a set-returning function',
+    ]);
   });
 });

@@ -20,8 +20,10 @@
  *   ledger, not the manifest); the source is named `postgres://host[:port]/db (SQL query)`.
  */
 import { createHmac } from 'node:crypto';
+import type { Client } from 'pg';
 import { InputError } from '../errors.ts';
-import { type PostgresSource, parsePostgresDatabase } from './postgres.ts';
+import { relationSql } from '../sql/counting.ts';
+import { type PostgresSource, parsePostgresDatabase, postgresRelation } from './postgres.ts';
 
 /** How a query source is named wherever a table source's `location` goes. */
 export const QUERY_SUFFIX = ' (SQL query)';
@@ -161,4 +163,36 @@ export function queryFingerprint(
 /** The ledger's default name of a query source's dataset: every query over the database spends it. */
 export function queryDatasetName(src: Pick<PostgresSource, 'database'>): string {
   return `${src.database} (SQL queries)`;
+}
+
+/** A plan node of `EXPLAIN (FORMAT JSON)` (the fields read here). */
+interface PlanNode {
+  readonly 'Node Type'?: string;
+  readonly 'Join Type'?: string;
+  readonly Plans?: readonly PlanNode[];
+}
+
+/**
+ * How the query's plan (EXPLAIN, not run) could give one source record several result rows: a
+ * join that is not a semi / anti join (one-to-many), an append (UNION ALL), a set-returning
+ * function (unnest). Empty when none. Conservative: a join the planner made of an EXISTS counts,
+ * and so does a one-to-one join (the plan cannot tell which side is the person). The unit of privacy is a result row, so the release warns
+ * the curator: a person with several result rows is protected less (docs/privacy.md).
+ */
+export async function repeatingSteps(client: Client, src: PostgresSource): Promise<string[]> {
+  const sql = `EXPLAIN (FORMAT JSON) SELECT * FROM ${relationSql(postgresRelation(src), 'postgres')}`;
+  const result = await client.query({ text: sql, rowMode: 'array' });
+  const raw = (result.rows as unknown[][])[0]?.[0];
+  const plans = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[];
+  const found = new Set<string>();
+  const walk = (node: PlanNode) => {
+    const type = node['Node Type'] ?? '';
+    const join = node['Join Type'];
+    if (join !== undefined && join !== 'Semi' && join !== 'Anti') found.add('a join');
+    if (type === 'Append' || type === 'Merge Append') found.add('a UNION ALL (an append)');
+    if (type === 'ProjectSet' || type === 'Function Scan') found.add('a set-returning function');
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  for (const p of plans) walk(p.Plan);
+  return [...found];
 }

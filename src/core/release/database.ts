@@ -28,7 +28,7 @@ import {
   tableRows,
   withPostgres,
 } from '../counting/postgres.ts';
-import { queryDatasetName, queryFingerprint } from '../counting/postgres-query.ts';
+import { queryDatasetName, queryFingerprint, repeatingSteps } from '../counting/postgres-query.ts';
 import { type ColumnChoice, keptColumnIndices } from '../data/column-choice.ts';
 import type { CountedDataset } from '../data/counted.ts';
 import { columnEncoder, type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
@@ -53,6 +53,8 @@ export interface DatabaseFacts {
   /** The columns a release reads (the table's, in its order, through the column choice). */
   readonly header: readonly string[];
   readonly facts: FileFacts;
+  /** A query source's plan steps that can repeat a record (postgres-query.ts repeatingSteps). */
+  readonly repeats: readonly string[];
 }
 
 /**
@@ -97,7 +99,8 @@ export async function databaseFacts(
       src.query === undefined
         ? databaseFingerprint(ledgerKey, src, readQuery(src, all), rows)
         : queryFingerprint(ledgerKey, src);
-    return { header, facts: { fingerprint, rows, hasHeader: true } };
+    const repeats = src.query === undefined ? [] : await repeatingSteps(client, src);
+    return { header, facts: { fingerprint, rows, hasHeader: true }, repeats };
   });
 }
 

@@ -249,4 +249,21 @@ describe.skipIf(!PG)('synth --sql from PostgreSQL (RAP_TEST_POSTGRES)', { timeou
     expect(r.stdout).toContain(`n = ${rows().filter((x) => (x[0] as number) < 40).length}`);
     expect(existsSync(ledger)).toBe(false);
   });
+
+  it('a query whose plan can repeat a record (a join) is released with a warning that a result row is the unit', async () => {
+    const join = `SELECT a.city, b.smoker FROM ${table} a JOIN ${table} b ON a.age = b.age AND a.city = b.city`;
+    const r = await runInProcess(
+      synth(PG!, path.join(dir, 'join.sqlite'), 'join.csv', ['--sql', join, '--dry-run']),
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('the query has a join: one row of its result is the unit of privacy');
+    const plain = await runInProcess(
+      synth(PG!, path.join(dir, 'plain.sqlite'), 'plain.csv', [
+        '--sql',
+        `SELECT city, smoker FROM ${table}`,
+        '--dry-run',
+      ]),
+    );
+    expect(plain.stderr).not.toContain('unit of privacy');
+  });
 });
