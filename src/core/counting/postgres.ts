@@ -73,7 +73,7 @@ export function parsePostgresSource(text: string): PostgresSource {
   const tableParam = url.searchParams.get('table');
   if (!database || !tableParam) {
     throw new InputError(
-      `${redact(text)}: name the database and the table: postgres://host/database?table=[schema.]name.`,
+      `${redact(text)}: name the database and the table: postgres://host/database?table=[schema.]name (or, for a read-only query's result, --sql "SELECT …" with postgres://host/database).`,
       { field: 'data' },
     );
   }
