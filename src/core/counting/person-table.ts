@@ -131,7 +131,9 @@ export async function loadPersonTable(
   const { relation, source } = await fileRelation(file, all, opts);
   const trim = relation.kind === 'csv';
   // In memory (DuckDB spills to the private folder beyond its limit): insertion order is kept, so
-  // rowid is the record's place in the file.
+  // rowid is the record's place in the file. A database file in the private folder, order kept,
+  // held less memory (0.58 against 0.76 GB peak on hospital-visits × 50) for 40% more CPU
+  // (17.4 against 12.3 s for loading, bounding and discovery's counts).
   const session = await openDuckDb({ ...opts.duckdb });
   const col = (name: string) => quoteIdent(source(name));
   const u = col(unit);
