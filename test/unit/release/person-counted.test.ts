@@ -274,3 +274,33 @@ describe('the counts DuckDB makes at the person level, on neighbouring datasets 
     );
   }, 180_000);
 });
+
+describe('file order on a file DuckDB reads in parallel (more than one row group of 122,880 rows)', () => {
+  it('keeps the same records as the streaming path (records ranked in file order within a person)', async () => {
+    const lines = ['person,line'];
+    // 100,000 persons with 3 records each, spread across the file: k = 1 keeps one by rank.
+    for (let i = 0; i < 300_000; i++) lines.push(`p${(i * 7919) % 100_000},${i}`);
+    const f = path.join(dir, 'large.csv');
+    writeFileSync(f, `${lines.join('\n')}\n`);
+    const unit: UnitSpec = { column: 'person', bound: 1 };
+    const budget = { rhoCount: 0.1, rhoBound: 0, engineEpsilon: 1, engineRho: 1 };
+    const streamed = await boundSource(f, unit, budget, seededNoise('order'), { header: true });
+    const kept = new Set<string>();
+    try {
+      await readTable(streamed.file, { start() {}, row: (v) => kept.add(v[1]) }, new Rejections(), {
+        header: true,
+      });
+    } finally {
+      await streamed.dispose();
+    }
+    const table = await loadPersonTable(f, ['line'], 'person', { header: true });
+    try {
+      const { bounded } = await boundOnTable(table, unit, budget, seededNoise('order'));
+      const counted = (await bounded.histograms(['line'])).columns.get('line')!;
+      expect(counted.size).toBe(100_000);
+      expect([...counted.keys()].every((line) => kept.has(line))).toBe(true);
+    } finally {
+      await table.dispose();
+    }
+  }, 120_000);
+});
