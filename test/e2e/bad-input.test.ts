@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.ts';
 import { garbage, peopleCsv } from './fixtures.ts';
 import {
   callApi,
@@ -18,7 +19,6 @@ import {
   ledgerCounts,
   type RunningHost,
   startHost,
-  waitFor,
 } from './harness.ts';
 import { banner, expectBanner, openApp, openFile, shot, stat, waitForRunStatus } from './ui.ts';
 

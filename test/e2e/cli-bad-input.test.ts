@@ -19,7 +19,7 @@ import {
   setCap,
   synthArgs,
   withLedger,
-} from '../unit/cli/helpers.ts';
+} from '../support/cli.ts';
 import { garbage } from './fixtures.ts';
 import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import { ledgerCounts } from './harness.ts';

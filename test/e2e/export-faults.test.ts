@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
+import { waitFor } from '../support/processes.ts';
 import { peopleCsv } from './fixtures.ts';
 import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import {
@@ -24,7 +25,6 @@ import {
   ledgerCounts,
   type RunningHost,
   startHost,
-  waitFor,
 } from './harness.ts';
 import { expectBanner, openApp, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
 

@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.ts';
 import { wideCsv } from './fixtures.ts';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost, waitFor } from './harness.ts';
+import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
 import { num, openApp, openFile, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
 
 const skipReason = chromiumAvailable() ? null : 'Chromium is not installed';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExportView, ReleaseReportView } from '../../src/shared/api.ts';
-import { runCli } from '../unit/cli/helpers.ts';
+import { runCli } from '../support/cli.ts';
 import {
   callApi,
   chromiumAvailable,

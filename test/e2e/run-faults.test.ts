@@ -15,17 +15,15 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eps } from '../../src/renderer/src/lib/format.ts';
 import type { RunView } from '../../src/shared/api.ts';
+import { cpuSecondsOf, isAlive, waitFor } from '../support/processes.ts';
 import { WIDE_COLUMNS, wideCsv } from './fixtures.ts';
 import {
   callApi,
   chromiumAvailable,
-  cpuSecondsOf,
-  isAlive,
   launchBrowser,
   ledgerCounts,
   type RunningHost,
   startHost,
-  waitFor,
 } from './harness.ts';
 import {
   banner,

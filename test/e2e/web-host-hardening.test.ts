@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost, waitFor } from './harness.ts';
+import { waitFor } from '../support/processes.ts';
+import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
 
 const LIMIT = 4096;
 

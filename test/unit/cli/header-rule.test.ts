@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { CLI_TIMEOUT, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 let dir: string;
 const FIRST = 'Jane Roe,HIV positive,Springfield';

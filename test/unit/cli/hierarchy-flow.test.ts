@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHierarchy } from '../../../src/core/data/hierarchy.ts';
 import { splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { hierarchyPreview } from '../../../src/core/discovery/preview.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 const N = 3000;
 const EPSILON = 4;

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 let dir: string;
 const RARE = 'Q99.9';

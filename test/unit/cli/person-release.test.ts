@@ -14,7 +14,7 @@ import { SCHEMA_VERSION } from '../../../src/core/data/schema.ts';
 import { InputError } from '../../../src/core/errors.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { type ReleaseSpec, releaseStraightThrough } from '../../../src/core/release/release.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 let dir: string;
 const UNIQUE = 'zz-only-one-person';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from '../../e2e/fs-faults.ts';
-import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from './helpers.ts';
+import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from '../../support/cli.ts';
 
 const fx = makeFixture(200);
 afterAll(() => fx.cleanup());

@@ -15,7 +15,7 @@ import {
   setCap,
   synthArgs,
   withLedger,
-} from './helpers.ts';
+} from '../../support/cli.ts';
 
 let fx: Fixture;
 beforeAll(() => {

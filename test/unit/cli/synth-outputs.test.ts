@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { PendingWrites, pendingDirFor } from '../../../src/core/release/pending-writes.ts';
 import { makeReadOnly, readOnlyUnavailable } from '../../e2e/fs-faults.ts';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs } from './helpers.ts';
+import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs } from '../../support/cli.ts';
 
 let fx: Fixture;
 let ledger: string;

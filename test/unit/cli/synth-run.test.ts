@@ -13,16 +13,15 @@ import {
   CLI_TIMEOUT,
   engineChildOf,
   type Fixture,
-  isAlive,
   makeFixture,
   runCli,
   setCap,
   slowSynthArgs,
   startCli,
   synthArgs,
-  waitFor,
   withLedger,
-} from './helpers.ts';
+} from '../../support/cli.ts';
+import { isAlive, waitFor } from '../../support/processes.ts';
 
 const INSECURE =
   'insecure-seed: this run is NOT differentially private-grade randomness; for tests/benchmarks only';

@@ -12,7 +12,7 @@ import { TEXT_SETTINGS } from '../../../src/core/release/spec.ts';
 import { appReleaseSpec } from '../../../src/services/runs.ts';
 import { parseSettings } from '../../../src/services/settings.ts';
 import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { makeFixture } from '../cli/helpers.ts';
+import { makeFixture } from '../../support/cli.ts';
 
 const fx = makeFixture(60);
 afterAll(() => fx.cleanup());
