@@ -8,47 +8,32 @@
  * released CSV and the manifest hold none of the three left out; diagnosis comes out at its
  * released levels (letters and 3-character categories) and the ledger names its hierarchy.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MISSING_MARKERS } from '../../src/core/data/values.ts';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
-import { openApp, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+import { chromiumAvailable } from './harness.ts';
+import { openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+import { useApp } from './use-app.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-columns-'));
-const FILE = join(dir, 'visits.csv');
-{
+/** A hospital-visits-shaped file: 1,200 patients (some with two visits), a distinct visit code per row. */
+function writeVisits(dir: string): void {
   const lines = ['patient_id,visit_code,ward,diagnosis,age'];
   for (let i = 0; i < 1500; i++) {
-    // 1,200 patients (some with two visits), a distinct visit code per row.
     lines.push(
       `P${(i % 1200) * 7 + 100000},V${i * 13 + 5000},${['Oncology', 'Emergency', 'Cardiology'][i % 3]},` +
         `${['I10', 'C34', 'J45', 'E11'][(i * 7) % 4]},${20 + ((i * 11) % 60)}`,
     );
   }
-  writeFileSync(FILE, `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'visits.csv'), `${lines.join('\n')}\n`);
 }
 
 describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    host = await startHost();
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const app = useApp({ name: 'columns', prepare: writeVisits });
 
   it('opens a file with high-cardinality columns; identifier / leave out in one click; releases without them', async () => {
-    await openFile(page, FILE);
+    const { page } = app;
+    await openFile(page, join(app.dir, 'visits.csv'));
     expect(await page.getByTestId('error-banner').count()).toBe(0);
     await expect(page.getByTestId('data-over-limit').textContent()).resolves.toContain(
       'patient_id, visit_code',

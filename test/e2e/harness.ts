@@ -3,7 +3,7 @@
  * Debian's Chromium with playwright-core. Screenshots go under test-results/ (not committed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export interface RunningHost {
   readonly url: string;
   readonly origin: string;
+  readonly port: number;
   readonly token: string;
   readonly ledgerPath: string;
   readonly process: ChildProcess;
@@ -78,6 +79,7 @@ export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
   return {
     url,
     origin: parsed.origin,
+    port: Number(parsed.port),
     token: parsed.searchParams.get('token') ?? '',
     ledgerPath,
     process: child,
@@ -137,6 +139,12 @@ export async function uploadFile(host: RunningHost, name: string, text: string):
   });
   if (!res.ok) throw new Error(`the host answered ${res.status} to the upload`);
   return ((await res.json()) as { result: { path: string } }).result.path;
+}
+
+/** The names of the uploads a host keeps under its work folder (none before the first). */
+export function uploadsIn(workDir: string): string[] {
+  const dir = join(workDir, 'uploads');
+  return existsSync(dir) ? readdirSync(dir) : [];
 }
 
 /** What the ledger file holds, read without writing (read-only connection; zeros if no file). */

@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { type RunningHost, screenshotDir, waitFor } from './harness.ts';
+import { waitFor } from '../support/processes.ts';
+import { type RunningHost, screenshotDir } from './harness.ts';
 
 /** A number as the screen writes it ("32,561", "0.123", "4.19e−10" with a typographic minus). */
 export const num = (text: string | null): number =>
@@ -45,12 +46,27 @@ export async function expectBanner(
   await expect.poll(() => banner(page), { timeout, interval: 100 }).toEqual({ kind, message });
 }
 
-export async function openApp(browser: Browser, host: RunningHost): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+export interface Viewport {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** A page of its own (a fresh context that accepts downloads) with the app loaded on `host`. */
+export async function openApp(
+  browser: Browser,
+  host: RunningHost,
+  viewport: Viewport = { width: 1360, height: 900 },
+): Promise<Page> {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
   const page = await context.newPage();
+  await gotoApp(page, host);
+  return page;
+}
+
+/** Loads the app from `host` in `page` and waits until it has started in web mode. */
+export async function gotoApp(page: Page, host: RunningHost): Promise<void> {
   await page.goto(host.url);
   await page.getByTestId('app-meta').filter({ hasText: 'web mode' }).waitFor({ timeout: 30_000 });
-  return page;
 }
 
 /**
