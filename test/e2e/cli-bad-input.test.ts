@@ -20,8 +20,13 @@ import {
   synthArgs,
   withLedger,
 } from '../support/cli.ts';
+import {
+  diskFullUnavailable,
+  makeReadOnly,
+  mountTinyDisk,
+  readOnlyUnavailable,
+} from '../support/fs-faults.ts';
 import { garbage } from './fixtures.ts';
-import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import { ledgerCounts } from './harness.ts';
 
 let fx: Fixture;

@@ -12,9 +12,14 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
+import {
+  diskFullUnavailable,
+  makeReadOnly,
+  mountTinyDisk,
+  readOnlyUnavailable,
+} from '../support/fs-faults.ts';
 import { waitFor } from '../support/processes.ts';
 import { peopleCsv } from './fixtures.ts';
-import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import { callApi, chromiumAvailable, type LedgerCounts, ledgerCounts } from './harness.ts';
 import { expectBanner, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
 import { useApp } from './use-app.ts';

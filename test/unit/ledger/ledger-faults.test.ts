@@ -10,7 +10,12 @@ import { LedgerError } from '../../../src/core/ledger/errors.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { fingerprintOf, requestFor } from '../../../src/core/ledger/testing/fixtures.ts';
 import { rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
-import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from '../../e2e/fs-faults.ts';
+import {
+  diskFullUnavailable,
+  makeReadOnly,
+  mountDisk,
+  readOnlyUnavailable,
+} from '../../support/fs-faults.ts';
 
 const FP = fingerprintOf('faults.csv');
 const RHO = rhoFromEpsilon(0.5, 1e-6);
