@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { Ledger } from '../../src/core/ledger/ledger.ts';
 import { childrenOf, waitFor } from './processes.ts';
 
@@ -94,6 +95,24 @@ export function makeFixture(n = 200): Fixture {
   };
 }
 
+/** The sizes of a small, quick synth run: 20 rows, oversample 2, at most 20 optimizer steps. */
+export const QUICK_RUN: readonly string[] = ['--rows', '20', '--oversample', '2', '--max-steps', '20'];
+
+/**
+ * A fixture of `rows` rows (made now, removed after the test file's tests) and a ledger of its own
+ * where its dataset has a cap of ε = `capEpsilon` (at δ = 1e-6).
+ */
+export function cappedFixture(
+  rows = 200,
+  capEpsilon = 1000,
+): { readonly fx: Fixture; readonly ledger: string } {
+  const fx = makeFixture(rows);
+  afterAll(() => fx.cleanup());
+  const ledger = fx.ledgerPath();
+  setCap(ledger, fx, capEpsilon);
+  return { fx, ledger };
+}
+
 let outputs = 0;
 
 /** The output name of the next synthArgs call (a release never replaces an earlier one's file). */
@@ -116,12 +135,7 @@ export function synthArgs(ledger: string, extra: readonly string[] = []): string
     '1',
     '--delta',
     '1e-6',
-    '--rows',
-    '20',
-    '--oversample',
-    '2',
-    '--max-steps',
-    '20',
+    ...QUICK_RUN,
     '--out',
     `out-${n}.csv`,
     '--report',
