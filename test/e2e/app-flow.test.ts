@@ -18,7 +18,16 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import { CENSUS_ROWS } from './data/make-census.ts';
 import { callApi, chromiumAvailable, ledgerCounts, repoRoot, screenshotDir } from './harness.ts';
-import { chartPoints, num, openFile, prepareRun, startRun, stat, waitForRunEnabled } from './ui.ts';
+import {
+  chartPoints,
+  downloadText,
+  num,
+  openFile,
+  prepareRun,
+  startRun,
+  stat,
+  waitForRunEnabled,
+} from './ui.ts';
 import { useApp } from './use-app.ts';
 
 /** The vendored census table (test/e2e/data/make-census.ts writes it). */
@@ -275,9 +284,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
       .map((line) => Number(line.split(',')[ageAt]));
     expect(ages.every((a) => Number.isInteger(a) && a >= 0 && a <= 100)).toBe(true);
     // The manifest says, per column, how its domain was made: age declared, the others discovered.
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    const manifest = JSON.parse(await downloadText(page, 'export-manifest-download'));
     expect(manifest.schema.origin).toBe('discovered');
     const domains = manifest.schema.columns as { name: string; domain: string }[];
     expect(domains.find((c) => c.name === 'age')).toEqual({ name: 'age', domain: 'declared' });
@@ -362,12 +369,8 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
     await waitForRunEnabled(page);
     await startRun(page, ['finished']);
     await page.getByTestId('nav-Export').click();
-    const download = page.waitForEvent('download');
-    await page.getByTestId('export-button').click();
-    await download;
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    await downloadText(page, 'export-button');
+    const manifest = JSON.parse(await downloadText(page, 'export-manifest-download'));
     expect(manifest.schema.origin).toBe('inferred');
     expect(manifest.schema.columns).toEqual(
       ['color', 'size', 'age'].map((name) => ({ name, domain: 'domain not differentially private' })),

@@ -8,12 +8,12 @@
  * released CSV and the manifest hold none of the three left out; diagnosis comes out at its
  * released levels (letters and 3-character categories) and the ledger names its hierarchy.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MISSING_MARKERS } from '../../src/core/data/values.ts';
 import { chromiumAvailable } from './harness.ts';
-import { openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+import { downloadText, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 /** A hospital-visits-shaped file: 1,200 patients (some with two visits), a distinct visit code per row. */
@@ -77,9 +77,7 @@ describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
     });
     await startRun(page, ['finished']);
     await page.getByTestId('nav-Export').click();
-    const download = page.waitForEvent('download');
-    await page.getByTestId('export-button').click();
-    const csv = readFileSync(await (await download).path(), 'utf8');
+    const csv = await downloadText(page, 'export-button');
     expect(csv.split(/\r?\n/, 1)[0]).toBe('ward,diagnosis');
     expect(csv).not.toMatch(/P1\d{5}|V\d{4,}/);
     // Every released diagnosis is a released key of the file's codes: a letter or a category —
@@ -102,9 +100,7 @@ describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
       const code = line.split(',')[1];
       expect(levels.has(code) || /^[A-Z](\d\d)?$/.test(code), code).toBe(true);
     }
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const text = readFileSync(await (await manifestDownload).path(), 'utf8');
+    const text = await downloadText(page, 'export-manifest-download');
     const manifest = JSON.parse(text);
     expect(manifest.schema.columns.map((c: { name: string }) => c.name)).toEqual(['ward', 'diagnosis']);
     expect(manifest.unit).toMatchObject({ kind: 'person', column: 'patient_id', identifierReleased: false });

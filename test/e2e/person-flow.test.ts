@@ -6,12 +6,12 @@
  * released CSV has no identifier column and not the value only one person holds; the manifest,
  * the ledger event and the Run, Export and Ledger screens state the unit.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable } from './harness.ts';
-import { openFile, prepareRun, shot, startRun } from './ui.ts';
+import { downloadText, openFile, prepareRun, shot, startRun } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 const UNIQUE = 'only-one-person';
@@ -61,15 +61,11 @@ describe.skipIf(!chromiumAvailable())('one person, many rows, in the app', () =>
 
     await page.getByTestId('nav-Export').click();
     await expect(page.getByTestId('export-unit').textContent()).resolves.toContain('one person');
-    const download = page.waitForEvent('download');
-    await page.getByTestId('export-button').click();
-    const csv = readFileSync(await (await download).path(), 'utf8');
+    const csv = await downloadText(page, 'export-button');
     expect(csv.split(/\r?\n/, 1)[0]).toBe('ward,dx');
     expect(csv).not.toContain(UNIQUE);
     expect(csv).not.toContain('HEAVY');
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    const manifest = JSON.parse(await downloadText(page, 'export-manifest-download'));
     expect(manifest.unit).toMatchObject({ kind: 'person', column: 'pid', identifierReleased: false });
     expect(manifest.dataset.rows).toBeNull();
 

@@ -2,6 +2,7 @@
  * What a person sees, read the way the e2e specs need it: stat tiles, chart point counts, the
  * error banner, and the steps a curator clicks through. Shared by the e2e specs.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -14,6 +15,13 @@ export const num = (text: string | null): number =>
 
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/** Clicks the button `testid` and returns the text of the file it downloads. */
+export async function downloadText(page: Page, testid: string): Promise<string> {
+  const download = page.waitForEvent('download');
+  await page.getByTestId(testid).click();
+  return readFileSync(await (await download).path(), 'utf8');
 }
 
 /** The value of a stat tile. */
