@@ -1,8 +1,8 @@
 /**
  * Exports that cannot be written, through the UI: a read-only export folder, then a full disk
- * (real faults, see fs-faults.ts), then the same export once the fault is gone. Each failure
- * must say the file was NOT written, leave no file (not even a partial one) and keep the
- * release `reserved` in the ledger, its spend counted; the retry commits it.
+ * (real faults, see test/support/fs-faults.ts), then the same export once the fault is gone.
+ * Each failure must say the file was NOT written, leave no file (not even a partial one) and keep
+ * the release `reserved` in the ledger, its spend counted; the retry commits it.
  *
  * The host runs with a chosen work folder (`--work-dir`), whose exports/ sub-folder is where web
  * mode writes before the browser downloads.

@@ -1,5 +1,5 @@
 /**
- * A read-only and a full ledger, made with real file-system faults (test/e2e/fs-faults.ts): the
+ * A read-only and a full ledger, made with real file-system faults (test/support/fs-faults.ts): the
  * failure is a typed LedgerError with the specific message, and nothing is reserved.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

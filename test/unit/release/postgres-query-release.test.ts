@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/index.ts';
 import { parsePostgresSource, withPostgres } from '../../../src/core/counting/postgres.ts';
-import { CLI_TIMEOUT, withLedger } from '../cli/helpers.ts';
+import { CLI_TIMEOUT, withLedger } from '../../support/cli.ts';
 
 let dir: string;
 const N = 240;
