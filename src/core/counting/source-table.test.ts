@@ -95,6 +95,27 @@ describe('the table holds distinct records with counts where the sample repeats,
   });
 });
 
+describe('a file without a double quote skips the dialect scan (file-facts.ts says so)', () => {
+  it('the same counts as with the scan', async () => {
+    const file = dir.file(
+      'unquoted.csv',
+      rows(400).replaceAll('"Trondheim, N"', 'Trondheim').replaceAll('""', ''),
+    );
+    const names = ['age', 'city', 'note'];
+    expect((await fingerprintAndCountRows(file, names)).quotes).toBe(false);
+    const [scanned, skipped] = [
+      await loadSourceTable(file, names),
+      await loadSourceTable(file, names, { quotes: false }),
+    ];
+    try {
+      expect(await skipped.histograms(names)).toEqual(await scanned.histograms(names));
+    } finally {
+      await scanned.dispose();
+      await skipped.dispose();
+    }
+  });
+});
+
 describe('the strict load refuses what the streaming reader reads otherwise (it then streams)', () => {
   it.each([
     ['a longer row', `${rows(50)}40,Oslo,yes,extra\n`],

@@ -88,6 +88,11 @@ export async function loadSourceTable(
   opts: Pick<TableOptions, 'header' | 'delimiter'> & {
     readonly duckdb?: DuckDbOptions;
     readonly signal?: AbortSignal;
+    /**
+     * false where the file holds no double quote (data/file-facts.ts, read before): no line can
+     * hold a quote after spaces, so the dialect check's scan is skipped.
+     */
+    readonly quotes?: boolean;
   } = {},
 ): Promise<SourceTable> {
   opts.signal?.throwIfAborted();
@@ -100,7 +105,7 @@ export async function loadSourceTable(
       if (relation.kind === 'parquet')
         return { ...relation, floating: await floatingColumns(c, relation.path) };
       if (relation.kind !== 'csv') return relation;
-      await assertSameDialect(c, relation);
+      if (opts.quotes !== false) await assertSameDialect(c, relation);
       // Strict: a row of another width fails the load (the streaming reader keeps it as missing
       // values), so a loaded table has every row the streaming reader reads, and no other.
       const strict = relationSql({ ...relation, strict: true }, 'duckdb');

@@ -99,7 +99,12 @@ export async function readRowLevelSource(
  * The caller owns `table`: it disposes it on every way out.
  */
 export async function countingCheck(
-  prepared: { readonly raw: RawSourcePlan | null; readonly unit: unknown },
+  prepared: {
+    readonly raw: RawSourcePlan | null;
+    readonly unit: unknown;
+    /** The file's facts as prepare read them (their `quotes` spares DuckDB's dialect scan). */
+    readonly facts?: { readonly quotes?: boolean };
+  },
   header: { readonly header?: boolean },
   signal?: AbortSignal,
   duckdb?: DuckDbOptions,
@@ -116,6 +121,7 @@ export async function countingCheck(
   try {
     table = await loadSourceTable(file, prepared.raw.header, {
       ...header,
+      ...(prepared.facts?.quotes === false ? { quotes: false } : {}),
       ...(signal ? { signal } : {}),
       ...(duckdb ? { duckdb } : {}),
     });

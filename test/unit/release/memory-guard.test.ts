@@ -113,3 +113,17 @@ describe('the memory check before the reservation assumes the reader that will c
     await disposeValidated(validated);
   });
 });
+
+describe('the dialect scan runs where the file holds a quote (file-facts.ts: skipped without one)', () => {
+  it('a quote after spaces: the checks find it, the streaming reader counts', async () => {
+    const file = path.join(dir, 'spaced.csv');
+    writeFileSync(file, data(false).replace(',Oslo,', ', "Oslo",'));
+    const roomy = { totalBytes: 2 ** 40, availableBytes: 2 ** 40 };
+    const prepared = await prepare(await specFor(file), () => {}, { machine: roomy });
+    expect(prepared.facts.quotes).toBe(true);
+    const validated = await validate(prepared);
+    expect(validated.table).toBeUndefined();
+    expect(validated.streamingOnly).toMatch(/quote after spaces/);
+    await disposeValidated(validated);
+  });
+});
