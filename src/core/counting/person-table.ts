@@ -220,6 +220,7 @@ export async function loadPersonTable(
     };
   return {
     unit,
+    distinct: false,
     folder: session.spill,
     histograms: (wanted, signal) => histograms(SOURCE, wanted, signal),
     tables: tables(SOURCE),

@@ -104,6 +104,8 @@ export async function countingCheck(
   prepared: {
     readonly raw: RawSourcePlan | null;
     readonly unit: { readonly spec: { readonly column: string } } | null;
+    /** The file's facts as prepare read them (their `quotes` spares DuckDB's dialect scan). */
+    readonly facts?: { readonly quotes?: boolean };
   },
   header: { readonly header?: boolean },
   signal?: AbortSignal,
@@ -119,11 +121,18 @@ export async function countingCheck(
   if (streamingOnly(file, false) !== undefined) return {};
   let table: SourceTable;
   try {
-    const load = { ...header, ...(signal ? { signal } : {}), ...(duckdb ? { duckdb } : {}) };
+    const load = {
+      ...header,
+      ...(signal ? { signal } : {}),
+      ...(duckdb ? { duckdb } : {}),
+    };
     // The person level: the records in file order, each one's person found (person-table.ts).
     table = prepared.unit
       ? await loadPersonTable(file, prepared.raw.header, prepared.unit.spec.column, load)
-      : await loadSourceTable(file, prepared.raw.header, load);
+      : await loadSourceTable(file, prepared.raw.header, {
+          ...load,
+          ...(prepared.facts?.quotes === false ? { quotes: false } : {}),
+        });
   } catch (err) {
     signal?.throwIfAborted();
     return { streaming: unreadable(err) };
