@@ -5,7 +5,8 @@
  * way discovery is drawn once, from the same noise source, and gives the same schema.
  */
 
-import { loadSourceTable, type SourceTable } from '../counting/source-table.ts';
+import { loadCountingTable } from '../counting/record-table.ts';
+import type { SourceTable } from '../counting/source-table.ts';
 import { columnEncoder } from '../data/encode.ts';
 import type { FitCheck } from '../data/fit.ts';
 import { tableFormat } from '../data/formats/format.ts';
@@ -90,8 +91,9 @@ export async function readRowLevelSource(
 
 /**
  * What the checks before the reservation (fitOnTable, raw-source.ts's checkDiscoverable) count
- * with, where the run will count with DuckDB (a row-level CSV or Parquet source): the file parsed
- * ONCE into a private DuckDB table (counting/source-table.ts), which the checks read now and the
+ * with, where the run will count with DuckDB (a row-level file source): the file parsed ONCE into
+ * a private DuckDB table (counting/source-table.ts; another format's records appended to it:
+ * counting/record-table.ts), which the checks read now and the
  * run counts after the reservation. Where DuckDB cannot read the file as the streaming reader
  * does (a row of another width fails the strict load), the reason (the run streams, as it would
  * have after failing to read the file itself) and no counter (the checks stream). Nothing for
@@ -114,7 +116,7 @@ export async function countingCheck(
   if (streamingOnly(file, false) !== undefined) return {};
   let table: SourceTable;
   try {
-    table = await loadSourceTable(file, prepared.raw.header, {
+    table = await loadCountingTable(file, prepared.raw.header, {
       ...header,
       ...(signal ? { signal } : {}),
       ...(duckdb ? { duckdb } : {}),
