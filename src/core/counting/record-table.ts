@@ -13,6 +13,7 @@
  */
 import { tableFormat } from '../data/formats/format.ts';
 import { formatChunks } from '../data/formats/read.ts';
+import { betweenChunks } from '../data/records.ts';
 import type { TableOptions } from '../data/table.ts';
 import { InputError } from '../errors.ts';
 import { csvColumnName, quoteIdent } from '../sql/counting.ts';
@@ -62,6 +63,7 @@ export async function loadRecordTable(
           for (const i of kept) a.appendVarchar(fields[i]);
           a.endRow();
         }
+        await betweenChunks();
         opts.signal?.throwIfAborted();
       }
       appender?.flushSync();

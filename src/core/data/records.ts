@@ -106,6 +106,7 @@ export async function readChunkedRecords(
       records++;
       onRecord(fields, line);
     });
+    await betweenChunks();
     opts.signal?.throwIfAborted();
     // The header is a record here (as in a CSV with a header row); progress counts data rows.
     opts.onProgress?.({ bytes: 0, totalBytes, rows: Math.max(records - 1, 0) });
@@ -116,3 +117,11 @@ export async function readChunkedRecords(
 
 /** Records per chunk a reader hands on (and between abort checks). */
 export const CHUNK_RECORDS = 8192;
+
+/**
+ * Lets the event loop run between two chunks (a cancel, the app's messages): the Stata, SAS and
+ * Excel readers decode synchronously, and an async generator's `yield` alone never gives way.
+ */
+export function betweenChunks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

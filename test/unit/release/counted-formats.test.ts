@@ -209,3 +209,24 @@ describe.each(FORMATS)('$name, appended to a private DuckDB table', (f) => {
 function rowsOf(file: string): number {
   return file.endsWith('.dta') ? 300 : N;
 }
+
+describe('a load that fails leaves no private folder', () => {
+  it('a damaged file is refused with a message naming it', async () => {
+    const file = path.join(dir, 'broken.sas7bdat');
+    writeFileSync(file, readFileSync(path.join(dir, 'people.sas7bdat')).subarray(0, 3000));
+    await expect(loadRecordTable(file, ['age'])).rejects.toThrow(
+      /broken\.sas7bdat: not a readable SAS data set/,
+    );
+    expect(duckdbLeft()).toEqual([]);
+  });
+
+  it('a cancel while the records are appended', async () => {
+    const ac = new AbortController();
+    const loading = loadRecordTable(path.join(dir, 'people.sas7bdat'), ['age', 'city'], {
+      signal: ac.signal,
+    });
+    setImmediate(() => ac.abort());
+    await expect(loading).rejects.toThrow(/abort/i);
+    expect(duckdbLeft()).toEqual([]);
+  });
+});
