@@ -123,6 +123,19 @@ export async function loadSourceTable(
     await session.close();
     throw err;
   }
+  return sessionTable(session, counted, source);
+}
+
+/**
+ * A SourceTable over `counted` in an open private session (a loaded CSV, a Parquet file in place,
+ * or a table appended from another format's records: record-table.ts); `source` names the
+ * relation column of each file column. `dispose` closes the session, which removes its folder.
+ */
+export function sessionTable(
+  session: DuckDbSession,
+  counted: Relation,
+  source: (name: string) => string,
+): SourceTable {
   return {
     folder: session.spill,
     distinct: counted.kind === 'table' && counted.weight !== undefined,

@@ -6,7 +6,8 @@
  */
 
 import { loadPersonTable } from '../counting/person-table.ts';
-import { loadSourceTable, type SourceTable } from '../counting/source-table.ts';
+import { loadCountingTable } from '../counting/record-table.ts';
+import type { SourceTable } from '../counting/source-table.ts';
 import { columnEncoder } from '../data/encode.ts';
 import type { FitCheck } from '../data/fit.ts';
 import { tableFormat } from '../data/formats/format.ts';
@@ -91,9 +92,10 @@ export async function readRowLevelSource(
 
 /**
  * What the checks before the reservation (fitOnTable, raw-source.ts's checkDiscoverable) count
- * with, where the run will count with DuckDB (a CSV or Parquet source): the file parsed ONCE into a
- * private DuckDB table (counting/source-table.ts; at the person level counting/person-table.ts,
- * which also finds each record's person), which the checks read now and the
+ * with, where the run will count with DuckDB (a row-level file source, or a CSV or Parquet source
+ * at the person level): the file parsed ONCE into a private DuckDB table (counting/source-table.ts;
+ * another format's records appended to it: counting/record-table.ts; at the person level
+ * counting/person-table.ts, which also finds each record's person), which the checks read now and the
  * run counts after the reservation. Where DuckDB cannot read the file as the streaming reader
  * does (a row of another width fails the strict load), the reason (the run streams, as it would
  * have after failing to read the file itself) and no counter (the checks stream). Nothing for
@@ -118,7 +120,7 @@ export async function countingCheck(
 }> {
   if (!prepared.raw) return {};
   const file = prepared.raw.path;
-  if (streamingOnly(file, false) !== undefined) return {};
+  if (streamingOnly(file, prepared.unit !== null) !== undefined) return {};
   let table: SourceTable;
   try {
     const load = {
@@ -129,7 +131,7 @@ export async function countingCheck(
     // The person level: the records in file order, each one's person found (person-table.ts).
     table = prepared.unit
       ? await loadPersonTable(file, prepared.raw.header, prepared.unit.spec.column, load)
-      : await loadSourceTable(file, prepared.raw.header, {
+      : await loadCountingTable(file, prepared.raw.header, {
           ...load,
           ...(prepared.facts?.quotes === false ? { quotes: false } : {}),
         });

@@ -26,9 +26,9 @@ export interface MemoryCheck {
 
 /**
  * The form the engine's data takes, as known before any private value is read: exact tables for
- * a database source and for a row-level raw CSV or Parquet source that DuckDB counts (unless the
- * streaming reader is asked for); rows otherwise (every column declared: the file is loaded and
- * encoded; the person level; a format only its own reader reads).
+ * a database source and for a raw file source that DuckDB counts (every format per row; CSV and
+ * Parquet at the person level; unless the streaming reader is asked for); rows otherwise (every
+ * column declared: the file is loaded and encoded; another format at the person level).
  */
 export function plannedDataForm(p: {
   readonly database: boolean;
@@ -38,8 +38,8 @@ export function plannedDataForm(p: {
   readonly streamingAsked: boolean;
 }): DataForm {
   if (p.database) return 'counted';
-  if (p.raw === null || p.personLevel || p.streamingAsked) return 'rows';
-  return streamingOnly(p.file, false) === undefined ? 'counted' : 'rows';
+  if (p.raw === null || p.streamingAsked) return 'rows';
+  return streamingOnly(p.file, p.personLevel) === undefined ? 'counted' : 'rows';
 }
 
 /**
