@@ -407,7 +407,9 @@ export class RunManager {
    */
   async keep(r: RunRecord, finished: release.Finished): Promise<StoredRelease | null> {
     try {
-      const manifest = manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished);
+      // A database source is named as the ledger and the CLI name it (database/table).
+      const datasetName = r.dataset.database ? finished.name : r.dataset.fileName;
+      const manifest = manifestFields({ releaseId: r.releaseId, datasetName }, finished);
       return await this.store.save(
         {
           releaseId: r.releaseId,

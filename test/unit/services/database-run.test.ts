@@ -150,6 +150,7 @@ describe.skipIf(!PG)('a release from a PostgreSQL table (RAP_TEST_POSTGRES)', ()
     expect(lines.length - 1).toBe(exported.rows);
     const manifest = readFileSync(exported.manifestPath, 'utf8');
     expect(manifest).not.toContain('typed-pw-run');
+    expect(JSON.parse(manifest).dataset.name).toBe(`rap/${table}`);
 
     // The ledger: one committed release, on the database dataset (keyed identity, named by table).
     const ledger = Ledger.open(join(dir, 'ledger.sqlite'));
