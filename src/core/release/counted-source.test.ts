@@ -115,8 +115,9 @@ describe('a release source counted by DuckDB = the streaming path (discovery and
 });
 
 describe('the fallback to the streaming path, and nothing left behind', () => {
-  it('the person level and formats DuckDB does not read are streamed, with the reason', () => {
-    expect(streamingOnly('a.csv', true)).toMatch(/person level/);
+  it('formats DuckDB does not read are streamed, with the reason (the person level too is counted)', () => {
+    expect(streamingOnly('a.csv', true)).toBeUndefined();
+    expect(streamingOnly('a.xlsx', true)).toMatch(/xlsx/);
     expect(streamingOnly('a.xlsx', false)).toMatch(/xlsx/);
     expect(streamingOnly('a.parquet', false)).toBeUndefined();
     expect(streamingOnly('a.txt', false)).toBeUndefined();

@@ -7,8 +7,7 @@
  * tables', whatever the row count.
  *
  * The streaming path stays the fallback, and the release says which one counted (`Counting`):
- * at the person level (each person's records are bounded first), for formats DuckDB does not
- * read, and wherever DuckDB would read the file otherwise than the streaming reader (NotForDuckDb)
+ * for formats DuckDB does not read, and wherever DuckDB would read the file otherwise than the streaming reader (NotForDuckDb)
  * or cannot read it as declared (a row of the wrong width, which the streaming reader keeps as
  * missing values). A fallback after scan 1 keeps its discovery (paid once): only the encoding
  * is streamed.
@@ -54,9 +53,11 @@ export interface CountedLoad {
   readonly trimmed: boolean;
 }
 
-/** Why a release's source is counted by the streaming reader whatever the file holds, or undefined. */
-export function streamingOnly(file: string, personLevel: boolean): string | undefined {
-  if (personLevel) return "the person level (each person's records are bounded first, as a stream)";
+/**
+ * Why a release's source is counted by the streaming reader whatever the file holds, or undefined
+ * (the person level too is counted by DuckDB from a CSV or Parquet file: person-counted.ts).
+ */
+export function streamingOnly(file: string, _personLevel = false): string | undefined {
   const format = tableFormat(file);
   if (format !== 'csv' && format !== 'parquet') return `a ${format} file (read by its own reader)`;
   return undefined;
