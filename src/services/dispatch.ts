@@ -83,22 +83,29 @@ const settings = z
   })
   .strict();
 
+/** A database source as the Data step names it (database-service.ts); the password in memory only. */
+const databaseSource = z
+  .object({
+    url: z.string().min(1).max(2000),
+    table: z.string().min(1).max(1000).optional(),
+    sql: z
+      .string()
+      .min(1)
+      .max(1024 * 1024)
+      .optional(),
+    password: z.string().max(10_000).optional(),
+  })
+  .strict();
+
 /** Argument validators: one per API method (the `satisfies` clause makes a missing one a type error). */
 export const argSchemas = {
   appInfo: empty,
   session: empty,
   pickFile: z.object({ purpose: z.literal('data') }).strict(),
-  describeDatabase: z
-    .object({
-      url: z.string().min(1).max(2000),
-      table: z.string().min(1).max(1000).optional(),
-      sql: z
-        .string()
-        .min(1)
-        .max(1024 * 1024)
-        .optional(),
-      password: z.string().max(10_000).optional(),
-    })
+  describeDatabase: databaseSource,
+  setDatabaseCap: z.object({ source: databaseSource, epsilon: field, delta: field.optional() }).strict(),
+  startDatabaseRun: z
+    .object({ source: databaseSource, thresholds: z.array(threshold).max(100_000), settings })
     .strict(),
   openDataset: z
     .object({

@@ -33,7 +33,8 @@ export type LedgerMethod =
   | 'totals'
   | 'verify'
   | 'export'
-  | 'identity';
+  | 'identity'
+  | 'sourceKey';
 
 /** The methods, listed once (the client builds its proxy from them). */
 export const LEDGER_METHODS = [
@@ -52,6 +53,8 @@ export const LEDGER_METHODS = [
   'verify',
   'export',
   'identity',
+  // A database source's ledger identity is keyed with it (release/database.ts); it stays in this process.
+  'sourceKey',
 ] as const satisfies readonly LedgerMethod[];
 
 // biome-ignore lint/suspicious/noExplicitAny: mapped over Ledger's own signatures

@@ -71,7 +71,7 @@ export function resultsView(run: RunRecord): ResultsView {
 function fractions(data: PrivateData, features: readonly number[]): number[] {
   if (isCounted(data) && !countedCovers(data, features)) {
     throw new InputError(
-      "This release counted the workload's tables only (DuckDB, no rows kept): choose features that one " +
+      "This release counted the workload's tables only (in DuckDB or the database; no rows kept): choose features that one " +
         'of its marginals holds together.',
     );
   }
@@ -133,6 +133,8 @@ async function numericDistribution(
   const schema = loaded.dataset.schema;
   const j = columnIndex(schema, feature);
   if (schema.columns[j].kind !== 'numeric') return undefined;
+  // A database source has no file to read the real values from (no row leaves the database).
+  if (run.dataset.database) return undefined;
   const real = await realNumbers(run.dataset.path, feature, loaded.summary.hasHeader);
   if (real.length === 0) return undefined;
   const synthetic = await syntheticNumbers(run, j, releasedCsv);

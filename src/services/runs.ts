@@ -58,10 +58,21 @@ export type RunState =
   | { readonly status: 'exported'; readonly finished: release.Finished; readonly exported: ExportView }
   | { readonly status: 'failed' | 'cancelled'; readonly error: ApiErrorPayload };
 
+/**
+ * What a run names of its source: an opened file (OpenedDataset), or a database source
+ * (database-runs.ts), whose `path` is its location (no rows in the app, nothing to read again).
+ */
+export interface RunDataset {
+  readonly id: string;
+  readonly fileName: string;
+  readonly path: string;
+  readonly database?: true;
+}
+
 /** A run and everything the Results and Export steps need afterwards (private: never sent whole). */
 export interface RunRecord {
   readonly id: string;
-  readonly dataset: OpenedDataset;
+  readonly dataset: RunDataset;
   readonly prepared: release.Prepared;
   readonly releaseId: string;
   readonly startedAt: string;
@@ -260,11 +271,6 @@ export class RunManager {
       const r = keptWorkload(resolveWorkload(w, ds.schema), ds.schema, parsed.columns);
       return unitIndex >= 0 && unit ? workloadWithoutUnit(r, unitIndex, unit.column) : r;
     };
-    const warnings: string[] = [];
-    if (parsed.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
-    const warn: release.Warn = (w) => {
-      if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
-    };
     const spec = appReleaseSpec(
       {
         path: ds.path,
@@ -277,10 +283,46 @@ export class RunManager {
       },
       parsed,
     );
-    const prepared = await namedAs(ds.path, ds.fileName, () => release.prepare(spec, warn));
-    if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
-      throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);
+    return this.launch(ds, spec, signal, {
+      check: (prepared) => {
+        if (prepared.facts.fingerprint !== ds.loaded.fingerprint) {
+          throw new InputError(`${ds.fileName}: the file changed since it was opened; open it again.`);
+        }
+      },
+    });
+  }
+
+  /**
+   * A release from a database source (database-runs.ts builds its spec; its ledger identity is
+   * keyed with `ledgerKey`): the same stages as a file's, one start at a time.
+   */
+  async startDatabase(dataset: RunDataset, spec: release.ReleaseSpec, ledgerKey: Buffer): Promise<RunRecord> {
+    if (this.busy) throw new InputError('A run is in progress: wait for it to finish or cancel it.');
+    const starting = new AbortController();
+    this.starting = starting;
+    try {
+      return await this.launch(dataset, spec, starting.signal, { prepareOptions: { ledgerKey } });
+    } finally {
+      this.starting = undefined;
     }
+  }
+
+  /** Prepare, validate and reserve (awaited), then the engine in the background. */
+  private async launch(
+    ds: RunDataset,
+    spec: release.ReleaseSpec,
+    signal: AbortSignal,
+    opts: { check?: (prepared: release.Prepared) => void; prepareOptions?: release.PrepareOptions },
+  ): Promise<RunRecord> {
+    const warnings: string[] = [];
+    if (spec.noise.mode === 'insecure-seed') warnings.push(INSECURE_SEED_NOTE);
+    const warn: release.Warn = (w) => {
+      if (!SHOWN_ELSEWHERE.includes(w.code)) warnings.push(w.message);
+    };
+    const prepared = await namedAs(ds.path, ds.fileName, () =>
+      release.prepare(spec, warn, opts.prepareOptions),
+    );
+    opts.check?.(prepared);
     const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn, signal));
     // The DuckDB table the checks loaded goes with a refused reservation (the run removes it otherwise).
     const reserved = await release
@@ -365,7 +407,9 @@ export class RunManager {
    */
   async keep(r: RunRecord, finished: release.Finished): Promise<StoredRelease | null> {
     try {
-      const manifest = manifestFields({ releaseId: r.releaseId, datasetName: r.dataset.fileName }, finished);
+      // A database source is named as the ledger and the CLI name it (database/table).
+      const datasetName = r.dataset.database ? finished.name : r.dataset.fileName;
+      const manifest = manifestFields({ releaseId: r.releaseId, datasetName }, finished);
       return await this.store.save(
         {
           releaseId: r.releaseId,

@@ -7,6 +7,7 @@
  */
 import type { Services } from './api-services.ts';
 import { createAppState } from './app-state.ts';
+import { databaseRunService } from './database-runs.ts';
 import { databaseService } from './database-service.ts';
 import { datasetService } from './dataset-service.ts';
 import { exportService } from './export-service.ts';
@@ -24,6 +25,7 @@ export function createServices(ctx: ServiceContext): Services {
     ...sessionService(state),
     ...datasetService(state),
     ...databaseService(),
+    ...databaseRunService(state),
     ...workloadService(state),
     ...runService(state),
     ...exportService(state),

@@ -162,6 +162,24 @@ export interface DatabaseSourceView {
   readonly columns: readonly { readonly name: string; readonly type: string }[];
 }
 
+/**
+ * A release from a database source (no file, no rows in the app): the source as describeDatabase
+ * takes it, the workload's thresholds over its column names (every column is discovered privately
+ * at release), and the run's settings; the budget is the database dataset's in the ledger.
+ */
+export interface DatabaseRunArg {
+  readonly source: DatabaseSourceArg;
+  readonly thresholds: readonly ThresholdInput[];
+  readonly settings: RunSettingsInput;
+}
+
+/** The budget cap of a database source's dataset in the ledger (its identity: release/database.ts). */
+export interface DatabaseCapArg {
+  readonly source: DatabaseSourceArg;
+  readonly epsilon: string;
+  readonly delta?: string;
+}
+
 export interface OpenDatasetArg {
   /** A path the host may read: in web mode only an upload (see /upload). */
   readonly path: string;
@@ -632,6 +650,10 @@ export interface ApiMethods {
   openDataset: [OpenDatasetArg, DatasetView];
   /** A PostgreSQL table's or read-only query's columns and types (the catalogue; no row read). */
   describeDatabase: [DatabaseSourceArg, DatabaseSourceView];
+  /** A database source's budget in the ledger, its cap set (created on first use, as setCap). */
+  setDatabaseCap: [DatabaseCapArg, BudgetView];
+  /** Starts a release from a database source (counted in the database; no row leaves it). */
+  startDatabaseRun: [DatabaseRunArg, RunView];
   /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
   setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];

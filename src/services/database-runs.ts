@@ -1,0 +1,102 @@
+/**
+ * A release from a database source through the app's services (no file and no row in the app):
+ * the same release pipeline as `synth --data postgres://…` / `--sql` (runs.ts startDatabase,
+ * core/release/database.ts), with what is honest for a source the app holds no rows of:
+ *
+ * - every column is discovered privately at release (no schema is read off rows the app never sees);
+ * - the workload's thresholds name the source's columns (the catalogue's; no row read);
+ * - the budget is the database dataset's in the ledger, its identity keyed with the ledger's key
+ *   (databaseFacts), set here as setCap sets a file's.
+ *
+ * Not offered for a database source (refused, saying so): the person level (as the CLI), the
+ * column choice (name the columns in a query instead) and hierarchies.
+ * The password stays on the source object in memory (database-service.ts databaseSource).
+ */
+import { randomUUID } from 'node:crypto';
+import { type PostgresSource, tableColumns, withPostgres } from '../core/counting/postgres.ts';
+import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
+import { provisionalSchema } from '../core/discovery/raw-source.ts';
+import { InputError } from '../core/errors.ts';
+import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
+import { defaultDelta } from '../core/privacy/accounting.ts';
+import { databaseDatasetName, databaseFacts } from '../core/release/database.ts';
+import { dataSource, releaseSpec } from '../core/release/spec.ts';
+import type { Services } from './api-services.ts';
+import type { AppState } from './app-state.ts';
+import { databaseSource } from './database-service.ts';
+import { budgetFromTotals } from './ledger-views.ts';
+import { runView } from './runs.ts';
+import { parseSettings } from './settings.ts';
+import { resolveWorkload } from './workloads.ts';
+
+export type DatabaseRunService = Pick<Services, 'setDatabaseCap' | 'startDatabaseRun'>;
+
+/** The ledger's key (the worker sends it as bytes); it keys a database source's identity. */
+async function ledgerKey(state: AppState): Promise<Buffer> {
+  return Buffer.from(await state.ledger.sourceKey());
+}
+
+/** The name a run, its screens and its default export name use: the ledger's name as one word. */
+export function databaseRunName(src: PostgresSource): string {
+  return databaseDatasetName(src).replace(/[^\w-]+/g, '_');
+}
+
+const NO_COLUMNS: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
+
+export function databaseRunService(state: AppState): DatabaseRunService {
+  return {
+    async setDatabaseCap({ source, epsilon, delta }) {
+      const src = databaseSource(source);
+      const eps = parseEpsilon('The cap ε', epsilon);
+      const { header, facts } = await databaseFacts(src, [], await ledgerKey(state), undefined, true);
+      const d =
+        delta === undefined || delta.trim() === ''
+          ? defaultDelta(Math.max(2, facts.rows))
+          : parseDelta('The cap δ', delta);
+      const known = await state.ledger.ensureDataset({
+        fingerprint: facts.fingerprint,
+        name: databaseDatasetName(src),
+        rows: facts.rows,
+        columns: [...header],
+        chosen: false,
+      });
+      await state.ledger.setCap(known.fingerprint, eps, d, undefined);
+      return budgetFromTotals(await state.ledger.totals(known.fingerprint));
+    },
+
+    async startDatabaseRun({ source, thresholds, settings }) {
+      const src = databaseSource(source);
+      const { parsed, problems } = parseSettings(settings);
+      if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
+      const refuse = (what: string, field: string) =>
+        new InputError(`${src.location}: ${what} is not available for a database source.`, { field });
+      if (parsed.unit) throw refuse('the person level (a unit column)', 'unitColumn');
+      if (parsed.columns)
+        throw refuse('leaving columns out (name the columns in a query instead)', 'exclude');
+      if (parsed.hierarchies) throw refuse('a hierarchical column', 'hierarchy');
+      if (thresholds.length === 0) {
+        throw new InputError('The workload has no thresholds: add some over the source’s columns.');
+      }
+      // The columns from the catalogue (no row read); the workload is checked against their names.
+      const names = await withPostgres(src, (client) => tableColumns(client, src));
+      const workload = resolveWorkload(thresholds, provisionalSchema(names, []), src.location);
+      const spec = releaseSpec(parsed, {
+        source: {
+          ...dataSource({ path: src.location, schema: NO_COLUMNS, undeclared: 'discover' }),
+          postgres: src,
+        },
+        datasetName: databaseDatasetName(src),
+        workload,
+        columns: names.length,
+        allowNonPrivateDomain: false,
+      });
+      const dataset = {
+        id: randomUUID(),
+        fileName: databaseRunName(src),
+        path: src.location,
+        database: true,
+      } as const;
+      return runView(await state.runs().startDatabase(dataset, spec, await ledgerKey(state)));
+    },
+  };
+}
