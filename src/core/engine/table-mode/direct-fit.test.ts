@@ -1,4 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { CountedDataset } from '../../data/counted.ts';
+import { seededNoise } from '../../privacy/noise.ts';
+import { randomDataset } from '../../workload/test-data.ts';
+import type { Workload } from '../../workload/types.ts';
+import { defaultOptions } from '../defaults.ts';
+import { runRap } from '../rap.ts';
+import { requiredFeatureSets } from '../required-tables.ts';
+import { bruteCounted } from '../testing.ts';
 import {
   DIRECT_FAST_BELOW,
   DIRECT_LR_BOOST,
@@ -102,5 +110,54 @@ describe('the rounding floor (direct-fit.ts)', () => {
     const noisy = (2 * DIRECT_FAST_BELOW) / Math.sqrt(N);
     expect(directLearningRate(0.03, sharp, 1000, 50)).toBeCloseTo(0.03 * DIRECT_LR_BOOST, 12);
     expect(directLearningRate(0.03, noisy, 1000, 50)).toBe(0.03);
+  });
+});
+
+describe('the direct plan at large n (runRap)', () => {
+  const sizes = [3, 2, 4, 2];
+  const rows = randomDataset(sizes, 400, 7);
+  const workload: Workload = {
+    thresholds: [
+      { features: [0, 1], r: 2, weight: 1 },
+      { features: [1, 2, 3], r: 3, weight: 1 },
+      { features: [0, 2, 3], r: 3, weight: 1 },
+    ],
+  };
+  // The same shares at n = 4·10⁷: every count times 10⁵ (σ·√N ≈ 1e-6, far under DIRECT_FAST_BELOW).
+  const counted = bruteCounted(rows, requiredFeatureSets({ schema: rows.schema, workload }));
+  const large: CountedDataset = {
+    ...counted,
+    n: rows.n * 1e5,
+    tables: new Map([...counted.tables].map(([k, t]) => [k, t.map((c) => c * 1e5)])),
+  };
+  const run = (oversample: number, tolerance?: number) =>
+    runRap({
+      data: large,
+      workload,
+      options: defaultOptions({
+        epsilon: 1,
+        delta: 1e-9,
+        mode: 'table',
+        tablePlan: 'direct',
+        rows: 25,
+        oversample,
+        maxSteps: 100,
+        ...(tolerance !== undefined ? { tolerance } : {}),
+      }),
+      noise: seededNoise(3),
+    });
+
+  it('stops once the residual is under the rounding floor: sooner for fewer released rows', async () => {
+    const steps = (r: { report: { projectionSteps?: number } }) => r.report.projectionSteps ?? Number.NaN;
+    const few = await run(2);
+    const more = await run(40);
+    const budget = await run(40, 0);
+    expect(steps(budget)).toBe(4 * 100);
+    // The fit is the same until it stops (no noise is drawn while it runs); the floor κ²Σw/N is
+    // 20 times higher with 50 released rows than with 1,000.
+    expect(steps(few)).toBeLessThan(steps(more));
+    expect(steps(more)).toBeLessThan(steps(budget));
+    // Under the floor, the relaxed fit is already far closer than rounding 1,000 rows can show.
+    expect(more.report.presentError).toBeLessThan(1 / Math.sqrt(25 * 40));
   });
 });
