@@ -88,6 +88,18 @@ export const argSchemas = {
   appInfo: empty,
   session: empty,
   pickFile: z.object({ purpose: z.literal('data') }).strict(),
+  describeDatabase: z
+    .object({
+      url: z.string().min(1).max(2000),
+      table: z.string().min(1).max(1000).optional(),
+      sql: z
+        .string()
+        .min(1)
+        .max(1024 * 1024)
+        .optional(),
+      password: z.string().max(10_000).optional(),
+    })
+    .strict(),
   openDataset: z
     .object({
       path: z.string().min(1).max(4096),

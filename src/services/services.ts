@@ -7,6 +7,7 @@
  */
 import type { Services } from './api-services.ts';
 import { createAppState } from './app-state.ts';
+import { databaseService } from './database-service.ts';
 import { datasetService } from './dataset-service.ts';
 import { exportService } from './export-service.ts';
 import { ledgerService } from './ledger-service.ts';
@@ -22,6 +23,7 @@ export function createServices(ctx: ServiceContext): Services {
   return {
     ...sessionService(state),
     ...datasetService(state),
+    ...databaseService(),
     ...workloadService(state),
     ...runService(state),
     ...exportService(state),

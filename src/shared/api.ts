@@ -138,6 +138,30 @@ export interface DatasetView {
   readonly budget: BudgetView;
 }
 
+/**
+ * A PostgreSQL source the curator names on the Data step: the database's URL (no password in it),
+ * and a table or one read-only query. The password, when the server asks one, is typed in the
+ * app and sent with the call; the main process holds it in memory for this source's connections
+ * only (counting/postgres.ts withPassword): never stored, logged or sent back.
+ */
+export interface DatabaseSourceArg {
+  /** `postgres://[user@]host[:port]/database`. */
+  readonly url: string;
+  /** `[schema.]name`; give this or `sql`. */
+  readonly table?: string;
+  /** One SELECT (or WITH … SELECT), run read-only; give this or `table`. */
+  readonly sql?: string;
+  readonly password?: string;
+}
+
+/** A database source's public description: its columns and their types, from the catalogue. */
+export interface DatabaseSourceView {
+  readonly kind: 'table' | 'query';
+  /** How the ledger and the curator's screens name it (no user, no password, no query text). */
+  readonly location: string;
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+}
+
 export interface OpenDatasetArg {
   /** A path the host may read: in web mode only an upload (see /upload). */
   readonly path: string;
@@ -606,6 +630,8 @@ export interface ApiMethods {
   /** Electron: a native open dialog; null when the curator cancels. Web mode: an input error. */
   pickFile: [{ readonly purpose: 'data' }, { readonly path: string; readonly name: string } | null];
   openDataset: [OpenDatasetArg, DatasetView];
+  /** A PostgreSQL table's or read-only query's columns and types (the catalogue; no row read). */
+  describeDatabase: [DatabaseSourceArg, DatabaseSourceView];
   /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
   setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];

@@ -10,38 +10,37 @@
  * column; a seeded run cannot be exported as a release.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import { CENSUS_ROWS } from './data/make-census.ts';
+import { callApi, chromiumAvailable, ledgerCounts, repoRoot, screenshotDir } from './harness.ts';
 import {
-  callApi,
-  chromiumAvailable,
-  launchBrowser,
-  ledgerCounts,
-  type RunningHost,
-  repoRoot,
-  screenshotDir,
-  startHost,
-} from './harness.ts';
-import { num, openFile, prepareRun, startRun, waitForRunEnabled } from './ui.ts';
+  chartPoints,
+  downloadText,
+  num,
+  openFile,
+  prepareRun,
+  startRun,
+  stat,
+  waitForRunEnabled,
+} from './ui.ts';
+import { useApp } from './use-app.ts';
 
 /** The vendored census table (test/e2e/data/make-census.ts writes it). */
 const CENSUS = join(repoRoot, 'test/e2e/data/census.csv');
 const CENSUS_ROWS_TEXT = CENSUS_ROWS.toLocaleString('en-US');
 const skipReason = !chromiumAvailable() ? 'Chromium is not installed' : null;
 
-/** A small table of our own for the override and seeded runs (quick to run). */
-const smallDir = mkdtempSync(join(tmpdir(), 'rap-e2e-small-'));
-const SMALL = join(smallDir, 'small.csv');
-writeFileSync(
-  SMALL,
-  `color,size,age\n${Array.from({ length: 300 }, (_, i) => `${['red', 'green', 'blue'][i % 3]},${['S', 'M', 'L'][(i * 7) % 3]},${18 + ((i * 13) % 60)}`).join('\n')}\n`,
-);
+/** A small table of our own for the override and seeded runs (quick to run), written into `dir`. */
+const writeSmall = (dir: string) =>
+  writeFileSync(
+    join(dir, 'small.csv'),
+    `color,size,age\n${Array.from({ length: 300 }, (_, i) => `${['red', 'green', 'blue'][i % 3]},${['S', 'M', 'L'][(i * 7) % 3]},${18 + ((i * 13) % 60)}`).join('\n')}\n`,
+  );
 
 const number = (text: string | null) => Number((text ?? '').replace(/[^\d.e+-]/g, ''));
 const csvHeader = (text: string) =>
@@ -54,39 +53,11 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `app-${name}.png`), fullPage: true });
 }
 
-async function stat(page: Page, testid: string): Promise<string> {
-  return (await page.getByTestId(testid).locator('.stat-value').textContent())?.trim() ?? '';
-}
-
-async function chartPoints(page: Page, testid: string): Promise<number> {
-  return Number(await page.getByTestId(testid).getAttribute('data-points'));
-}
-
 describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw census file', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    host = await startHost();
-    browser = await launchBrowser();
-    const context = await browser.newContext({
-      viewport: { width: 1360, height: 900 },
-      acceptDownloads: true,
-    });
-    page = await context.newPage();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(smallDir, { recursive: true, force: true });
-  });
+  const app = useApp({ name: 'flow', prepare: writeSmall });
 
   it('opens the file, shows what it loaded and marks the inferred schema', async () => {
-    await page.goto(host.url);
-    await expect
-      .poll(() => page.getByTestId('app-meta').textContent(), { timeout: 15_000 })
-      .toContain('web mode');
+    const { page } = app;
     await expect(page.getByTestId('data-empty').isVisible()).resolves.toBe(true);
     await page.getByTestId('data-file-input').setInputFiles(CENSUS);
     await page.getByTestId('data-summary').waitFor({ timeout: 60_000 });
@@ -109,6 +80,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('shows the schema with its origin and a histogram with data', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Schema').click();
     await expect(page.getByTestId('schema-origin').textContent()).resolves.toBe('inferred');
     await page.getByTestId('schema-column-education').click();
@@ -133,6 +105,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('a column declared in the schema editor ("Declare…", its whole domain typed) is "declared · free", the others share discovery', async () => {
+    const { page } = app;
     // Editing the values read off the data keeps the column read off the data.
     await page.getByTestId('schema-edit-age').click();
     await expect(page.getByTestId('schema-edit-read-off').textContent()).resolves.toContain(
@@ -174,6 +147,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('builds a 16-threshold 2-of-3 workload', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Workload').click();
     await page.getByTestId('wl-k').fill('3');
     await page.getByTestId('wl-r').fill('2');
@@ -193,6 +167,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('refuses to run without a budget cap, with the reason, and offers to set one there', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Privacy').click();
     await page.getByTestId('privacy-epsilon').fill('1');
     await page.getByTestId('privacy-rows').fill('500');
@@ -224,6 +199,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('runs with live charts, and the run survives a page reload (which asks first)', async () => {
+    const { page } = app;
     await page.getByTestId('run-button').click();
     await page.getByTestId('run-status').waitFor();
     await expect.poll(() => chartPoints(page, 'chart-loss'), { timeout: 60_000 }).toBeGreaterThan(3);
@@ -254,6 +230,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('shows the results next to the baselines, with charts', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Results').click();
     await page.getByTestId('res-present-rounded').waitFor();
     const rounded = number(await stat(page, 'res-present-rounded'));
@@ -288,6 +265,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('exports a CSV whose header equals the input header, and commits the release', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Export').click();
     const download = page.waitForEvent('download');
     await page.getByTestId('export-button').click();
@@ -306,9 +284,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
       .map((line) => Number(line.split(',')[ageAt]));
     expect(ages.every((a) => Number.isInteger(a) && a >= 0 && a <= 100)).toBe(true);
     // The manifest says, per column, how its domain was made: age declared, the others discovered.
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    const manifest = JSON.parse(await downloadText(page, 'export-manifest-download'));
     expect(manifest.schema.origin).toBe('discovered');
     const domains = manifest.schema.columns as { name: string; domain: string }[];
     expect(domains.find((c) => c.name === 'age')).toEqual({ name: 'age', domain: 'declared' });
@@ -317,6 +293,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('shows the release in the ledger, which verifies', async () => {
+    const { page, host } = app;
     await page.getByTestId('nav-Ledger').click();
     const row = page.getByTestId('ledger-release-row');
     await expect.poll(() => row.count()).toBe(1);
@@ -338,7 +315,8 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('a release over the domain as read: refused unticked (ledger unchanged), let through ticked, recorded as not DP per column', async () => {
-    await openFile(page, SMALL);
+    const { page, host } = app;
+    await openFile(page, join(app.dir, 'small.csv'));
     await prepareRun(page, {
       features: ['color', 'size', 'age'],
       k: 2,
@@ -391,12 +369,8 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
     await waitForRunEnabled(page);
     await startRun(page, ['finished']);
     await page.getByTestId('nav-Export').click();
-    const download = page.waitForEvent('download');
-    await page.getByTestId('export-button').click();
-    await download;
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    await downloadText(page, 'export-button');
+    const manifest = JSON.parse(await downloadText(page, 'export-manifest-download'));
     expect(manifest.schema.origin).toBe('inferred');
     expect(manifest.schema.columns).toEqual(
       ['color', 'size', 'age'].map((name) => ({ name, domain: 'domain not differentially private' })),
@@ -407,6 +381,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
   });
 
   it('a seeded run cannot be exported as a release: the button is disabled with its reason', async () => {
+    const { page, host } = app;
     await page.getByTestId('nav-Privacy').click();
     await page.locator('details.advanced summary').click();
     await page.getByTestId('privacy-seed').fill('5');

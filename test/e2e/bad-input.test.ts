@@ -4,61 +4,42 @@
  * file itself, read-only). Files are generated into a temp folder (the 50 MB one is never
  * committed). Export failures (read-only folder, full disk) are in export-faults.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.ts';
 import { garbage, peopleCsv } from './fixtures.ts';
-import {
-  callApi,
-  chromiumAvailable,
-  type LedgerCounts,
-  launchBrowser,
-  ledgerCounts,
-  type RunningHost,
-  startHost,
-  waitFor,
-} from './harness.ts';
-import { banner, expectBanner, openApp, openFile, shot, stat, waitForRunStatus } from './ui.ts';
+import { callApi, chromiumAvailable, ledgerCounts } from './harness.ts';
+import { banner, expectBanner, openFile, shot, stat, waitForRunStatus } from './ui.ts';
+import { useApp } from './use-app.ts';
+
+/** The files a curator might give by mistake (and one good one), written into `dir`. */
+function writeInputs(dir: string): void {
+  const file = (name: string) => join(dir, name);
+  writeFileSync(file('empty.csv'), '');
+  writeFileSync(file('people.xlsx'), garbage(64 * 1024));
+  writeFileSync(file('people.txt'), garbage(64 * 1024));
+  // 50 MB on one line: no record separator anywhere.
+  writeFileSync(file('one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
+  writeFileSync(file('ragged.csv'), 'a,b,c\n1,2,3\n4,5\n6,7,8,9\n1,2,3\n2,3,4\n3,4,5\n');
+  writeFileSync(file('all-ragged.csv'), 'a,b,c\n1,2\n4,5\n');
+  writeFileSync(file('people.csv'), peopleCsv());
+  writeFileSync(
+    file('missing-feature.json'),
+    JSON.stringify({ thresholds: [{ features: ['color', 'zip'], r: 1 }] }),
+  );
+}
 
 describe.skipIf(!chromiumAvailable())(
   'bad input through the UI: the exact message, nothing in the ledger',
   () => {
-    let dir: string;
-    let host: RunningHost;
-    let browser: Browser;
-    let page: Page;
-    const file = (name: string) => join(dir, name);
-    let counts: () => LedgerCounts;
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'rap-e2e-bad-'));
-      writeFileSync(file('empty.csv'), '');
-      writeFileSync(file('people.xlsx'), garbage(64 * 1024));
-      writeFileSync(file('people.txt'), garbage(64 * 1024));
-      // 50 MB on one line: no record separator anywhere.
-      writeFileSync(file('one-line.csv'), 'x'.repeat(50 * 1024 * 1024));
-      writeFileSync(file('ragged.csv'), 'a,b,c\n1,2,3\n4,5\n6,7,8,9\n1,2,3\n2,3,4\n3,4,5\n');
-      writeFileSync(file('all-ragged.csv'), 'a,b,c\n1,2\n4,5\n');
-      writeFileSync(file('people.csv'), peopleCsv());
-      writeFileSync(
-        file('missing-feature.json'),
-        JSON.stringify({ thresholds: [{ features: ['color', 'zip'], r: 1 }] }),
-      );
-      host = await startHost();
-      counts = () => ledgerCounts(host.ledgerPath);
-      browser = await launchBrowser();
-      page = await openApp(browser, host);
-    });
-    afterAll(async () => {
-      await browser?.close();
-      await host?.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    });
+    const app = useApp({ name: 'bad', prepare: writeInputs });
+    const file = (name: string) => join(app.dir, name);
+    const counts = () => ledgerCounts(app.host.ledgerPath);
 
     /** A file that must not open: this banner, still no dataset, an untouched ledger. */
     async function refused(name: string, message: string): Promise<void> {
+      const { page } = app;
       const before = counts();
       await openFile(page, file(name));
       await expectBanner(page, 'input', message);
@@ -69,6 +50,7 @@ describe.skipIf(!chromiumAvailable())(
     }
 
     it('an empty file', async () => {
+      const { page } = app;
       await refused('empty.csv', 'empty.csv: the file is empty; expected a header row and data rows.');
       await shot(page, 'bad-1-empty');
     });
@@ -89,6 +71,7 @@ describe.skipIf(!chromiumAvailable())(
     });
 
     it('a 50 MB single-line file', async () => {
+      const { page } = app;
       await refused(
         'one-line.csv',
         'one-line.csv, line 1: a record is longer than 1048576 characters; this is not a CSV table, ' +
@@ -99,6 +82,7 @@ describe.skipIf(!chromiumAvailable())(
 
     /** The Data step's table of rows kept as all-missing (one rule with `synth`). */
     async function keptTable() {
+      const { page } = app;
       const rows = await page.getByTestId('data-kept-missing').locator('tbody tr').all();
       return Promise.all(
         rows.map(async (r) => (await r.locator('td').allTextContents()).map((t) => t.trim())),
@@ -106,6 +90,7 @@ describe.skipIf(!chromiumAvailable())(
     }
 
     it('a file whose every row is ragged: every row kept, every value missing (as synth keeps them)', async () => {
+      const { page } = app;
       await openFile(page, file('all-ragged.csv'));
       expect(await banner(page)).toBeNull();
       expect(await stat(page, 'data-rows-read')).toBe('2');
@@ -116,6 +101,7 @@ describe.skipIf(!chromiumAvailable())(
     });
 
     it('ragged rows: kept as records with every value missing and counted by reason, as synth does', async () => {
+      const { page } = app;
       const before = counts();
       await openFile(page, file('ragged.csv'));
       expect(await banner(page)).toBeNull();
@@ -131,6 +117,7 @@ describe.skipIf(!chromiumAvailable())(
     });
 
     it('a workload file naming a feature the data does not have', async () => {
+      const { page } = app;
       await openFile(page, file('people.csv'));
       expect(await stat(page, 'data-rows-accepted')).toBe('60');
       const before = counts();
@@ -147,6 +134,7 @@ describe.skipIf(!chromiumAvailable())(
     });
 
     it('r > k: a 2-feature threshold with r = 3', async () => {
+      const { page } = app;
       const before = counts();
       await page.getByTestId('wl-feature-color').check();
       await page.getByTestId('wl-feature-size').check();
@@ -175,6 +163,7 @@ describe.skipIf(!chromiumAvailable())(
 
     describe('privacy settings the run refuses (with a cap set, so only the setting blocks)', () => {
       beforeAll(async () => {
+        const { page } = app;
         await page.getByTestId('nav-Privacy').click();
         await page.getByTestId('privacy-epsilon').fill('0.5');
         await page.getByTestId('privacy-rows').fill('50');
@@ -188,6 +177,7 @@ describe.skipIf(!chromiumAvailable())(
       });
 
       it.each(SETTINGS_CASES)('%s', async (_name, field, value, message) => {
+        const { page, host } = app;
         const before = counts();
         expect(before).toMatchObject({ datasets: 1, releases: 0 });
         await page.getByTestId(`privacy-${field}`).fill(value);
@@ -214,6 +204,7 @@ describe.skipIf(!chromiumAvailable())(
     });
 
     it('a budget cap already spent: Run disabled with the reason, the host refuses too', async () => {
+      const { page, host } = app;
       // Spend the whole cap (ε = 0.5 of 0.5) with one small run.
       await page.getByTestId('run-button').click();
       await waitForRunStatus(page, ['finished']);

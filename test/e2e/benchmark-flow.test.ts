@@ -7,19 +7,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import { CENSUS_ROWS } from './data/make-census.ts';
-import {
-  chromiumAvailable,
-  launchBrowser,
-  ledgerCounts,
-  type RunningHost,
-  repoRoot,
-  startHost,
-} from './harness.ts';
-import { chartPoints, num, openApp, openFile, shot, stat, waitForRunStatus } from './ui.ts';
+import { chromiumAvailable, ledgerCounts, repoRoot } from './harness.ts';
+import { chartPoints, num, openFile, shot, stat, waitForRunStatus } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 /** The vendored census table in the benchmark format (test/e2e/data/make-census.ts writes it). */
 const DATA = join(repoRoot, 'test/e2e/data/census-coded.csv');
@@ -30,23 +23,15 @@ const skipReason = !chromiumAvailable() ? 'Chromium is not installed' : null;
 const FEATURES = ['sex', 'race', 'relationship', 'income>50K'] as const;
 
 describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (integer-coded) table', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
+  const app = useApp({ name: 'benchmark' });
   let domain: Record<string, number>;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     domain = JSON.parse(readFileSync(DOMAIN, 'utf8')) as Record<string, number>;
-    host = await startHost();
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
   });
 
   it('opens the integer-coded CSV with its domain file as a declared schema', async () => {
+    const { page } = app;
     await openFile(page, DATA, { domain: DOMAIN });
     expect(await page.getByTestId('error-banner').count()).toBe(0);
     expect(await page.getByTestId('data-file-name').textContent()).toBe('census-coded.csv');
@@ -68,6 +53,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('shows the declared schema with the domain sizes, and histograms with data', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Schema').click();
     await expect.poll(() => page.getByTestId('schema-origin').textContent()).toBe('declared');
     await page.getByTestId('schema-column-race').click();
@@ -79,6 +65,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('builds every 3-way marginal over four features (r = k = 3)', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Workload').click();
     for (const f of FEATURES) await page.getByTestId(`wl-feature-${f}`).check();
     await page.getByTestId('wl-k').fill('3');
@@ -104,6 +91,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('shows the cost before running; Run waits for a budget cap and says so', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Privacy').click();
     await page.getByTestId('privacy-epsilon').fill('1');
     await page.getByTestId('privacy-rows').fill('200');
@@ -133,6 +121,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('runs: live charts, T = 2 rounds, the backend that ran', async () => {
+    const { page, host } = app;
     await page.getByTestId('run-button').click();
     await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
     expect(ledgerCounts(host.ledgerPath).byStatus.reserved).toHaveLength(1);
@@ -149,6 +138,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('shows errors below the All-0 baseline, per-threshold errors and a 2-way comparison', async () => {
+    const { page } = app;
     await page.getByTestId('run-to-results').click();
     await page.getByTestId('res-present-rounded').waitFor({ timeout: 60_000 });
     const relaxed = num(await stat(page, 'res-present-relaxed'));
@@ -171,6 +161,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('exports the rows in the input columns, inside the domain, and commits the release', async () => {
+    const { page, host } = app;
     await page.getByTestId('nav-Export').click();
     const download = page.waitForEvent('download', { timeout: 120_000 });
     await page.getByTestId('export-button').click();
@@ -193,6 +184,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
   });
 
   it('shows the committed release in the ledger, with the spend and a chain that verifies', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Ledger').click();
     const row = page.getByTestId('ledger-release-row');
     await expect.poll(() => row.count()).toBe(1);

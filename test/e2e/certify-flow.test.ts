@@ -4,38 +4,25 @@
  * its cost (its share of ρ, taken out of the synthesis: the run's ρ does not change) and the α it
  * will certify; after the run the Results step shows the certificate's sentence.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { wideCsv } from './fixtures.ts';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
-import { num, openApp, openFile, prepareRun, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
+import { chromiumAvailable } from './harness.ts';
+import { num, openFile, prepareRun, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 const skipReason = chromiumAvailable() ? null : 'Chromium is not installed';
 
 describe.skipIf(skipReason !== null)('the accuracy certificate in the app', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-e2e-certify-'));
-    writeFileSync(join(dir, 'wide.csv'), wideCsv(1500));
-    host = await startHost();
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const app = useApp({
+    name: 'certify',
+    prepare: (dir) => writeFileSync(join(dir, 'wide.csv'), wideCsv(1500)),
   });
 
   it('shows the pass’s cost and α before Run, the run’s ρ unchanged', async () => {
-    await openFile(page, join(dir, 'wide.csv'));
+    const { page } = app;
+    await openFile(page, join(app.dir, 'wide.csv'));
     await prepareRun(page, {
       features: ['a', 'b', 'c'],
       k: 2,
@@ -68,6 +55,7 @@ describe.skipIf(skipReason !== null)('the accuracy certificate in the app', () =
   });
 
   it('shows the certificate on the Results step', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Results').click();
     await page.getByTestId('res-certificate').waitFor({ timeout: 60_000 });
     const sentence = (await page.getByTestId('res-certificate-statement').textContent()) ?? '';

@@ -19,9 +19,14 @@ import {
   setCap,
   synthArgs,
   withLedger,
-} from '../unit/cli/helpers.ts';
+} from '../support/cli.ts';
+import {
+  diskFullUnavailable,
+  makeReadOnly,
+  mountTinyDisk,
+  readOnlyUnavailable,
+} from '../support/fs-faults.ts';
 import { garbage } from './fixtures.ts';
-import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import { ledgerCounts } from './harness.ts';
 
 let fx: Fixture;

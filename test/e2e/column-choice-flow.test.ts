@@ -8,47 +8,32 @@
  * released CSV and the manifest hold none of the three left out; diagnosis comes out at its
  * released levels (letters and 3-character categories) and the ledger names its hierarchy.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MISSING_MARKERS } from '../../src/core/data/values.ts';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
-import { openApp, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+import { chromiumAvailable } from './harness.ts';
+import { downloadText, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+import { useApp } from './use-app.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-columns-'));
-const FILE = join(dir, 'visits.csv');
-{
+/** A hospital-visits-shaped file: 1,200 patients (some with two visits), a distinct visit code per row. */
+function writeVisits(dir: string): void {
   const lines = ['patient_id,visit_code,ward,diagnosis,age'];
   for (let i = 0; i < 1500; i++) {
-    // 1,200 patients (some with two visits), a distinct visit code per row.
     lines.push(
       `P${(i % 1200) * 7 + 100000},V${i * 13 + 5000},${['Oncology', 'Emergency', 'Cardiology'][i % 3]},` +
         `${['I10', 'C34', 'J45', 'E11'][(i * 7) % 4]},${20 + ((i * 11) % 60)}`,
     );
   }
-  writeFileSync(FILE, `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'visits.csv'), `${lines.join('\n')}\n`);
 }
 
 describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    host = await startHost();
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const app = useApp({ name: 'columns', prepare: writeVisits });
 
   it('opens a file with high-cardinality columns; identifier / leave out in one click; releases without them', async () => {
-    await openFile(page, FILE);
+    const { page } = app;
+    await openFile(page, join(app.dir, 'visits.csv'));
     expect(await page.getByTestId('error-banner').count()).toBe(0);
     await expect(page.getByTestId('data-over-limit').textContent()).resolves.toContain(
       'patient_id, visit_code',
@@ -92,9 +77,7 @@ describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
     });
     await startRun(page, ['finished']);
     await page.getByTestId('nav-Export').click();
-    const download = page.waitForEvent('download');
-    await page.getByTestId('export-button').click();
-    const csv = readFileSync(await (await download).path(), 'utf8');
+    const csv = await downloadText(page, 'export-button');
     expect(csv.split(/\r?\n/, 1)[0]).toBe('ward,diagnosis');
     expect(csv).not.toMatch(/P1\d{5}|V\d{4,}/);
     // Every released diagnosis is a released key of the file's codes: a letter or a category —
@@ -117,9 +100,7 @@ describe.skipIf(!chromiumAvailable())('column choice in the app', () => {
       const code = line.split(',')[1];
       expect(levels.has(code) || /^[A-Z](\d\d)?$/.test(code), code).toBe(true);
     }
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const text = readFileSync(await (await manifestDownload).path(), 'utf8');
+    const text = await downloadText(page, 'export-manifest-download');
     const manifest = JSON.parse(text);
     expect(manifest.schema.columns.map((c: { name: string }) => c.name)).toEqual(['ward', 'diagnosis']);
     expect(manifest.unit).toMatchObject({ kind: 'person', column: 'patient_id', identifierReleased: false });

@@ -9,8 +9,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.ts';
 import { peopleCsv } from './fixtures.ts';
-import { repoRoot, startHost, waitFor } from './harness.ts';
+import { repoRoot, startHost } from './harness.ts';
 
 const bases: string[] = [];
 afterAll(() => {

@@ -1,32 +1,28 @@
 /**
  * Exports that cannot be written, through the UI: a read-only export folder, then a full disk
- * (real faults, see fs-faults.ts), then the same export once the fault is gone. Each failure
- * must say the file was NOT written, leave no file (not even a partial one) and keep the
- * release `reserved` in the ledger, its spend counted; the retry commits it.
+ * (real faults, see test/support/fs-faults.ts), then the same export once the fault is gone.
+ * Each failure must say the file was NOT written, leave no file (not even a partial one) and keep
+ * the release `reserved` in the ledger, its spend counted; the retry commits it.
  *
  * The host runs with a chosen work folder (`--work-dir`), whose exports/ sub-folder is where web
  * mode writes before the browser downloads.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
-import { peopleCsv } from './fixtures.ts';
-import { diskFullUnavailable, makeReadOnly, mountTinyDisk, readOnlyUnavailable } from './fs-faults.ts';
 import {
-  callApi,
-  chromiumAvailable,
-  type LedgerCounts,
-  launchBrowser,
-  ledgerCounts,
-  type RunningHost,
-  startHost,
-  waitFor,
-} from './harness.ts';
-import { expectBanner, openApp, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+  diskFullUnavailable,
+  makeReadOnly,
+  mountTinyDisk,
+  readOnlyUnavailable,
+} from '../support/fs-faults.ts';
+import { waitFor } from '../support/processes.ts';
+import { peopleCsv } from './fixtures.ts';
+import { callApi, chromiumAvailable, type LedgerCounts, ledgerCounts } from './harness.ts';
+import { expectBanner, openFile, prepareRun, shot, startRun, textNow } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 /** Every file under `dir`, relative paths. */
 function filesUnder(dir: string): string[] {
@@ -36,23 +32,22 @@ function filesUnder(dir: string): string[] {
 }
 
 describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
-  let dir: string;
+  const app = useApp({
+    name: 'export',
+    prepare: (dir) => {
+      mkdirSync(join(dir, 'work', 'exports'), { recursive: true, mode: 0o700 });
+      writeFileSync(join(dir, 'people.csv'), peopleCsv());
+    },
+    host: (dir) => ({ workDir: join(dir, 'work') }),
+  });
   let exportsDir: string;
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
   let runId: string;
   let releaseId: string;
   let spent: LedgerCounts;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-e2e-export-'));
+    const { page, host, dir } = app;
     exportsDir = join(dir, 'work', 'exports');
-    mkdirSync(exportsDir, { recursive: true, mode: 0o700 });
-    writeFileSync(join(dir, 'people.csv'), peopleCsv());
-    host = await startHost({ workDir: join(dir, 'work') });
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
     await openFile(page, join(dir, 'people.csv'));
     // n' = 400 (2,000 rows exported, about 20 KB): larger than the 8 KiB "disk".
     await prepareRun(page, {
@@ -72,11 +67,6 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
     spent = ledgerCounts(host.ledgerPath);
     expect(spent.byStatus).toEqual({ reserved: [releaseId] });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   /** The message the services give when `what` could not be written (errno code as Node names it). */
   const notWritten = (code: string, what = 'synthetic data', file = 'people-synthetic.csv') =>
@@ -86,6 +76,7 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
 
   /** Presses Export and checks what a failed export must show (one of `messages`) and leave behind. */
   async function exportFails(messages: readonly string[], screenshot: string): Promise<void> {
+    const { page, host } = app;
     await page.getByTestId('nav-Export').click();
     await page.getByTestId('export-button').click();
     await waitFor('the export to fail', async () =>
@@ -112,6 +103,7 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
         writable();
       }
       // The ledger screen shows the spend as counted, not committed.
+      const { page } = app;
       await page.getByTestId('nav-Ledger').click();
       const row = page.getByTestId('ledger-release-row');
       await waitFor('the ledger rows', async () => ((await row.count()) === 1 ? true : undefined));
@@ -139,6 +131,7 @@ describe.skipIf(!chromiumAvailable())('exports that cannot be written', () => {
   );
 
   it('once the folder is writable again, the same export goes through and commits', async () => {
+    const { page, host } = app;
     await page.getByTestId('nav-Export').click();
     const download = page.waitForEvent('download', { timeout: 120_000 });
     await page.getByTestId('export-button').click();

@@ -6,39 +6,27 @@
  * Results screen showing future error beside present error with the All-0 and GM baselines,
  * per threshold.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.ts';
 import { wideCsv } from './fixtures.ts';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost, waitFor } from './harness.ts';
-import { num, openApp, openFile, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
+import { chromiumAvailable } from './harness.ts';
+import { num, openFile, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 const skipReason = chromiumAvailable() ? null : 'Chromium is not installed';
 const HISTORY = ['a', 'b', 'c', 'd'] as const;
 
 describe.skipIf(skipReason !== null)('future workloads in the app', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-e2e-future-'));
-    writeFileSync(join(dir, 'wide.csv'), wideCsv(1500));
-    host = await startHost();
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(dir, { recursive: true, force: true });
+  const app = useApp({
+    name: 'future',
+    prepare: (dir) => writeFileSync(join(dir, 'wide.csv'), wideCsv(1500)),
   });
 
   it('builds a historical workload and a drifted evaluation workload from it', async () => {
-    await openFile(page, join(dir, 'wide.csv'));
+    const { page } = app;
+    await openFile(page, join(app.dir, 'wide.csv'));
     await page.getByTestId('nav-Workload').click();
     for (const f of HISTORY) await page.getByTestId(`wl-feature-${f}`).check();
     await page.getByTestId('wl-k').fill('2');
@@ -60,6 +48,7 @@ describe.skipIf(skipReason !== null)('future workloads in the app', () => {
   });
 
   it('runs in query mode with adaptive selection and the softmax relaxation', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Privacy').click();
     await page.getByTestId('privacy-epsilon').fill('1');
     await page.getByTestId('privacy-rows').fill('100');
@@ -83,6 +72,7 @@ describe.skipIf(skipReason !== null)('future workloads in the app', () => {
   });
 
   it('shows future error beside present error, each with All-0 and GM, per threshold', async () => {
+    const { page } = app;
     await page.getByTestId('nav-Results').click();
     await page.getByTestId('res-errors').waitFor({ timeout: 60_000 });
     const row = async (id: string) =>

@@ -3,7 +3,7 @@
  * Debian's Chromium with playwright-core. Screenshots go under test-results/ (not committed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export interface RunningHost {
   readonly url: string;
   readonly origin: string;
+  readonly port: number;
   readonly token: string;
   readonly ledgerPath: string;
   readonly process: ChildProcess;
@@ -78,6 +79,7 @@ export async function startHost(opts: HostOptions = {}): Promise<RunningHost> {
   return {
     url,
     origin: parsed.origin,
+    port: Number(parsed.port),
     token: parsed.searchParams.get('token') ?? '',
     ledgerPath,
     process: child,
@@ -139,6 +141,12 @@ export async function uploadFile(host: RunningHost, name: string, text: string):
   return ((await res.json()) as { result: { path: string } }).result.path;
 }
 
+/** The names of the uploads a host keeps under its work folder (none before the first). */
+export function uploadsIn(workDir: string): string[] {
+  const dir = join(workDir, 'uploads');
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
 /** What the ledger file holds, read without writing (read-only connection; zeros if no file). */
 export interface LedgerCounts {
   readonly events: number;
@@ -178,41 +186,5 @@ export function ledgerCounts(ledgerPath: string): LedgerCounts {
     };
   } finally {
     db.close();
-  }
-}
-
-export { isAlive } from '../unit/cli/helpers.ts';
-
-/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux Node supports). */
-const USER_HZ = 100;
-
-/**
- * CPU seconds a process has used so far, all its threads (user + system, /proc/<pid>/stat), or
- * null once it is gone. A CPU-time bound holds on a loaded machine, where a wall-clock one fails.
- */
-export function cpuSecondsOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / USER_HZ; // utime (14), stime (15)
-  } catch {
-    return null;
-  }
-}
-
-/** Polls `probe` until it returns a value (not undefined); throws after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 60_000,
-  intervalMs = 25,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -6,45 +6,32 @@
  * released CSV has no identifier column and not the value only one person holds; the manifest,
  * the ledger event and the Run, Export and Ledger screens state the unit.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost } from './harness.ts';
-import { openApp, openFile, prepareRun, shot, startRun } from './ui.ts';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable } from './harness.ts';
+import { downloadText, openFile, prepareRun, shot, startRun } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 const UNIQUE = 'only-one-person';
-const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-person-'));
-const FILE = join(dir, 'visits.csv');
-{
+
+/** 200 people with one to four visits each, and one person with 300 visits and a value of their own. */
+function writeVisits(dir: string): void {
   const lines = ['pid,ward,dx'];
   for (let p = 0; p < 200; p++)
     for (let j = 0; j <= p % 4; j++)
       lines.push(`P${p},${['A', 'B', 'C'][(p + j) % 3]},${['flu', 'cold'][(p * 3 + j) % 2]}`);
   for (let j = 0; j < 300; j++) lines.push(`HEAVY,${['A', 'B', 'C'][j % 3]},${UNIQUE}`);
-  writeFileSync(FILE, `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'visits.csv'), `${lines.join('\n')}\n`);
 }
 
 describe.skipIf(!chromiumAvailable())('one person, many rows, in the app', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    host = await startHost();
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const app = useApp({ name: 'person', prepare: writeVisits });
 
   it('asks about the unit, hints at the repeating identifier, releases per person without it', async () => {
-    await openFile(page, FILE);
+    const { page, host } = app;
+    await openFile(page, join(app.dir, 'visits.csv'));
     // The hint (curator only) names the column whose values repeat, before any answer.
     await expect
       .poll(() => page.getByTestId('data-unit-hint').textContent(), { timeout: 30_000 })
@@ -74,15 +61,11 @@ describe.skipIf(!chromiumAvailable())('one person, many rows, in the app', () =>
 
     await page.getByTestId('nav-Export').click();
     await expect(page.getByTestId('export-unit').textContent()).resolves.toContain('one person');
-    const download = page.waitForEvent('download');
-    await page.getByTestId('export-button').click();
-    const csv = readFileSync(await (await download).path(), 'utf8');
+    const csv = await downloadText(page, 'export-button');
     expect(csv.split(/\r?\n/, 1)[0]).toBe('ward,dx');
     expect(csv).not.toContain(UNIQUE);
     expect(csv).not.toContain('HEAVY');
-    const manifestDownload = page.waitForEvent('download');
-    await page.getByTestId('export-manifest-download').click();
-    const manifest = JSON.parse(readFileSync(await (await manifestDownload).path(), 'utf8'));
+    const manifest = JSON.parse(await downloadText(page, 'export-manifest-download'));
     expect(manifest.unit).toMatchObject({ kind: 'person', column: 'pid', identifierReleased: false });
     expect(manifest.dataset.rows).toBeNull();
 

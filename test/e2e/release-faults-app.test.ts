@@ -10,9 +10,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from '../support/fs-faults.ts';
+import { waitFor } from '../support/processes.ts';
 import { peopleCsv } from './fixtures.ts';
-import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from './fs-faults.ts';
-import { callApi, ledgerCounts, type RunningHost, startHost, uploadFile, waitFor } from './harness.ts';
+import { callApi, ledgerCounts, type RunningHost, startHost, uploadFile } from './harness.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'rap-e2e-faults-'));
 const hosts: RunningHost[] = [];

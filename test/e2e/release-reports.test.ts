@@ -13,17 +13,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExportView, ReleaseReportView } from '../../src/shared/api.ts';
-import { runCli } from '../unit/cli/helpers.ts';
-import {
-  callApi,
-  chromiumAvailable,
-  launchBrowser,
-  type RunningHost,
-  repoRoot,
-  screenshotDir,
-  startHost,
-} from './harness.ts';
+import { runCli } from '../support/cli.ts';
+import { callApi, chromiumAvailable, launchBrowser, repoRoot, screenshotDir } from './harness.ts';
 import { openFile, prepareRun, startRun, stat } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 const ADULT = join(repoRoot, '../shared/datasets/adult-raw/adult.data');
 const skipReason = !chromiumAvailable()
@@ -35,12 +28,8 @@ const skipReason = !chromiumAvailable()
 const VIEW = { width: 1280, height: 800 };
 
 describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rap-e2e-reports-'));
-  const ledgerPath = join(dir, 'ledger.sqlite');
-  const workDir = join(dir, 'work');
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
+  const hostIn = (dir: string) => ({ ledgerPath: join(dir, 'ledger.sqlite'), workDir: join(dir, 'work') });
+  const app = useApp({ name: 'reports', host: hostIn, page: VIEW });
   let runId = '';
   let before: ReleaseReportView;
   let exported: ExportView;
@@ -48,21 +37,8 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
   const shot = (p: Page, name: string, fullPage = false) =>
     p.screenshot({ path: join(screenshotDir, `reports-${name}.png`), fullPage });
 
-  beforeAll(async () => {
-    host = await startHost({ ledgerPath, workDir });
-    browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: VIEW, acceptDownloads: true });
-    page = await context.newPage();
-    await page.goto(host.url);
-    await page.getByTestId('app-meta').filter({ hasText: 'web mode' }).waitFor({ timeout: 30_000 });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('the Results step opens with the verdict: score, validity, 20 released rows', async () => {
+    const { page, host } = app;
     await openFile(page, ADULT);
     await prepareRun(page, {
       features: ['age', 'workclass', 'education', 'marital-status', 'sex', 'hours-per-week'],
@@ -96,6 +72,7 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
   });
 
   it('the export writes both reports beside the CSV: the private one 0600', async () => {
+    const { page, host } = app;
     await page.getByTestId('nav-Export').click();
     const download = page.waitForEvent('download');
     await page.getByTestId('export-button').click();
@@ -119,21 +96,9 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
 
   for (const which of ['public', 'private'] as const) {
     it(`the ${which} report opens offline, draws its charts and prints to PDF`, async () => {
+      const { browser } = app;
       const file = which === 'public' ? exported.reports!.publicPath : exported.reports!.privatePath;
-      const context = await browser.newContext({ viewport: VIEW, offline: true });
-      const requests: string[] = [];
-      await context.route('**/*', (route) => {
-        const url = route.request().url();
-        if (url === `file://${file}`) return route.continue();
-        requests.push(url);
-        return route.abort();
-      });
-      const p = await context.newPage();
-      p.on('request', (req) => {
-        if (req.url() !== `file://${file}`) requests.push(req.url());
-      });
-      await p.goto(`file://${file}`);
-      await p.waitForLoadState('load');
+      const { page: p, requests } = await openOffline(browser, file);
       const charts = await p.locator('svg').count();
       if (which === 'private') {
         expect(charts).toBeGreaterThan(10);
@@ -154,11 +119,12 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
         printBackground: true,
       });
       expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
-      await context.close();
+      await p.context().close();
     });
   }
 
   it('the Ledger step: the per-dataset timeline, its CSV and its printable page', async () => {
+    const { page, host, browser } = app;
     await page.getByTestId('nav-Ledger').click();
     await page.getByTestId('ledger-release-row').first().waitFor();
     const overview = await callApi(host, 'ledgerOverview', {});
@@ -179,7 +145,7 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
     await shot(page, 'ledger-full', true);
     // The printable page itself, offline, printed to PDF.
     const html = await callApi(host, 'ledgerTimeline', { fingerprint, format: 'html' });
-    const file = join(dir, 'timeline.html');
+    const file = join(app.dir, 'timeline.html');
     writeFileSync(file, html.ok ? html.result.text : '');
     expect(html.ok && html.result.text).not.toContain(fingerprint);
     const context = await browser.newContext({ viewport: VIEW, offline: true });
@@ -196,10 +162,8 @@ describe.skipIf(skipReason !== null)('release reports in the app (raw ADULT)', (
   });
 
   it('after a restart the kept release shows the same verdict and the same private report', async () => {
-    await host.stop();
-    host = await startHost({ ledgerPath, workDir });
-    await page.goto(host.url);
-    await page.getByTestId('app-meta').filter({ hasText: 'web mode' }).waitFor({ timeout: 30_000 });
+    await app.restart(hostIn(app.dir));
+    const { page, host } = app;
     await page.getByTestId('nav-Results').click();
     await page.getByTestId('kept-releases').waitFor({ timeout: 30_000 });
     await page.getByTestId('kept-inspect').first().click();

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/processes.ts';
 import { peopleCsv } from './fixtures.ts';
 import {
   callApi,
@@ -18,7 +19,6 @@ import {
   type RunningHost,
   startHost,
   uploadFile,
-  waitFor,
 } from './harness.ts';
 import { openApp, shot } from './ui.ts';
 

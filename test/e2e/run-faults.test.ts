@@ -8,30 +8,18 @@
  * thresholds: a minute or more even on an idle machine), so there is time to act while the
  * engine works; no test waits for such a run to finish.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eps } from '../../src/renderer/src/lib/format.ts';
 import type { RunView } from '../../src/shared/api.ts';
+import { cpuSecondsOf, isAlive, waitFor } from '../support/processes.ts';
 import { WIDE_COLUMNS, wideCsv } from './fixtures.ts';
-import {
-  callApi,
-  chromiumAvailable,
-  cpuSecondsOf,
-  isAlive,
-  launchBrowser,
-  ledgerCounts,
-  type RunningHost,
-  startHost,
-  waitFor,
-} from './harness.ts';
+import { callApi, chromiumAvailable, ledgerCounts } from './harness.ts';
 import {
   banner,
   chartPoints,
   expectBanner,
-  openApp,
   openFile,
   prepareRun,
   shot,
@@ -40,19 +28,21 @@ import {
   textNow,
   waitForRunStatus,
 } from './ui.ts';
+import { useApp } from './use-app.ts';
 
 const ABORTED_TAIL = 'was marked aborted; its privacy spend stays counted in the ledger.';
 
 describe.skipIf(!chromiumAvailable())('faults during a run', () => {
-  let dir: string;
-  let ledgerPath: string;
-  let host: RunningHost;
-  let browser: Browser;
-  let page: Page;
-  const csv = () => join(dir, 'wide.csv');
+  const app = useApp({
+    name: 'faults',
+    prepare: (dir) => writeFileSync(join(dir, 'wide.csv'), wideCsv()),
+    host: (dir) => ({ ledgerPath: join(dir, 'ledger.sqlite'), workDir: join(dir, 'work-1') }),
+  });
+  const csv = () => join(app.dir, 'wide.csv');
 
   /** The run the host holds, once its engine process is up and has reported progress. */
   async function engineAtWork(): Promise<RunView & { enginePid: number; releaseId: string }> {
+    const { page, host } = app;
     const run = await waitFor(
       'the engine process to report progress',
       async () => {
@@ -73,12 +63,7 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-e2e-faults-'));
-    ledgerPath = join(dir, 'ledger.sqlite');
-    writeFileSync(csv(), wideCsv());
-    host = await startHost({ ledgerPath, workDir: join(dir, 'work-1') });
-    browser = await launchBrowser();
-    page = await openApp(browser, host);
+    const { page } = app;
     await openFile(page, csv());
     await prepareRun(page, {
       features: WIDE_COLUMNS,
@@ -91,13 +76,9 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
       cap: '3',
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
 
   it('the engine killed from outside: the UI says so, the app keeps working, the release is aborted', async () => {
+    const { page, host } = app;
     await startRun(page, ['running']);
     const run = await engineAtWork();
     process.kill(run.enginePid, 'SIGKILL');
@@ -111,7 +92,7 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     // The app is still there and answers.
     expect(host.process.exitCode).toBeNull();
     expect((await callApi(host, 'appInfo', {})).ok).toBe(true);
-    const l = ledgerCounts(ledgerPath);
+    const l = ledgerCounts(host.ledgerPath);
     expect(l.byStatus).toEqual({ aborted: [run.releaseId] });
     expect(l.spentRho).toBeCloseTo(run.rho, 12);
     await page.getByTestId('nav-Ledger').click();
@@ -125,6 +106,7 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
   });
 
   it('cancel mid-run: the engine stops working at once and is gone, the spend counted, the UI back to a clean state', async () => {
+    const { page, host } = app;
     // The next action after the crash: a new run from the same screen.
     await page.getByTestId('nav-Privacy').click();
     await waitFor('the Run button', async () =>
@@ -165,7 +147,7 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     expect(await page.getByTestId('topbar-run').count()).toBe(0);
     expect(await banner(page)).toBeNull();
     await shot(page, 'fault-2-cancelled');
-    const l = ledgerCounts(ledgerPath);
+    const l = ledgerCounts(host.ledgerPath);
     expect(l.byStatus.aborted).toEqual([expect.any(String), run.releaseId]);
     expect(l.releases).toBe(2);
     // Clean state: Run is offered again, the plan counts both spends.
@@ -180,9 +162,10 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
   });
 
   it('the host killed mid-run and started again on the same ledger: the run is counted as spent', async () => {
+    let { page, host } = app;
     await startRun(page, ['running']);
     const run = await engineAtWork();
-    const before = ledgerCounts(ledgerPath);
+    const before = ledgerCounts(host.ledgerPath);
     expect(before.byStatus.reserved).toEqual([run.releaseId]);
 
     const exited = new Promise((ok) => host.process.once('exit', ok));
@@ -205,9 +188,9 @@ describe.skipIf(!chromiumAvailable())('faults during a run', () => {
     );
     await shot(page, 'fault-3-host-gone');
 
-    expect(ledgerCounts(ledgerPath)).toEqual(before);
-    host = await startHost({ ledgerPath, workDir: join(dir, 'work-2') });
-    page = await openApp(browser, host);
+    expect(ledgerCounts(host.ledgerPath)).toEqual(before);
+    await app.restart({ ledgerPath: host.ledgerPath, workDir: join(app.dir, 'work-2') });
+    ({ page, host } = app);
     await page.getByTestId('nav-Ledger').click();
     const rows = page.getByTestId('ledger-release-row');
     await waitFor('the ledger rows', async () => ((await rows.count()) === 3 ? true : undefined));

@@ -2,10 +2,12 @@
  * What a person sees, read the way the e2e specs need it: stat tiles, chart point counts, the
  * error banner, and the steps a curator clicks through. Shared by the e2e specs.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { type RunningHost, screenshotDir, waitFor } from './harness.ts';
+import { waitFor } from '../support/processes.ts';
+import { type RunningHost, screenshotDir } from './harness.ts';
 
 /** A number as the screen writes it ("32,561", "0.123", "4.19e−10" with a typographic minus). */
 export const num = (text: string | null): number =>
@@ -13,6 +15,13 @@ export const num = (text: string | null): number =>
 
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/** Clicks the button `testid` and returns the text of the file it downloads. */
+export async function downloadText(page: Page, testid: string): Promise<string> {
+  const download = page.waitForEvent('download');
+  await page.getByTestId(testid).click();
+  return readFileSync(await (await download).path(), 'utf8');
 }
 
 /** The value of a stat tile. */
@@ -45,12 +54,27 @@ export async function expectBanner(
   await expect.poll(() => banner(page), { timeout, interval: 100 }).toEqual({ kind, message });
 }
 
-export async function openApp(browser: Browser, host: RunningHost): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
+export interface Viewport {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** A page of its own (a fresh context that accepts downloads) with the app loaded on `host`. */
+export async function openApp(
+  browser: Browser,
+  host: RunningHost,
+  viewport: Viewport = { width: 1360, height: 900 },
+): Promise<Page> {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
   const page = await context.newPage();
+  await gotoApp(page, host);
+  return page;
+}
+
+/** Loads the app from `host` in `page` and waits until it has started in web mode. */
+export async function gotoApp(page: Page, host: RunningHost): Promise<void> {
   await page.goto(host.url);
   await page.getByTestId('app-meta').filter({ hasText: 'web mode' }).waitFor({ timeout: 30_000 });
-  return page;
 }
 
 /**

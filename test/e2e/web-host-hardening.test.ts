@@ -3,14 +3,13 @@
  * the event socket has a payload cap and survives a bad frame; the token cookie is per port; the
  * page takes the token out of its address bar once read.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { chromiumAvailable, launchBrowser, type RunningHost, startHost, waitFor } from './harness.ts';
+import { waitFor } from '../support/processes.ts';
+import { chromiumAvailable, uploadsIn } from './harness.ts';
+import { useApp } from './use-app.ts';
 
 const LIMIT = 4096;
 
@@ -49,22 +48,15 @@ function chunkedUpload(port: number, token: string, bytes: number, drop = false)
 }
 
 describe('web host hardening', () => {
-  let host: RunningHost;
-  let port: number;
-  let workDir: string;
-  const uploads = () => (existsSync(join(workDir, 'uploads')) ? readdirSync(join(workDir, 'uploads')) : []);
-
-  beforeAll(async () => {
-    workDir = join(mkdtempSync(join(tmpdir(), 'rap-e2e-harden-')), 'work');
-    host = await startHost({ workDir, args: ['--max-upload-bytes', String(LIMIT)] });
-    port = Number(new URL(host.url).port);
+  const app = useApp({
+    name: 'harden',
+    host: (dir) => ({ workDir: join(dir, 'work'), args: ['--max-upload-bytes', String(LIMIT)] }),
+    browser: false,
   });
-  afterAll(async () => {
-    await host?.stop();
-    rmSync(join(workDir, '..'), { recursive: true, force: true });
-  });
+  const uploads = () => uploadsIn(join(app.dir, 'work'));
 
   it('an upload over the limit is answered 413 and leaves nothing: with Content-Length and chunked', async () => {
+    const { host } = app;
     const big = await fetch(`${host.origin}/upload?name=big.csv`, {
       method: 'POST',
       headers: { 'x-rap-token': host.token },
@@ -74,7 +66,7 @@ describe('web host hardening', () => {
     expect(((await big.json()) as { error: { message: string } }).error.message).toMatch(
       /nothing was stored/,
     );
-    expect(await chunkedUpload(port, host.token, 4 * LIMIT)).toBe(413);
+    expect(await chunkedUpload(host.port, host.token, 4 * LIMIT)).toBe(413);
     expect(uploads()).toEqual([]);
     const ok = await fetch(`${host.origin}/upload?name=ok.csv`, {
       method: 'POST',
@@ -86,8 +78,9 @@ describe('web host hardening', () => {
   });
 
   it('an upload dropped half-way leaves no partial file', async () => {
+    const { host } = app;
     const before = uploads().length;
-    await chunkedUpload(port, host.token, LIMIT - 100, true);
+    await chunkedUpload(host.port, host.token, LIMIT - 100, true);
     await waitFor(
       'the partial upload to be removed',
       () => (uploads().length === before ? true : undefined),
@@ -97,42 +90,38 @@ describe('web host hardening', () => {
   });
 
   it('the event socket: an oversize frame closes that socket (1009), the host lives on', async () => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${host.token}`);
+    const { host } = app;
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`);
     await new Promise((ok) => ws.once('open', ok));
     const closed = new Promise<number>((ok) => ws.once('close', (code) => ok(code)));
     ws.send(Buffer.alloc(128 * 1024));
     expect(await closed).toBe(1009);
-    const again = new WebSocket(`ws://127.0.0.1:${port}/ws?token=${host.token}`);
+    const again = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`);
     await new Promise((ok) => again.once('open', ok));
     again.close();
     expect(host.process.exitCode).toBeNull();
   });
 
   it('the token cookie is named after the port, so another local host cannot take or clobber it', async () => {
+    const { host } = app;
     const res = await fetch(host.url);
     expect(res.headers.get('set-cookie')).toMatch(
-      new RegExp(`^rap_token_${port}=${host.token}; HttpOnly; SameSite=Strict`),
+      new RegExp(`^rap_token_${host.port}=${host.token}; HttpOnly; SameSite=Strict`),
     );
     const other = await fetch(`${host.origin}/`, { headers: { cookie: `rap_token=${host.token}` } });
     expect(other.status).toBe(401);
-    const mine = await fetch(`${host.origin}/`, { headers: { cookie: `rap_token_${port}=${host.token}` } });
+    const mine = await fetch(`${host.origin}/`, {
+      headers: { cookie: `rap_token_${host.port}=${host.token}` },
+    });
     expect(mine.status).toBe(200);
   });
 });
 
 describe.skipIf(!chromiumAvailable())('the token leaves the address bar', () => {
-  let host: RunningHost;
-  let browser: Browser;
-  beforeAll(async () => {
-    host = await startHost();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-  });
+  const app = useApp({ name: 'token', page: false });
 
   it('once read, the URL has no token; a reload still works', async () => {
+    const { host, browser } = app;
     const page = await browser.newPage();
     await page.goto(host.url);
     await page.getByTestId('app-meta').filter({ hasText: 'web mode' }).waitFor({ timeout: 30_000 });

@@ -4,13 +4,13 @@
  * request done right succeeds), so a refusal cannot pass because the door is simply broken.
  */
 
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type RunningHost, startHost } from './harness.ts';
+import { uploadsIn } from './harness.ts';
+import { useApp } from './use-app.ts';
 
 interface Answer {
   readonly status: number;
@@ -53,37 +53,29 @@ function upgrade(port: number, path: string, headers: Record<string, string> = {
 }
 
 describe('the web host refuses what it must', () => {
-  let host: RunningHost;
-  let port: number;
-  let workDir: string;
-  const uploads = () => (existsSync(join(workDir, 'uploads')) ? readdirSync(join(workDir, 'uploads')) : []);
-
-  beforeAll(async () => {
-    workDir = join(mkdtempSync(join(tmpdir(), 'rap-e2e-host-')), 'work');
-    host = await startHost({ workDir });
-    port = Number(new URL(host.url).port);
-  });
-  afterAll(async () => {
-    await host?.stop();
-    rmSync(join(workDir, '..'), { recursive: true, force: true });
-  });
+  const app = useApp({ name: 'host', host: (dir) => ({ workDir: join(dir, 'work') }), browser: false });
+  const uploads = () => uploadsIn(join(app.dir, 'work'));
 
   it('the event WebSocket: no token, a wrong token, a foreign Origin or Host are refused', async () => {
-    expect(await upgrade(port, '/ws')).toBe(401);
-    expect(await upgrade(port, '/ws?token=wrong')).toBe(401);
-    expect(await upgrade(port, `/ws?token=${host.token}`, { origin: 'http://evil.example' })).toBe(401);
-    expect(await upgrade(port, `/ws?token=${host.token}`, { origin: 'http://127.0.0.1:1' })).toBe(401);
-    expect(await upgrade(port, `/ws?token=${host.token}`, { host: `evil.example:${port}` })).toBe(401);
-    expect(await upgrade(port, `/other?token=${host.token}`)).toBe(401);
-    expect(await upgrade(port, `/ws?token=${host.token}`)).toBe('open');
+    const { host } = app;
+    expect(await upgrade(host.port, '/ws')).toBe(401);
+    expect(await upgrade(host.port, '/ws?token=wrong')).toBe(401);
+    expect(await upgrade(host.port, `/ws?token=${host.token}`, { origin: 'http://evil.example' })).toBe(401);
+    expect(await upgrade(host.port, `/ws?token=${host.token}`, { origin: 'http://127.0.0.1:1' })).toBe(401);
+    expect(await upgrade(host.port, `/ws?token=${host.token}`, { host: `evil.example:${host.port}` })).toBe(
+      401,
+    );
+    expect(await upgrade(host.port, `/other?token=${host.token}`)).toBe(401);
+    expect(await upgrade(host.port, `/ws?token=${host.token}`)).toBe('open');
   });
 
   it('uploads: refused without the token or from another origin, and nothing is stored', async () => {
+    const { host } = app;
     const csv = 'a,b\n1,2\n';
-    expect((await raw(port, 'POST', '/upload?name=x.csv', {}, csv)).status).toBe(401);
-    expect((await raw(port, 'POST', '/upload?name=x.csv&token=wrong', {}, csv)).status).toBe(401);
+    expect((await raw(host.port, 'POST', '/upload?name=x.csv', {}, csv)).status).toBe(401);
+    expect((await raw(host.port, 'POST', '/upload?name=x.csv&token=wrong', {}, csv)).status).toBe(401);
     const foreign = await raw(
-      port,
+      host.port,
       'POST',
       '/upload?name=x.csv',
       { 'x-rap-token': host.token, origin: 'http://evil.example' },
@@ -91,15 +83,16 @@ describe('the web host refuses what it must', () => {
     );
     expect(foreign.status).toBe(403);
     expect(uploads()).toEqual([]);
-    const ok = await raw(port, 'POST', '/upload?name=x.csv', { 'x-rap-token': host.token }, csv);
+    const ok = await raw(host.port, 'POST', '/upload?name=x.csv', { 'x-rap-token': host.token }, csv);
     expect(ok.status).toBe(200);
     expect(uploads()).toHaveLength(1);
   });
 
   it('an upload name cannot climb out of the upload folder', async () => {
+    const { host } = app;
     const before = uploads().length;
     const res = await raw(
-      port,
+      host.port,
       'POST',
       `/upload?name=${encodeURIComponent('../../../escaped.csv')}`,
       { 'x-rap-token': host.token },
@@ -108,14 +101,15 @@ describe('the web host refuses what it must', () => {
     expect(res.status).toBe(200);
     const { path } = (JSON.parse(res.body) as { result: { path: string } }).result;
     // Stored as uploads/<random id>/<a name without separators>.
-    expect(dirname(dirname(path))).toBe(join(workDir, 'uploads'));
+    expect(dirname(dirname(path))).toBe(join(app.dir, 'work', 'uploads'));
     expect(basename(path)).not.toContain('/');
     expect(uploads()).toHaveLength(before + 1);
-    expect(existsSync(join(workDir, 'escaped.csv'))).toBe(false);
-    expect(existsSync(join(workDir, '..', 'escaped.csv'))).toBe(false);
+    expect(existsSync(join(app.dir, 'work', 'escaped.csv'))).toBe(false);
+    expect(existsSync(join(app.dir, 'work', '..', 'escaped.csv'))).toBe(false);
   });
 
   it('downloads: an unknown id is 404, and no path is read through the download route', async () => {
+    const { host } = app;
     const auth = { 'x-rap-token': host.token };
     for (const path of [
       '/download/00000000-0000-4000-8000-000000000000',
@@ -123,33 +117,43 @@ describe('the web host refuses what it must', () => {
       '/download/..%2f..%2fpackage.json',
       '/download/../package.json',
     ]) {
-      expect([403, 404]).toContain((await raw(port, 'GET', path, auth)).status);
+      expect([403, 404]).toContain((await raw(host.port, 'GET', path, auth)).status);
     }
-    expect((await raw(port, 'GET', '/download/00000000-0000-4000-8000-000000000000')).status).toBe(401);
+    expect((await raw(host.port, 'GET', '/download/00000000-0000-4000-8000-000000000000')).status).toBe(401);
   });
 
   it('the API: a foreign Origin or Host is refused even with the token; other methods are not allowed', async () => {
+    const { host } = app;
     const headers = { 'x-rap-token': host.token, 'content-type': 'application/json' };
     const body = JSON.stringify({ arg: {} });
     expect(
-      (await raw(port, 'POST', '/api/appInfo', { ...headers, origin: 'http://evil.example' }, body)).status,
-    ).toBe(403);
-    expect(
-      (await raw(port, 'POST', '/api/appInfo', { ...headers, host: `localhost.evil.example:${port}` }, body))
+      (await raw(host.port, 'POST', '/api/appInfo', { ...headers, origin: 'http://evil.example' }, body))
         .status,
     ).toBe(403);
-    expect((await raw(port, 'PUT', '/api/appInfo', headers, body)).status).toBe(405);
-    const ok = await raw(port, 'POST', '/api/appInfo', headers, body);
+    expect(
+      (
+        await raw(
+          host.port,
+          'POST',
+          '/api/appInfo',
+          { ...headers, host: `localhost.evil.example:${host.port}` },
+          body,
+        )
+      ).status,
+    ).toBe(403);
+    expect((await raw(host.port, 'PUT', '/api/appInfo', headers, body)).status).toBe(405);
+    const ok = await raw(host.port, 'POST', '/api/appInfo', headers, body);
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, result: { mode: 'web' } });
   });
 
   it('a malformed API body is an error answer, not a crash', async () => {
+    const { host } = app;
     const headers = { 'x-rap-token': host.token, 'content-type': 'application/json' };
-    const res = await raw(port, 'POST', '/api/appInfo', headers, '{not json');
+    const res = await raw(host.port, 'POST', '/api/appInfo', headers, '{not json');
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { kind: expect.any(String) } });
     expect(host.process.exitCode).toBeNull();
-    expect((await raw(port, 'POST', '/api/appInfo', headers, '{"arg":{}}')).status).toBe(200);
+    expect((await raw(host.port, 'POST', '/api/appInfo', headers, '{"arg":{}}')).status).toBe(200);
   });
 });

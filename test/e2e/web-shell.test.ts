@@ -1,15 +1,8 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHROMIUM,
-  chromiumAvailable,
-  launchBrowser,
-  type RunningHost,
-  screenshotDir,
-  startHost,
-} from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumAvailable, screenshotDir } from './harness.ts';
+import { useApp } from './use-app.ts';
 
 /** A raw HTTP GET that keeps the path and headers exactly as given (fetch would normalize them). */
 function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<number> {
@@ -24,21 +17,10 @@ function rawGet(port: number, path: string, headers: Record<string, string> = {}
 }
 
 describe.skipIf(!chromiumAvailable())(`web mode in Chromium (${CHROMIUM})`, () => {
-  let host: RunningHost;
-  let browser: Browser;
-  let port: number;
-
-  beforeAll(async () => {
-    host = await startHost();
-    port = Number(new URL(host.url).port);
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await host?.stop();
-  });
+  const app = useApp({ name: 'shell', page: false });
 
   it('renders the shell with the stepper and the app info from the services', async () => {
+    const { host, browser } = app;
     const page = await browser.newPage();
     await page.goto(host.url);
     await expect.poll(() => page.locator('h1').textContent()).toBe('RAP Studio');
@@ -61,20 +43,23 @@ describe.skipIf(!chromiumAvailable())(`web mode in Chromium (${CHROMIUM})`, () =
   });
 
   it('refuses requests without the token', async () => {
-    expect(await rawGet(port, '/')).toBe(401);
-    expect(await rawGet(port, '/?token=wrong')).toBe(401);
+    const { host } = app;
+    expect(await rawGet(host.port, '/')).toBe(401);
+    expect(await rawGet(host.port, '/?token=wrong')).toBe(401);
     const res = await fetch(`${host.origin}/api/appInfo`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(401);
   });
 
   it('refuses a non-loopback Host or Origin header', async () => {
+    const { host } = app;
     const auth = { 'x-rap-token': host.token };
-    expect(await rawGet(port, '/', { ...auth, host: `evil.example:${port}` })).toBe(403);
-    expect(await rawGet(port, '/', { ...auth, origin: 'http://evil.example' })).toBe(403);
-    expect(await rawGet(port, '/', auth)).toBe(200);
+    expect(await rawGet(host.port, '/', { ...auth, host: `evil.example:${host.port}` })).toBe(403);
+    expect(await rawGet(host.port, '/', { ...auth, origin: 'http://evil.example' })).toBe(403);
+    expect(await rawGet(host.port, '/', auth)).toBe(200);
   });
 
   it('does not serve files outside the renderer directory', async () => {
+    const { host } = app;
     const auth = { 'x-rap-token': host.token };
     for (const path of [
       '/../package.json',
@@ -82,11 +67,12 @@ describe.skipIf(!chromiumAvailable())(`web mode in Chromium (${CHROMIUM})`, () =
       '/%2e%2e/%2e%2e/package.json',
       '/assets/../../package.json',
     ]) {
-      expect([403, 404]).toContain(await rawGet(port, path, auth));
+      expect([403, 404]).toContain(await rawGet(host.port, path, auth));
     }
   });
 
   it('answers API calls with the token and rejects unknown methods with a clear error', async () => {
+    const { host } = app;
     const call = async (method: string, arg: unknown) => {
       const res = await fetch(`${host.origin}/api/${method}`, {
         method: 'POST',

@@ -15,7 +15,7 @@ import { dispatch } from '../../src/services/dispatch.ts';
 import { createServices } from '../../src/services/services.ts';
 import type { ApiArg, ApiMethod, ApiResult } from '../../src/shared/api.ts';
 import { isActiveStatus } from '../../src/shared/constants.ts';
-import { CLI_TIMEOUT, runCli } from './cli/helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../support/cli.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-equiv-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
-import { isPostgresSource, parsePostgresSource } from '../../core/counting/postgres.ts';
+import {
+  isPostgresSource,
+  parsePostgresDatabase,
+  parsePostgresSource,
+} from '../../core/counting/postgres.ts';
+import { queryDatasetName, queryFingerprint } from '../../core/counting/postgres-query.ts';
 import { fingerprintFile } from '../../core/data/fingerprint.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
@@ -63,7 +68,7 @@ export function register(program: Command): void {
     .description("set (or replace) a dataset's privacy budget cap, stated as ε at δ and enforced in zCDP ρ")
     .requiredOption(
       '--dataset <file|url>',
-      'the dataset file (identified by its SHA-256), or a PostgreSQL table postgres://[user@]host[:port]/db?table=[schema.]name (identified by a keyed hash of the table, its columns and row count)',
+      'the dataset file (identified by its SHA-256), or a PostgreSQL table postgres://[user@]host[:port]/db?table=[schema.]name (identified by a keyed hash of the table, its columns and row count), or a database postgres://[user@]host[:port]/db: the one dataset every synth --sql query over it spends',
     )
     .requiredOption('--epsilon <E>', 'the cap ε')
     .requiredOption('--delta <D>', 'the cap δ')
@@ -88,6 +93,14 @@ export function register(program: Command): void {
       ) => {
         const epsilon = parseFinite('--epsilon', opts.epsilon);
         const delta = parseFinite('--delta', opts.delta);
+        if (isPostgresSource(opts.dataset) && !/[?&]table=/.test(opts.dataset)) {
+          // A database without a table: the one dataset every --sql query over it spends.
+          const db = parsePostgresDatabase(opts.dataset);
+          const fingerprint = withLedger(opts, (l) => queryFingerprint(l.sourceKey(), db));
+          const defaultName = queryDatasetName(db);
+          withLedger(opts, (l) => setCap(l, { ...opts, fingerprint, epsilon, delta, defaultName }));
+          return;
+        }
         if (isPostgresSource(opts.dataset)) {
           // A table: its identity keyed with this ledger's key, from the catalogue and the row count.
           const pg = parsePostgresSource(opts.dataset);

@@ -20,6 +20,7 @@ import {
   tableColumns,
   withPostgres,
 } from '../../core/counting/postgres.ts';
+import { parsePostgresQuerySource } from '../../core/counting/postgres-query.ts';
 import { keepsColumn, keptColumnIndices } from '../../core/data/column-choice.ts';
 import { SCHEMA_VERSION, type Schema } from '../../core/data/schema.ts';
 import { readDeclaredSchema } from '../../core/data/schema-file.ts';
@@ -78,6 +79,8 @@ import { readWorkloadFile, schemaFromOptions } from './workload.ts';
 /** commander's values: every text setting of the spec under its own name, and the CLI's own flags. */
 export interface SynthFlags extends Partial<Record<TextSettingName, string>> {
   data: string;
+  /** A read-only query over the database `data` names (counting/postgres-query.ts). */
+  sql?: string;
   schema?: string;
   domain?: string;
   workload: string;
@@ -275,8 +278,16 @@ function parseRowsPerPerson(text: string | undefined): number | 'private' {
  */
 async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
   // A PostgreSQL table (postgres://…?table=…): parsed (a password in it refused) before anything else.
+  if (flags.sql !== undefined && !isPostgresSource(flags.data)) {
+    throw new InputError(
+      '--sql reads from a PostgreSQL database: give --data postgres://[user@]host[:port]/database',
+    );
+  }
   if (isPostgresSource(flags.data)) {
-    const pg = parsePostgresSource(flags.data);
+    const pg =
+      flags.sql === undefined
+        ? parsePostgresSource(flags.data)
+        : parsePostgresQuerySource(flags.data, flags.sql);
     if (flags.header !== undefined)
       throw new InputError('--header: a database table names its columns; leave it out');
     return { ...(await sourceWithoutHeader({ ...flags, data: pg.location })), postgres: pg };
@@ -505,6 +516,10 @@ export function register(program: Command): void {
     .requiredOption(
       '--data <file|url>',
       'the private table: a CSV (or Parquet, Excel, SPSS file), or a PostgreSQL table postgres://[user@]host[:port]/database?table=[schema.]name (no password in the URL: PGPASSWORD or ~/.pgpass; counted in the database, no row leaves it)',
+    )
+    .option(
+      '--sql <query>',
+      'with --data postgres://[user@]host[:port]/database: release the result of this one read-only SELECT (or WITH … SELECT), counted in the database as (query) AS source; every query over the database spends one budget (docs/privacy.md)',
     )
     .option(
       '--header <yes|no>',

@@ -9,6 +9,7 @@ import {
   tableColumns,
   withPostgres,
 } from '../../core/counting/postgres.ts';
+import { parsePostgresQuerySource } from '../../core/counting/postgres-query.ts';
 import { writeFileAtomic } from '../../core/data/atomic-write.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
 import { type ColumnChoice, keptColumnIndices } from '../../core/data/column-choice.ts';
@@ -87,15 +88,23 @@ async function dataColumnNames(
   data: string,
   said: boolean | undefined,
   choice: ColumnChoice | undefined,
+  sql?: string,
 ): Promise<readonly string[]> {
+  if (sql !== undefined && !isPostgresSource(data)) {
+    throw new InputError(
+      '--sql reads from a PostgreSQL database: give --data postgres://[user@]host[:port]/database',
+    );
+  }
   if (!isPostgresSource(data)) return releaseColumnNames(data, said, choice);
-  const pg = parsePostgresSource(data);
+  // A read-only query's result columns (its description: no row read) or a table's catalogue.
+  const pg = sql === undefined ? parsePostgresSource(data) : parsePostgresQuerySource(data, sql);
   if (said !== undefined) throw new InputError('--header: a database table names its columns; leave it out');
   const all = await withPostgres(pg, (client) => tableColumns(client, pg));
   return choice ? keptColumnIndices(pg.location, all, choice).map((i) => all[i]) : all;
 }
 
 interface RandomOptions extends ColumnFlags {
+  sql?: string;
   schema?: string;
   domain?: string;
   data?: string;
@@ -129,7 +138,7 @@ async function randomFromHeader(opts: RandomOptions & { data: string }): Promise
     opts.header === undefined
       ? undefined
       : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
-  const header = await dataColumnNames(opts.data, said, columnChoiceOf(opts));
+  const header = await dataColumnNames(opts.data, said, columnChoiceOf(opts), opts.sql);
   const w = randomWorkload({
     numFeatures: header.length,
     k: opts.k,
@@ -185,6 +194,7 @@ async function randomCommand(opts: RandomOptions): Promise<void> {
 async function defaultCommand(
   opts: ColumnFlags & {
     data: string;
+    sql?: string;
     header?: string;
     target?: string;
     out: string;
@@ -195,7 +205,7 @@ async function defaultCommand(
     opts.header === undefined
       ? undefined
       : HEADER_VALUE[parseChoice('--header', opts.header, HEADER_CHOICES)];
-  const header = await dataColumnNames(opts.data, said, columnChoiceOf(opts));
+  const header = await dataColumnNames(opts.data, said, columnChoiceOf(opts), opts.sql);
   const w = defaultWorkloadFor(header, opts.target, opts.data);
   await writeFileAtomic(opts.out, workloadToJson(w, header));
   const pairs = w.thresholds.filter((t) => t.features.length === 2).length;
@@ -237,6 +247,10 @@ export function register(program: Command): void {
     .option(
       '--header <yes|no>',
       'with --data: whether its first row names the columns (asked when it looks like a header)',
+    )
+    .option(
+      '--sql <query>',
+      'with --data postgres://…/database: the columns of this read-only query (as synth --sql)',
     )
     .option('--columns <a,b,c>', 'with --data: draw over only these columns (as synth --columns)')
     .option('--exclude <x,y>', 'with --data: draw over every column but these (as synth --exclude)')
@@ -291,12 +305,17 @@ export function register(program: Command): void {
       '--header <yes|no>',
       'whether its first row names the columns (asked when it looks like a header)',
     )
+    .option(
+      '--sql <query>',
+      'with --data postgres://…/database: the columns of this read-only query (as synth --sql)',
+    )
     .option('--target <column>', 'a target column: also every 3-way marginal of two other columns with it')
     .option('--columns <a,b,c>', 'only these columns (as synth --columns)')
     .option('--exclude <x,y>', 'every column but these (as synth --exclude)')
     .requiredOption('--out <file>', 'workload file to write')
-    .action((opts: ColumnFlags & { data: string; header?: string; target?: string; out: string }) =>
-      defaultCommand(opts),
+    .action(
+      (opts: ColumnFlags & { data: string; sql?: string; header?: string; target?: string; out: string }) =>
+        defaultCommand(opts),
     );
   workload
     .command('stats')

@@ -28,6 +28,11 @@ export interface PostgresSource {
   readonly user: string | undefined;
   readonly schema: string | undefined;
   readonly table: string;
+  /**
+   * A read-only query instead of a table (`--sql`; postgres-query.ts): its result is the source,
+   * `table` is empty, and every connection reads in one READ ONLY transaction.
+   */
+  readonly query?: string;
   /** The source as the curator may see it in a message (no password). */
   readonly display: string;
   /**
@@ -41,7 +46,10 @@ export function isPostgresSource(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
 
-/** Parses `postgres://[user@]host[:port]/db?table=[schema.]name`; refuses a password in it. */
+/**
+ * Parses `postgres://[user@]host[:port]/db?table=[schema.]name`; refuses a password in it. A
+ * query source (`--sql`): postgres-query.ts parsePostgresQuerySource.
+ */
 export function parsePostgresSource(text: string): PostgresSource {
   let url: URL;
   try {
@@ -65,7 +73,7 @@ export function parsePostgresSource(text: string): PostgresSource {
   const tableParam = url.searchParams.get('table');
   if (!database || !tableParam) {
     throw new InputError(
-      `${redact(text)}: name the database and the table: postgres://host/database?table=[schema.]name.`,
+      `${redact(text)}: name the database and the table: postgres://host/database?table=[schema.]name (or, for a read-only query's result, --sql "SELECT …" with postgres://host/database).`,
       { field: 'data' },
     );
   }
@@ -85,12 +93,63 @@ export function parsePostgresSource(text: string): PostgresSource {
   return { host, port, database, user, schema, table, display, location };
 }
 
+/** What postgres.ts parses of a URL without `?table=`. */
+export interface PostgresUrlParts {
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly database: string;
+  readonly user: string | undefined;
+  /** `postgres://host[:port]/db` (no user, no password). */
+  readonly base: string;
+}
+
+/** `postgres://[user@]host[:port]/db` with no table: the parts a query source needs. */
+export function parsePostgresDatabase(text: string): PostgresUrlParts {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(`${redact(text)}: not a PostgreSQL URL; write postgres://host/database.`, {
+      field: 'data',
+    });
+  }
+  if (url.password !== '') {
+    throw new InputError(
+      `${redact(text)}: the URL holds a password, which would be written wherever the source is named (the ` +
+        'ledger, the manifest, logs). Remove it and give it in the environment (PGPASSWORD) or in ~/.pgpass.',
+      { field: 'data' },
+    );
+  }
+  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!database) {
+    throw new InputError(`${redact(text)}: name the database: postgres://host/database.`, { field: 'data' });
+  }
+  if (url.search !== '') {
+    throw new InputError(
+      `${redact(text)}: with --sql the URL names the database only (postgres://host/database): the query says ` +
+        'what to read; leave out "?table=…" (or leave out --sql).',
+      { field: 'data' },
+    );
+  }
+  const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname.replace(/^\[(.*)\]$/, '$1'));
+  const port = url.port === '' ? undefined : Number(url.port);
+  const user = url.username === '' ? undefined : decodeURIComponent(url.username);
+  return {
+    host,
+    port,
+    database,
+    user,
+    base: `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}`,
+  };
+}
+
 /** The URL without anything after a colon in its user part (for messages about a bad URL). */
 function redact(text: string): string {
   return text.replace(/(\/\/[^/@:]*):[^/@]*@/, '$1:***@');
 }
 
 export function postgresRelation(src: PostgresSource): Relation {
+  if (src.query !== undefined) return { kind: 'query', sql: src.query };
   return { kind: 'table', table: src.table, ...(src.schema ? { schema: src.schema } : {}) };
 }
 
@@ -112,6 +171,11 @@ export async function withPostgres<T>(
   // a long count over a large table is not waited for.
   let onAbort: (() => void) | undefined;
   try {
+    // A query source reads in one read-only snapshot: the server refuses any write its text could
+    // hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
+    if (src.query !== undefined) {
+      await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    }
     if (signal) {
       const [[pid]] = (await client.query({ text: 'SELECT pg_backend_pid()', rowMode: 'array' })).rows as [
         [number],
@@ -131,6 +195,23 @@ export async function withPostgres<T>(
   }
 }
 
+/**
+ * A password the app's curator typed (never in the URL, never a property of the source): held in
+ * this process's memory, tied to one source object, so no copy, JSON or structured clone of a
+ * source (a spec, a manifest, a log line) can carry it, and it goes when the source does.
+ */
+const PASSWORDS = new WeakMap<PostgresSource, string>();
+
+/**
+ * A copy of `src` whose connections use `password` (in memory only, see PASSWORDS). The CLI
+ * never uses it: its password comes from PGPASSWORD or ~/.pgpass, which the client reads.
+ */
+export function withPassword(src: PostgresSource, password: string): PostgresSource {
+  const copy = { ...src };
+  PASSWORDS.set(copy, password);
+  return copy;
+}
+
 async function connect(src: PostgresSource): Promise<Client> {
   const { Client } = (await import('pg')).default;
   const client = new Client({
@@ -138,9 +219,10 @@ async function connect(src: PostgresSource): Promise<Client> {
     ...(src.host ? { host: src.host } : {}),
     ...(src.port ? { port: src.port } : {}),
     ...(src.user ? { user: src.user } : {}),
+    ...(PASSWORDS.has(src) ? { password: PASSWORDS.get(src) } : {}),
     // An unreachable server is refused in seconds, not after the OS's TCP timeout.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    // The password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
+    // Otherwise the password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
   });
   try {
     await client.connect();
@@ -240,6 +322,8 @@ async function query<R extends unknown[]>(
  * catalogue, no row read. A missing table is refused naming it and the database.
  */
 export async function tableColumns(client: Client, src: PostgresSource): Promise<readonly string[]> {
+  // A query's columns are its result's (its description, no row read).
+  if (src.query !== undefined) return queryColumns(client, src);
   const qualified = relationSql(postgresRelation(src), 'postgres');
   const rows = await query<[string]>(
     client,
@@ -297,4 +381,91 @@ export async function columnHistograms(
     q.columns.length,
     rows,
   );
+}
+
+/**
+ * The query's result columns, from its description (`LIMIT 0`: no row read), in its order. A
+ * name given twice (a join's two `id`s) is refused: each released column needs its own name.
+ */
+export async function queryColumns(client: Client, src: PostgresSource): Promise<readonly string[]> {
+  const fields = await queryFields(client, src);
+  const seen = new Set<string>();
+  for (const { name } of fields) {
+    if (seen.has(name)) {
+      throw new InputError(
+        `${src.display}: the query's result has two columns named "${name}": name each column once (… AS another_name).`,
+        { field: 'sql' },
+      );
+    }
+    seen.add(name);
+  }
+  if (fields.length === 0)
+    throw new InputError(`${src.display}: the query returns no columns.`, { field: 'sql' });
+  return fields.map((f) => f.name);
+}
+
+/** Names and type OIDs of the query's result (no row read). */
+export async function queryFields(
+  client: Client,
+  src: PostgresSource,
+): Promise<readonly { readonly name: string; readonly dataTypeID: number }[]> {
+  try {
+    const result = await client.query({
+      text: `SELECT * FROM ${querySubquery(src)} LIMIT 0`,
+      rowMode: 'array',
+    });
+    return result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID }));
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: the database refused the query (${(err as Error).message}). Check its text and that the ` +
+        'role may SELECT what it reads.',
+      { field: 'sql' },
+    );
+  }
+}
+
+/** `(\n<query>\n) AS source` (sql/counting.ts relationSql). */
+export function querySubquery(src: PostgresSource): string {
+  if (src.query === undefined) throw new Error('internal: not a query source');
+  return relationSql(postgresRelation(src), 'postgres');
+}
+
+/** A column of a source as the catalogue describes it: public metadata, like a CSV's header. */
+export interface ColumnDescription {
+  readonly name: string;
+  /** PostgreSQL's name of its type (format_type: `integer`, `character varying(20)`, …). */
+  readonly type: string;
+}
+
+/**
+ * The source's columns with their types, from the catalogue (a table) or the query's result
+ * description (`LIMIT 0`): no row read.
+ */
+export async function describeColumns(client: Client, src: PostgresSource): Promise<ColumnDescription[]> {
+  if (src.query !== undefined) {
+    const names = await queryColumns(client, src);
+    const fields = await queryFields(client, src);
+    const oids = [...new Set(fields.map((f) => f.dataTypeID))];
+    const types = new Map(
+      (
+        await query<[number, string]>(
+          client,
+          src,
+          'SELECT oid::int, format_type(oid, NULL) FROM pg_catalog.pg_type WHERE oid = ANY($1)',
+          [oids],
+        )
+      ).map(([oid, type]) => [oid, type]),
+    );
+    return names.map((name, i) => ({ name, type: types.get(fields[i].dataTypeID) ?? 'unknown' }));
+  }
+  const names = await tableColumns(client, src);
+  const rows = await query<[string, string]>(
+    client,
+    src,
+    'SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a ' +
+      'WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum',
+    [relationSql(postgresRelation(src), 'postgres')],
+  );
+  const types = new Map(rows);
+  return names.map((name) => ({ name, type: types.get(name) ?? 'unknown' }));
 }

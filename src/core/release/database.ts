@@ -10,6 +10,10 @@
  *   exactly), and a column to discover must have a countable number of distinct values. The
  *   message may quote a value: it is the curator's only (as data/fit.ts's for a file).
  *
+ * A read-only query (`--sql`, counting/postgres-query.ts) is a source the same way: its result's
+ * columns, its row count, and its rows counted as `(query) AS source`; its ledger identity is the
+ * database's.
+ *
  * Credentials are never part of the source's text: no password in the URL (refused), and the
  * ledger and public files name it by `location` (host, port, database, table; no user).
  */
@@ -24,6 +28,7 @@ import {
   tableRows,
   withPostgres,
 } from '../counting/postgres.ts';
+import { queryDatasetName, queryFingerprint, repeatingSteps } from '../counting/postgres-query.ts';
 import { type ColumnChoice, keptColumnIndices } from '../data/column-choice.ts';
 import type { CountedDataset } from '../data/counted.ts';
 import { columnEncoder, type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
@@ -48,6 +53,8 @@ export interface DatabaseFacts {
   /** The columns a release reads (the table's, in its order, through the column choice). */
   readonly header: readonly string[];
   readonly facts: FileFacts;
+  /** A query source's plan steps that can repeat a record (postgres-query.ts repeatingSteps). */
+  readonly repeats: readonly string[];
 }
 
 /**
@@ -77,11 +84,23 @@ export async function databaseFacts(
     // Without discovery a release reads the declared columns only (as from a file).
     const header = discovering ? kept : kept.filter((n) => declared.some((c) => c.name === n));
     const rows = await tableRows(client, src);
-    if (rows < 1) throw new InputError(`${src.location}: the table has no rows.`, { field: 'data' });
+    if (rows < 1) {
+      throw new InputError(
+        `${src.location}: the ${src.query === undefined ? 'table' : 'query'} has no rows.`,
+        {
+          field: 'data',
+        },
+      );
+    }
     // The identity is the whole table's (every column, not the ones read): a release that reads
-    // fewer columns spends the same dataset's budget, as a file's column choice does.
-    const fingerprint = databaseFingerprint(ledgerKey, src, readQuery(src, all), rows);
-    return { header, facts: { fingerprint, rows, hasHeader: true } };
+    // fewer columns spends the same dataset's budget, as a file's column choice does. A query's
+    // is its database's (counting/postgres-query.ts): no rewording is a fresh budget.
+    const fingerprint =
+      src.query === undefined
+        ? databaseFingerprint(ledgerKey, src, readQuery(src, all), rows)
+        : queryFingerprint(ledgerKey, src);
+    const repeats = src.query === undefined ? [] : await repeatingSteps(client, src);
+    return { header, facts: { fingerprint, rows, hasHeader: true }, repeats };
   });
 }
 
@@ -209,6 +228,7 @@ export function ledgerKeyFor(src: PostgresSource, opts: { readonly ledgerKey?: B
 
 /** The dataset's default name in the ledger: database/[schema.]table (a file's is its base name). */
 export function databaseDatasetName(src: PostgresSource): string {
+  if (src.query !== undefined) return queryDatasetName(src);
   return `${src.database}/${src.schema ? `${src.schema}.` : ''}${src.table}`;
 }
 

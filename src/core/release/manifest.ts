@@ -28,7 +28,7 @@ export interface ManifestInput {
   readonly options: { readonly mode: string };
   readonly spec: {
     /** A database source is described by kind only in public files (release/database.ts). */
-    readonly source?: { readonly postgres?: unknown };
+    readonly source?: { readonly postgres?: { readonly query?: string } };
     readonly noise: { readonly mode: SeedMode };
     readonly workload: Workload;
   };
@@ -60,6 +60,12 @@ export const DATABASE_SOURCE_STATEMENT = {
   kind: 'postgresql-table',
   counting:
     'counted inside the database (GROUP BY GROUPING SETS): only exact counts left it, and every released value is a noisy function of them',
+} as const;
+
+/** How a manifest states a read-only query's result as the source (never the query's text). */
+export const DATABASE_QUERY_STATEMENT = {
+  ...DATABASE_SOURCE_STATEMENT,
+  kind: 'postgresql-query',
 } as const;
 
 export const INSECURE_SEED_MARK =
@@ -156,7 +162,15 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       name: datasetName,
       rows: f.person ? null : f.facts.rows,
       // A database table: its kind and where it was counted; no host, user or password.
-      ...(f.spec.source?.postgres ? { source: DATABASE_SOURCE_STATEMENT } : {}),
+      // A query's text is in no public file (it may quote private values): its kind only.
+      ...(f.spec.source?.postgres
+        ? {
+            source:
+              f.spec.source.postgres.query === undefined
+                ? DATABASE_SOURCE_STATEMENT
+                : DATABASE_QUERY_STATEMENT,
+          }
+        : {}),
     },
     unit: f.person ? personUnit(f.person) : { kind: 'row', statement: 'one CSV row is the unit of privacy' },
     schema: {

@@ -30,6 +30,14 @@ export const warnings = {
       `domain not differentially private for ${columns.map((c) => `"${c}"`).join(', ')}: their categories and ranges ` +
         'were read from the private data; the ledger and the manifest say so',
     ),
+  /** A query source whose plan can repeat a record (a join, UNION ALL, unnest): a result row is the unit. */
+  queryRepeats: (steps: readonly string[]) =>
+    warning(
+      'query-repeats-rows',
+      `the query has ${steps.join(', ')}: one row of its result is the unit of privacy, so a person with ` +
+        'several result rows is protected less than ε says; release a query with one row per person ' +
+        '(docs/privacy.md)',
+    ),
   /** A cap was asked for (`--budget-epsilon`) but the dataset has one. */
   capExists: (name: string, epsilon: number, delta: number) =>
     warning(

@@ -336,6 +336,7 @@ export async function prepare(
   const db = pg
     ? await databaseFacts(pg, schema.columns, ledgerKeyFor(pg, prepareOptions), choice.choice, discovering)
     : null;
+  if (db && db.repeats.length > 0) warn(warnings.queryRepeats(db.repeats));
   const names = db
     ? db.header
     : discovering || unitSpec

@@ -39,7 +39,9 @@ export type Relation =
       /** FLOAT / DOUBLE columns (the file's public schema): their whole numbers print as integers. */
       readonly floating?: readonly string[];
     }
-  | { readonly kind: 'table'; readonly schema?: string; readonly table: string };
+  | { readonly kind: 'table'; readonly schema?: string; readonly table: string }
+  /** A read-only query's result (counting/postgres-query.ts checks it is one SELECT). */
+  | { readonly kind: 'query'; readonly sql: string };
 
 /** A SQL identifier, double-quoted (DuckDB, PostgreSQL; Spark with ANSI quoting uses backticks). */
 export function quoteIdent(name: string, dialect: Dialect = 'duckdb'): string {
@@ -77,6 +79,9 @@ export function relationSql(rel: Relation, dialect: Dialect): string {
     case 'parquet':
       if (dialect !== 'duckdb') throw new RangeError('Parquet files are read by DuckDB only');
       return `read_parquet(${quoteString(rel.path)})`;
+    case 'query':
+      // On their own lines: a trailing `-- comment` in the query cannot hide the parenthesis.
+      return `(\n${rel.sql}\n) AS source`;
     case 'table':
       return rel.schema === undefined
         ? quoteIdent(rel.table, dialect)

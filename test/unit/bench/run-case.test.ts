@@ -15,7 +15,7 @@ import { buildWorkload } from '../../../bench/lib/workload.ts';
 import { schemaFromDomain } from '../../../src/core/data/benchmark.ts';
 import { rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
 import { workloadToJson } from '../../../src/core/workload/workload.ts';
-import { runCli } from '../cli/helpers.ts';
+import { runCli } from '../../support/cli.ts';
 import { fakeCase } from './fixtures.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'rap-bench-release-'));

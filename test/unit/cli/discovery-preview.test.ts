@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { discoveryLossPreview } from '../../../src/core/discovery/preview.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 interface Scenario {
   readonly epsilon: number;

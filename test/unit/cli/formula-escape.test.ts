@@ -9,7 +9,7 @@ import path from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeFormula } from '../../../src/core/release/output.ts';
-import { CLI_TIMEOUT, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 let dir: string;
 /** The CSV reader trims cells, so a tab- or CR-led value cannot be a category of a read file. */

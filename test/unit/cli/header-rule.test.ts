@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { CLI_TIMEOUT, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, QUICK_RUN, runCli } from '../../support/cli.ts';
 
 let dir: string;
 const FIRST = 'Jane Roe,HIV positive,Springfield';
@@ -39,12 +39,7 @@ const synth = (ledger: string, extra: string[]) => [
   'h.csv',
   '--epsilon',
   '2',
-  '--rows',
-  '20',
-  '--oversample',
-  '2',
-  '--max-steps',
-  '20',
+  ...QUICK_RUN,
   '--out',
   'out.csv',
   '--ledger',

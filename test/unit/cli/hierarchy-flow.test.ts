@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHierarchy } from '../../../src/core/data/hierarchy.ts';
 import { splitBudget } from '../../../src/core/discovery/budget-split.ts';
 import { hierarchyPreview } from '../../../src/core/discovery/preview.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 const N = 3000;
 const EPSILON = 4;
@@ -114,24 +114,27 @@ describe('hierarchical codes through synth', () => {
         dir,
       );
       expect(set.code).toBe(0);
-      const run = await runCli(
-        [
-          'synth',
-          ...common,
-          '--hierarchy',
-          'dx=1,3,full',
-          '--rows',
-          '300',
-          '--out',
-          'out.csv',
-          '--ledger',
-          ledger,
-          '--seed',
-          '3',
-          '--insecure-seed',
-        ],
-        dir,
-      );
+      /** A seeded synth run of n' = 300 with dx under `hierarchy`, into `out`. */
+      const synth = (hierarchy: string, out: string, seed: number) =>
+        runCli(
+          [
+            'synth',
+            ...common,
+            '--hierarchy',
+            hierarchy,
+            '--rows',
+            '300',
+            '--out',
+            out,
+            '--ledger',
+            ledger,
+            '--seed',
+            String(seed),
+            '--insecure-seed',
+          ],
+          dir,
+        );
+      const run = await synth('dx=1,3,full', 'out.csv', 3);
       expect(run.code).toBe(0);
       const rows = readFileSync(path.join(dir, 'out.csv'), 'utf8').trim().split('\n').slice(1);
       const dx = new Set(rows.map((r) => r.split(',')[0]));
@@ -150,24 +153,7 @@ describe('hierarchical codes through synth', () => {
         expect(dx.delta + flag.delta).toBeLessThanOrEqual(spent.delta * (1 + 1e-12));
       });
 
-      const codes = await runCli(
-        [
-          'synth',
-          ...common,
-          '--hierarchy',
-          'dx=1,3,full,full-codes',
-          '--rows',
-          '300',
-          '--out',
-          'codes.csv',
-          '--ledger',
-          ledger,
-          '--seed',
-          '4',
-          '--insecure-seed',
-        ],
-        dir,
-      );
+      const codes = await synth('dx=1,3,full,full-codes', 'codes.csv', 4);
       expect(codes.code).toBe(0);
       const decoded = readFileSync(path.join(dir, 'codes.csv'), 'utf8').trim().split('\n').slice(1);
       // K and K20 become K20.1 (the one released full code under them); M50, M51 have none: kept.

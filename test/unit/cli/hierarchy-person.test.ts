@@ -7,13 +7,12 @@
  * while at the row level (the same file, no unit) its 2,000 rows release it. Common codes come out
  * at their finest released level; the manifest and the ledger name the hierarchy and the unit.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
+import { capArgs, visitsFolder, visitsSynthArgs } from './visits.ts';
 
-let dir: string;
 const RARE = 'Q99.9';
 const PATIENTS = 1500;
 /** Common codes, by weight: categories (I10, J45) and full codes under C34, J18, E11. */
@@ -30,61 +29,27 @@ function csv(): string {
   return `${lines.join('\n')}\n`;
 }
 
-beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'rap-hierarchy-person-'));
-  writeFileSync(path.join(dir, 'visits.csv'), csv());
-  writeFileSync(
-    path.join(dir, 'w.json'),
-    JSON.stringify({ thresholds: [{ features: ['ward', 'diagnosis'], r: 2, weight: 1 }] }),
-  );
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = visitsFolder('hierarchy-person', csv());
 
 const TINY = ['--rows', '200', '--oversample', '2', '--max-steps', '20'];
 
 async function synth(out: string, unit: string[]) {
   const ledger = path.join(dir, `${out}.sqlite`);
   const capUnit = unit[0] === '--unit-column' ? unit : [];
-  const set = await runCli(
-    [
-      'ledger',
-      'set-cap',
-      '--dataset',
-      'visits.csv',
-      '--epsilon',
-      '20',
-      '--delta',
-      '1e-5',
-      '--ledger',
-      ledger,
-      ...capUnit,
-    ],
-    dir,
-  );
+  const set = await runCli(capArgs(ledger, 20, capUnit), dir);
   expect(set.code).toBe(0);
   const r = await runCli(
-    [
-      'synth',
-      '--data',
-      'visits.csv',
-      '--header',
-      'yes',
+    visitsSynthArgs(ledger, `${out}.csv`, 4, [
       ...unit,
       '--hierarchy',
       'diagnosis=icd10',
       '--workload',
       'w.json',
-      '--epsilon',
-      '4',
-      '--out',
-      `${out}.csv`,
-      '--ledger',
-      ledger,
       '--seed',
       '7',
       '--insecure-seed',
       ...TINY,
-    ],
+    ]),
     dir,
   );
   expect(r.stderr).not.toContain('rap-studio:');

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 let dir: string;
 beforeAll(() => {

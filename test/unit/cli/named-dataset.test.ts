@@ -6,7 +6,15 @@
 import { appendFileSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs, withLedger } from './helpers.ts';
+import {
+  CLI_TIMEOUT,
+  type Fixture,
+  makeFixture,
+  runCli,
+  setCap,
+  synthArgs,
+  withLedger,
+} from '../../support/cli.ts';
 
 let fx: Fixture;
 beforeAll(() => {

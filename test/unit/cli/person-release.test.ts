@@ -5,18 +5,17 @@
  * is reserved, and the acceptance case — one person holds 2,000 rows with a value nobody else
  * has: released at the row level, never at the person level over 20 runs with secure noise.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fingerprintFile } from '../../../src/core/data/fingerprint.ts';
 import { SCHEMA_VERSION } from '../../../src/core/data/schema.ts';
 import { InputError } from '../../../src/core/errors.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { type ReleaseSpec, releaseStraightThrough } from '../../../src/core/release/release.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, QUICK_RUN, runCli, withLedger } from '../../support/cli.ts';
+import { capArgs, visitsFolder, visitsSynthArgs, workloadJson } from './visits.ts';
 
-let dir: string;
 const UNIQUE = 'zz-only-one-person';
 const HEAVY_ROWS = 2000;
 
@@ -32,39 +31,10 @@ function csv(): string {
   return `${lines.join('\n')}\n`;
 }
 
-beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'rap-person-release-'));
-  writeFileSync(path.join(dir, 'visits.csv'), csv());
-  writeFileSync(
-    path.join(dir, 'w.json'),
-    JSON.stringify({ thresholds: [{ features: ['ward', 'diagnosis'], r: 2, weight: 1 }] }),
-  );
-  writeFileSync(
-    path.join(dir, 'w-id.json'),
-    JSON.stringify({ thresholds: [{ features: ['person', 'ward'], r: 2, weight: 1 }] }),
-  );
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const TINY = ['--rows', '20', '--oversample', '2', '--max-steps', '20'];
+const dir = visitsFolder('person-release', csv(), { 'w-id.json': workloadJson(['person', 'ward']) });
 
 async function cap(ledger: string, unit: string[] = []): Promise<void> {
-  const r = await runCli(
-    [
-      'ledger',
-      'set-cap',
-      '--dataset',
-      'visits.csv',
-      '--epsilon',
-      '100',
-      '--delta',
-      '1e-5',
-      '--ledger',
-      ledger,
-      ...unit,
-    ],
-    dir,
-  );
+  const r = await runCli(capArgs(ledger, 100, unit), dir);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
 }
@@ -76,24 +46,13 @@ describe('synth --unit-column', () => {
       const ledger = path.join(dir, 'l1.sqlite');
       await cap(ledger, ['--unit-column', 'person']);
       const r = await runCli(
-        [
-          'synth',
-          '--data',
-          'visits.csv',
-          '--header',
-          'yes',
+        visitsSynthArgs(ledger, 'out.csv', 1, [
           '--unit-column',
           'person',
           '--workload',
           'w.json',
-          '--epsilon',
-          '1',
-          '--out',
-          'out.csv',
-          '--ledger',
-          ledger,
-          ...TINY,
-        ],
+          ...QUICK_RUN,
+        ]),
         dir,
       );
       expect(r.stderr).not.toContain('rap-studio:');
@@ -144,20 +103,7 @@ describe('synth --unit-column', () => {
     async () => {
       const ledger = path.join(dir, 'l2.sqlite');
       await cap(ledger, ['--unit-column', 'person']);
-      const base = [
-        'synth',
-        '--data',
-        'visits.csv',
-        '--header',
-        'yes',
-        '--epsilon',
-        '1',
-        '--out',
-        'o2.csv',
-        '--ledger',
-        ledger,
-        ...TINY,
-      ];
+      const base = visitsSynthArgs(ledger, 'o2.csv', 1, QUICK_RUN);
       const onId = await runCli([...base, '--workload', 'w-id.json', '--unit-column', 'person'], dir);
       expect(onId.code).toBe(2);
       expect(onId.stderr).toContain('the workload names the unit column "person"');

@@ -14,7 +14,7 @@ import { register as registerLedger } from '../../../src/cli/commands/ledger.ts'
 import { register as registerSchema } from '../../../src/cli/commands/schema.ts';
 import { InputError } from '../../../src/core/errors.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs } from './helpers.ts';
+import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs } from '../../support/cli.ts';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-raw-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

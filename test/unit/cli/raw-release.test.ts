@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, runCli, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, QUICK_RUN, runCli, withLedger } from '../../support/cli.ts';
 
 let dir: string;
 let sha: string;
@@ -69,12 +69,7 @@ const synth = (ledger: string, extra: string[] = []) => [
   'w.json',
   '--epsilon',
   '2',
-  '--rows',
-  '20',
-  '--oversample',
-  '2',
-  '--max-steps',
-  '20',
+  ...QUICK_RUN,
   '--out',
   'out.csv',
   '--ledger',

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from './helpers.ts';
+import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from '../../support/cli.ts';
 
 const fx = makeFixture(200);
 afterAll(() => fx.cleanup());

@@ -10,8 +10,13 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from '../../e2e/fs-faults.ts';
-import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from './helpers.ts';
+import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from '../../support/cli.ts';
+import {
+  diskFullUnavailable,
+  makeReadOnly,
+  mountDisk,
+  readOnlyUnavailable,
+} from '../../support/fs-faults.ts';
 
 const fx = makeFixture(200);
 afterAll(() => fx.cleanup());

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, type Manifest, shown } from '../../../src/core/release/report/public-html.ts';
-import { CLI_TIMEOUT, type CliResult, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, type CliResult, runCli } from '../../support/cli.ts';
 
 let dir: string;
 let synth: CliResult;

@@ -4,8 +4,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/cli/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLI_TIMEOUT,
   type Fixture,
@@ -15,7 +14,8 @@ import {
   setCap,
   synthArgs,
   withLedger,
-} from './helpers.ts';
+} from '../../support/cli.ts';
+import { runCliInProcess } from '../../support/cli-in-process.ts';
 
 let fx: Fixture;
 beforeAll(() => {
@@ -124,23 +124,8 @@ const USAGE_ERRORS: [string, string, string, string][] = [
 /** Cases also run as a separate process (the rest run through the same main() in-process, to save time). */
 const SPAWNED = new Set(['ε = 0', 'a workload naming a missing feature', '--relaxation relu']);
 
-/** The CLI's main() in this process, cwd = the fixture, stderr captured. */
-async function runInProcess(args: string[]): Promise<{ code: number; stderr: string }> {
-  const chunks: string[] = [];
-  const cwd = process.cwd();
-  const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    chunks.push(String(chunk));
-    return true;
-  });
-  process.chdir(fx.dir);
-  try {
-    const code = await main(args);
-    return { code, stderr: chunks.join('') };
-  } finally {
-    process.chdir(cwd);
-    spy.mockRestore();
-  }
-}
+/** The CLI's main() in this process, cwd = the fixture. */
+const runInProcess = (args: string[]) => runCliInProcess(fx.dir, args);
 
 /**
  * Exit code, the one stderr line, and no ledger file created: the arguments are refused before

@@ -6,18 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs, withLedger } from './helpers.ts';
+import { CLI_TIMEOUT, cappedFixture, runCli, synthArgs, withLedger } from '../../support/cli.ts';
 
-let fx: Fixture;
-let ledger: string;
-beforeAll(() => {
-  fx = makeFixture(2000);
-  ledger = fx.ledgerPath();
-  setCap(ledger, fx, 1000);
-});
-afterAll(() => fx.cleanup());
+const { fx, ledger } = cappedFixture(2000);
 
 const json = (name: string) => JSON.parse(readFileSync(path.join(fx.dir, name)).toString());
 

@@ -7,7 +7,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs, withLedger } from './helpers.ts';
+import {
+  CLI_TIMEOUT,
+  type Fixture,
+  makeFixture,
+  runCli,
+  setCap,
+  synthArgs,
+  withLedger,
+} from '../../support/cli.ts';
 
 const RUNS = 20;
 const ADMITTED = 5;

@@ -5,15 +5,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs, withLedger } from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, cappedFixture, runCli, synthArgs, withLedger } from '../../support/cli.ts';
 
-let fx: Fixture;
-let ledger: string;
+const { fx, ledger } = cappedFixture();
 beforeAll(() => {
-  fx = makeFixture();
-  ledger = fx.ledgerPath();
-  setCap(ledger, fx, 1000);
   writeFileSync(
     path.join(fx.dir, 'future.json'),
     JSON.stringify({
@@ -24,7 +20,6 @@ beforeAll(() => {
     }),
   );
 });
-afterAll(() => fx.cleanup());
 
 interface Row {
   relaxed: number;

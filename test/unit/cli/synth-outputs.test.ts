@@ -15,25 +15,20 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { PendingWrites, pendingDirFor } from '../../../src/core/release/pending-writes.ts';
-import { makeReadOnly, readOnlyUnavailable } from '../../e2e/fs-faults.ts';
-import { CLI_TIMEOUT, type Fixture, makeFixture, runCli, setCap, synthArgs } from './helpers.ts';
+import { CLI_TIMEOUT, cappedFixture, runCli, synthArgs } from '../../support/cli.ts';
+import { makeReadOnly, readOnlyUnavailable } from '../../support/fs-faults.ts';
 
-let fx: Fixture;
-let ledger: string;
+const { fx, ledger } = cappedFixture();
 beforeAll(async () => {
-  fx = makeFixture();
-  ledger = fx.ledgerPath();
-  setCap(ledger, fx, 1000);
   const first = await runCli(synthArgs(ledger, ['--out', 'released.csv']), fx.dir);
   expect(first.code, first.stderr).toBe(0);
   writeFileSync(path.join(fx.dir, 'mine.csv'), 'not a release\n');
   mkdirSync(path.join(fx.dir, 'a-folder'));
   symlinkSync(path.join(fx.dir, 'data.csv'), path.join(fx.dir, 'alias.csv'));
 }, CLI_TIMEOUT);
-afterAll(() => fx.cleanup());
 
 /** The ledger's event count and head hash: unchanged means nothing was reserved. */
 function ledgerState(): string {

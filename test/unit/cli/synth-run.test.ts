@@ -8,34 +8,24 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CLI_TIMEOUT,
+  cappedFixture,
   engineChildOf,
-  type Fixture,
-  isAlive,
-  makeFixture,
   runCli,
-  setCap,
   slowSynthArgs,
   startCli,
   synthArgs,
-  waitFor,
   withLedger,
-} from './helpers.ts';
+} from '../../support/cli.ts';
+import { isAlive, waitFor } from '../../support/processes.ts';
 
 const INSECURE =
   'insecure-seed: this run is NOT differentially private-grade randomness; for tests/benchmarks only';
 const onLinux = process.platform === 'linux'; // the engine child is found through /proc
 
-let fx: Fixture;
-let ledger: string;
-beforeAll(() => {
-  fx = makeFixture();
-  ledger = fx.ledgerPath();
-  setCap(ledger, fx, 1000);
-});
-afterAll(() => fx.cleanup());
+const { fx, ledger } = cappedFixture();
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const read = (name: string) => readFileSync(path.join(fx.dir, name));

@@ -15,7 +15,7 @@ import { readDeclaredSchema } from '../../../src/core/data/schema-file.ts';
 import { toTableSchema } from '../../../src/core/data/table-schema.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { releaseDataPackageJson } from '../../../src/core/release/data-package.ts';
-import { CLI_TIMEOUT, runCli } from './helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-ts-release-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { withDuckDb } from '../../../src/core/sql/duckdb.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from '../cli/helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 let dir: string;
 const N = 300;

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_TIMEOUT, runCli } from '../cli/helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 let dir: string;
 

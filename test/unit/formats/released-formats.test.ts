@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../../src/core/data/csv.ts';
 import { fingerprintFile } from '../../../src/core/data/fingerprint.ts';
 import { OUTPUT_MEDIA } from '../../../src/core/release/output-format.ts';
-import { CLI_TIMEOUT, runCli, withLedger } from '../cli/helpers.ts';
+import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
 
 let dir: string;
 // 400 records per city: far above partition selection's bar at this ε (about 100 records fell

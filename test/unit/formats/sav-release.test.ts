@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { savBytes } from '../../../src/core/data/formats/testing.ts';
-import { CLI_TIMEOUT, runCli } from '../cli/helpers.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 let dir: string;
 const N = 300;

@@ -1,35 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebHost, type WebHost } from '../../../src/host/web-host.ts';
-import type { Services } from '../../../src/services/services.ts';
-
-const resources = fileURLToPath(new URL('../../../resources/', import.meta.url));
+import { describe, expect, it } from 'vitest';
+import { resources, useBareHost } from './bare-host.ts';
 
 describe('web host: the application icon as favicon', () => {
-  let host: WebHost;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-host-'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>t</title>');
-    host = await startWebHost({
-      staticDir: dir,
-      workDir: join(dir, 'work'),
-      resourcesDir: resources,
-      createServices: () => ({}) as Services,
-    });
-  });
-
-  afterAll(async () => {
-    await host.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const app = useBareHost();
 
   const get = (path: string, token = true) =>
-    fetch(`http://127.0.0.1:${host.port}${path}${token ? `?token=${host.token}` : ''}`);
+    fetch(`http://127.0.0.1:${app.host.port}${path}${token ? `?token=${app.host.token}` : ''}`);
 
   it('serves resources/icon.svg at /favicon.svg and icon.png at /favicon.png and /favicon.ico', async () => {
     const svg = await get('/favicon.svg');

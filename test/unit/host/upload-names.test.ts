@@ -1,39 +1,20 @@
 /** Web host: an upload named '.' or '..' (a folder, not a file) is a clean 400 that stores nothing. */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebHost, type WebHost } from '../../../src/host/web-host.ts';
-import type { Services } from '../../../src/services/services.ts';
-
-const resources = fileURLToPath(new URL('../../../resources/', import.meta.url));
+import { describe, expect, it } from 'vitest';
+import { useBareHost } from './bare-host.ts';
 
 describe('web host: upload names', () => {
-  let host: WebHost;
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rap-host-'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>t</title>');
-    host = await startWebHost({
-      staticDir: dir,
-      workDir: join(dir, 'work'),
-      resourcesDir: resources,
-      createServices: () => ({}) as Services,
-    });
-  });
-
-  afterAll(async () => {
-    await host.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const app = useBareHost();
 
   const upload = (name: string) =>
-    fetch(`http://127.0.0.1:${host.port}/upload?token=${host.token}&name=${encodeURIComponent(name)}`, {
-      method: 'POST',
-      body: 'a,b\n1,2\n',
-    });
+    fetch(
+      `http://127.0.0.1:${app.host.port}/upload?token=${app.host.token}&name=${encodeURIComponent(name)}`,
+      {
+        method: 'POST',
+        body: 'a,b\n1,2\n',
+      },
+    );
 
   it.each([
     '.',
@@ -46,7 +27,7 @@ describe('web host: upload names', () => {
     expect(body.ok).toBe(false);
     expect(body.error.kind).toBe('input');
     expect(body.error.message).toMatch(/not a file name/);
-    expect(readdirSync(join(dir, 'work', 'uploads'))).toEqual([]);
+    expect(readdirSync(join(app.dir, 'work', 'uploads'))).toEqual([]);
   });
 
   it('an ordinary name is still stored', async () => {

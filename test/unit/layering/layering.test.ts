@@ -3,6 +3,7 @@
  * imports services, the CLI, the host, main, the renderer or Electron; only the ledger loads the
  * database; inside src/core the folders follow CORE_ORDER; no import cycle anywhere in src/;
  * bench/ and test/ may import src/, never the other way, and product code loads no test support;
+ * the unit and e2e suites share helpers only through test/support;
  * every import names its module literally (the CLI's commands included).
  */
 import { readdirSync } from 'node:fs';
@@ -89,6 +90,18 @@ describe('src/, bench/ and test/', () => {
 
   it('no import cycle across them', () => {
     expect(cycles(all)).toEqual([]);
+  });
+
+  it('the unit and e2e suites never import each other: what both need lives in test/support', () => {
+    const across = [...all].flatMap(([file, imports]) => {
+      const suite = /^test\/(unit|e2e)\//.exec(file)?.[1];
+      const other = suite === 'unit' ? 'test/e2e/' : 'test/unit/';
+      return suite
+        ? imports.filter((i) => i.target?.startsWith(other)).map((i) => `${file} imports ${i.target}`)
+        : [];
+    });
+    expect([...all.keys()].some((f) => f.startsWith('test/support/'))).toBe(true);
+    expect(across).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * A read-only and a full ledger, made with real file-system faults (test/e2e/fs-faults.ts): the
+ * A read-only and a full ledger, made with real file-system faults (test/support/fs-faults.ts): the
  * failure is a typed LedgerError with the specific message, and nothing is reserved.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,12 @@ import { LedgerError } from '../../../src/core/ledger/errors.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { fingerprintOf, requestFor } from '../../../src/core/ledger/testing/fixtures.ts';
 import { rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
-import { diskFullUnavailable, makeReadOnly, mountDisk, readOnlyUnavailable } from '../../e2e/fs-faults.ts';
+import {
+  diskFullUnavailable,
+  makeReadOnly,
+  mountDisk,
+  readOnlyUnavailable,
+} from '../../support/fs-faults.ts';
 
 const FP = fingerprintOf('faults.csv');
 const RHO = rhoFromEpsilon(0.5, 1e-6);

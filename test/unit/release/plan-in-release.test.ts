@@ -11,7 +11,7 @@ import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { prepare, releaseStraightThrough } from '../../../src/core/release/release.ts';
 import { dataSource, parseRunSettings, releaseSpec } from '../../../src/core/release/spec.ts';
 import type { Workload } from '../../../src/core/workload/types.ts';
-import { makeFixture } from '../cli/helpers.ts';
+import { makeFixture } from '../../support/cli.ts';
 
 const fx = makeFixture(400);
 afterAll(() => fx.cleanup());

@@ -8,10 +8,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/cli/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../../src/core/counting/postgres.ts';
-import { CLI_TIMEOUT, withLedger } from '../cli/helpers.ts';
+import { CLI_TIMEOUT, withLedger } from '../../support/cli.ts';
+import { runCliInProcess } from '../../support/cli-in-process.ts';
 
 let dir: string;
 const N = 240;
@@ -55,28 +55,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The CLI's main() in this process, cwd = the test folder, stdout and stderr captured. */
-async function runInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const err: string[] = [];
-  const out: string[] = [];
-  const cwd = process.cwd();
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err.push(String(chunk));
-    return true;
-  });
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  process.chdir(dir);
-  try {
-    const code = await main(args);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.chdir(cwd);
-    e.mockRestore();
-    o.mockRestore();
-  }
-}
+const runInProcess = (args: string[]) => runCliInProcess(dir, args);
 
 const synth = (data: string, ledger: string, out: string, extra: string[] = []) => [
   'synth',

@@ -12,11 +12,26 @@ import { TEXT_SETTINGS } from '../../../src/core/release/spec.ts';
 import { appReleaseSpec } from '../../../src/services/runs.ts';
 import { parseSettings } from '../../../src/services/settings.ts';
 import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { makeFixture } from '../cli/helpers.ts';
+import { makeFixture } from '../../support/cli.ts';
 
 const fx = makeFixture(60);
 afterAll(() => fx.cleanup());
 const at = (f: string) => path.join(fx.dir, f);
+
+/** Every engine setting the CLI and the app spell alike (the seed they spell apart). */
+const ENGINE_FIELDS = {
+  epsilon: '0.5',
+  delta: '1e-7',
+  rows: '300',
+  rounds: '4',
+  perRound: '2',
+  oversample: '7',
+  mode: 'query',
+  backend: 'cpu',
+  selection: 'adaptive',
+  relaxation: 'softmax',
+  importance: 'history',
+} as const;
 
 /** One setting set, as the CLI's flags and as the app's fields. */
 interface Case {
@@ -29,35 +44,8 @@ const CASES: Case[] = [
   { name: 'defaults', cli: { epsilon: '1' }, app: { epsilon: '1' } },
   {
     name: 'every engine field',
-    cli: {
-      epsilon: '0.5',
-      delta: '1e-7',
-      rows: '300',
-      rounds: '4',
-      perRound: '2',
-      oversample: '7',
-      mode: 'query',
-      backend: 'cpu',
-      selection: 'adaptive',
-      relaxation: 'softmax',
-      importance: 'history',
-      seed: '9',
-      insecureSeed: true,
-    },
-    app: {
-      epsilon: '0.5',
-      delta: '1e-7',
-      rows: '300',
-      rounds: '4',
-      perRound: '2',
-      oversample: '7',
-      mode: 'query',
-      backend: 'cpu',
-      selection: 'adaptive',
-      relaxation: 'softmax',
-      importance: 'history',
-      insecureSeed: '9',
-    },
+    cli: { ...ENGINE_FIELDS, seed: '9', insecureSeed: true },
+    app: { ...ENGINE_FIELDS, insecureSeed: '9' },
   },
   {
     name: 'table mode, T₀ and K',

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeCsv } from '../../../src/core/data/csv-write.ts';
 import { ResultStore } from '../../../src/services/finished-release-store.ts';
 import type { RunView } from '../../../src/shared/api.ts';
-import { diskFullUnavailable, mountDisk } from '../../e2e/fs-faults.ts';
+import { diskFullUnavailable, mountDisk } from '../../support/fs-faults.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'rap-store-test-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

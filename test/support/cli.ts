@@ -1,14 +1,16 @@
 /**
- * Helpers for CLI integration tests: run the real `node bin/rap-studio.mjs`, make tiny
- * benchmark-format datasets in a temp dir, find the engine child of a CLI process.
+ * Helpers for CLI integration tests (unit and e2e): run the real `node bin/rap-studio.mjs`, make
+ * tiny benchmark-format datasets in a temp dir, find the engine child of a CLI process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
+import { afterAll } from 'vitest';
+import { Ledger } from '../../src/core/ledger/ledger.ts';
+import { childrenOf, waitFor } from './processes.ts';
 
 /**
  * Per-test limit for tests that spawn CLI processes. Each spawn costs about a second of CPU
@@ -17,7 +19,7 @@ import { Ledger } from '../../../src/core/ledger/ledger.ts';
  */
 export const CLI_TIMEOUT = 240_000;
 
-export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(REPO, 'bin/rap-studio.mjs');
 
 export interface CliResult {
@@ -93,6 +95,24 @@ export function makeFixture(n = 200): Fixture {
   };
 }
 
+/** The sizes of a small, quick synth run: 20 rows, oversample 2, at most 20 optimizer steps. */
+export const QUICK_RUN: readonly string[] = ['--rows', '20', '--oversample', '2', '--max-steps', '20'];
+
+/**
+ * A fixture of `rows` rows (made now, removed after the test file's tests) and a ledger of its own
+ * where its dataset has a cap of ε = `capEpsilon` (at δ = 1e-6).
+ */
+export function cappedFixture(
+  rows = 200,
+  capEpsilon = 1000,
+): { readonly fx: Fixture; readonly ledger: string } {
+  const fx = makeFixture(rows);
+  afterAll(() => fx.cleanup());
+  const ledger = fx.ledgerPath();
+  setCap(ledger, fx, capEpsilon);
+  return { fx, ledger };
+}
+
 let outputs = 0;
 
 /** The output name of the next synthArgs call (a release never replaces an earlier one's file). */
@@ -115,12 +135,7 @@ export function synthArgs(ledger: string, extra: readonly string[] = []): string
     '1',
     '--delta',
     '1e-6',
-    '--rows',
-    '20',
-    '--oversample',
-    '2',
-    '--max-steps',
-    '20',
+    ...QUICK_RUN,
     '--out',
     `out-${n}.csv`,
     '--report',
@@ -164,47 +179,6 @@ export function withLedger<T>(ledgerPath: string, fn: (l: Ledger) => T): T {
     return fn(ledger);
   } finally {
     ledger.close();
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped) is gone for our purposes.
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
-
-/** Pids whose parent is `pid` and whose command line mentions `needle` (Linux /proc). */
-export function childrenOf(pid: number, needle: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== pid) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) out.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return out;
-}
-
-export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
