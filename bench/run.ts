@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--suite quick|paper|scale] [--out DIR] [--seeds N] [--filter TERM] …`
+ * `npm run bench -- [--suite quick|paper|scale|scale-engine|…] [--out DIR] [--seeds N] [--filter TERM] …`
  *
  * Runs a suite's cases one after another, each a release through the release pipeline (the
  * spec module and stages `rap-studio synth` runs; seeded insecure noise, a throwaway ledger per
@@ -30,7 +30,7 @@ import { formatNumber, markdownReport } from './lib/table.ts';
 import type { BenchCase, BenchResult, Suite } from './lib/types.ts';
 import { PREM_SUITES, RAW_SUITES, SHAPES_PARTS, SHAPES_SUITE, SUITES } from './suites/index.ts';
 import { PERSON_SUITE, runPersonSuite } from './suites/person.ts';
-import { runScaleDataSuite, SCALE_DATA_SUITE } from './suites/scale-data.ts';
+import { runScaleSuite, SCALE_SUITE } from './suites/scale.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -38,7 +38,7 @@ function pickSuite(name: string): Suite | RawSuite | PremSuite {
   const suite = SUITES.get(name) ?? RAW_SUITES.get(name) ?? PREM_SUITES.get(name);
   if (!suite)
     throw new BenchArgsError(
-      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE, SCALE_DATA_SUITE, SHAPES_SUITE, ...SHAPES_PARTS.keys()].join(', ')}`,
+      `unknown suite '${name}'; choose one of ${[...SUITES.keys(), ...RAW_SUITES.keys(), ...PREM_SUITES.keys(), PERSON_SUITE, SCALE_SUITE, SHAPES_SUITE, ...SHAPES_PARTS.keys()].join(', ')}`,
     );
   return suite;
 }
@@ -147,9 +147,9 @@ async function main(): Promise<number> {
     return shapesPart(args, outDir, latestTablePath(args.suite), commandLine());
   }
   // Raw files far beyond memory through `rap-studio synth` (issue 31): CPU seconds and peak RSS.
-  if (args.suite === SCALE_DATA_SUITE) {
-    const outDir = path.resolve(args.out ?? defaultOutDir(SCALE_DATA_SUITE));
-    return runScaleDataSuite(args, outDir, latestTablePath(SCALE_DATA_SUITE), commandLine());
+  if (args.suite === SCALE_SUITE) {
+    const outDir = path.resolve(args.out ?? defaultOutDir(SCALE_SUITE));
+    return runScaleSuite(args, outDir, latestTablePath(SCALE_SUITE), commandLine());
   }
   const picked = pickSuite(args.suite);
   if ('kind' in picked && picked.kind === 'prem') {

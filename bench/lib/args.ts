@@ -5,7 +5,7 @@ import { BACKENDS } from '../../src/core/input/choices.ts';
 
 export const USAGE = `npm run bench -- [options]
 
-  --suite NAME       quick (default), paper, scale, …
+  --suite NAME       quick (default), paper, scale, scale-engine, …
   --out DIR          per-run JSON, table.md and summary.json (default bench-results/tmp/<suite>-<time>/)
   --seeds N          seeds 0..N−1 per case (default: the suite's)
   --filter TERM      only cases whose id contains TERM (repeat: all must match; a,b: either;

@@ -1,6 +1,6 @@
 /**
  * A synthetic stand-in for LOANS with the real domain (48 features, one-hot width 4,427) and the
- * real row count, for the `scale` suite. The real LOANS records are not in the repository, and
+ * real row count, for the `scale-engine` suite. The real LOANS records are not in the repository, and
  * uniform random rows would make every threshold answer tiny and alike, which flatters both
  * accuracy and selection. So rows come from a Bayesian-network-like sampler: a random DAG in
  * column order (each feature has 1–2 parents among the earlier ones) with conditional tables
@@ -166,7 +166,7 @@ export function sampleBayesNet(schema: Schema, options: BayesNetOptions): Encode
   return { schema, n: o.rows, codes };
 }
 
-/** The `scale` suite's dataset: LOANS domain, 42,535 rows, fixed seed. */
+/** The `scale-engine` suite's dataset: LOANS domain, 42,535 rows, fixed seed. */
 export async function generateLoansDataset(
   domainPath: string,
   options: Partial<BayesNetOptions> = {},

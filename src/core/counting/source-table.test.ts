@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprintAndCountRows } from '../data/file-facts.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
@@ -68,6 +68,54 @@ describe('a CSV parsed once into DuckDB counts as the file does', () => {
   });
 });
 
+describe('the table holds distinct records with counts where the sample repeats, the records otherwise', () => {
+  /** rows(n) with a fourth column: unique per record (`id`), or constant. */
+  function withId(n: number, unique: boolean): string {
+    const [head, ...body] = rows(n).trimEnd().split('\n');
+    return `${[`${head},id`, ...body.map((l, i) => `${l},${unique ? i : 0}`)].join('\n')}\n`;
+  }
+  it.each([
+    ['repeated records: distinct ones with counts', false, true],
+    ['every record distinct: the records', true, false],
+  ])('%s, counted as the file is', async (_, unique, distinct) => {
+    const file = dir.file(`ids-${unique}.csv`, withId(3000, unique));
+    const names = ['age', 'city', 'note', 'id'];
+    const ids = unique ? Array.from({ length: 3000 }, (_, i) => String(i)) : ['0'];
+    const schema: Schema = { ...SCHEMA, columns: [...SCHEMA.columns, cat('id', ids)] };
+    const sets = [...SETS, [3], [1, 3], [0, 2, 3]];
+    const opts = { trim: true, outOfDomain: 'reject' as const };
+    const table = await loadSourceTable(file, names);
+    try {
+      expect(table.distinct).toBe(distinct);
+      expect(await table.histograms(names)).toEqual(await fileHistogramCounter(file)(names));
+      expect(await table.tables(schema, sets, opts)).toEqual(await countFileTables(file, schema, sets, opts));
+    } finally {
+      await table.dispose();
+    }
+  });
+});
+
+describe('a file without a double quote skips the dialect scan (file-facts.ts says so)', () => {
+  it('the same counts as with the scan', async () => {
+    const file = dir.file(
+      'unquoted.csv',
+      rows(400).replaceAll('"Trondheim, N"', 'Trondheim').replaceAll('""', ''),
+    );
+    const names = ['age', 'city', 'note'];
+    expect((await fingerprintAndCountRows(file, names)).quotes).toBe(false);
+    const [scanned, skipped] = [
+      await loadSourceTable(file, names),
+      await loadSourceTable(file, names, { quotes: false }),
+    ];
+    try {
+      expect(await skipped.histograms(names)).toEqual(await scanned.histograms(names));
+    } finally {
+      await scanned.dispose();
+      await skipped.dispose();
+    }
+  });
+});
+
 describe('the strict load refuses what the streaming reader reads otherwise (it then streams)', () => {
   it.each([
     ['a longer row', `${rows(50)}40,Oslo,yes,extra\n`],
@@ -101,12 +149,12 @@ describe('the strict load refuses what the streaming reader reads otherwise (it 
 });
 
 describe('the table file and its private folder are gone on every way out', () => {
-  it('after dispose (twice is fine); the folder held the table file until then', async () => {
+  it('after dispose (twice is fine); the private folder (0700) was there until then', async () => {
     const at = parent('ok');
     const file = dir.file('ok.csv', rows(500));
     const table = await loadSourceTable(file, ['age', 'city', 'note'], { duckdb: { tempParent: at } });
-    expect(readdirSync(at)).toHaveLength(1);
-    expect(readdirSync(table.folder)).toContain('source.duckdb');
+    expect(readdirSync(at)).toEqual([basename(table.folder)]);
+    expect(statSync(table.folder).mode & 0o777).toBe(0o700);
     await table.dispose();
     await table.dispose();
     expect(existsSync(table.folder)).toBe(false);

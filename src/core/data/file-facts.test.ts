@@ -56,6 +56,7 @@ describe('fingerprintAndCountRows', () => {
           expect(facts.hasHeader).toBe(header);
           expect(facts.rows).toBe(expectedRows);
           expect(facts.fingerprint).toBe(createHash('sha256').update(text).digest('hex'));
+          expect(facts.quotes).toBe(text.includes('"'));
         },
       ),
       { numRuns: 150 },

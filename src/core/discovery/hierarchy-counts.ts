@@ -41,15 +41,16 @@ export class HierarchyCounts extends ColumnCounts {
     return true;
   }
 
-  override add(value: string, isMissing: boolean, form = 0): void {
-    super.add(value, isMissing, form);
+  /** `weight`: records holding `value` (a histogram's count, row level only, as ColumnCounts). */
+  override add(value: string, isMissing: boolean, form = 0, weight = 1): void {
+    super.add(value, isMissing, form, weight);
     // Past the distinct-value limit discovery refuses the column: stop keeping keys (memory).
     if (!this.values) {
       for (const m of this.keyPersons) m.clear();
       return;
     }
     if (isMissing) {
-      if (this.first(`m${form}`)) this.formPersons[form]++;
+      if (this.first(`m${form}`)) this.formPersons[form] += weight;
       return;
     }
     for (let l = 0; l < this.keyPersons.length; l++) {
@@ -57,7 +58,7 @@ export class HierarchyCounts extends ColumnCounts {
       if (key === undefined) break;
       if (!this.first(`${l}:${key}`)) continue;
       const m = this.keyPersons[l];
-      m.set(key, (m.get(key) ?? 0) + 1);
+      m.set(key, (m.get(key) ?? 0) + weight);
     }
   }
 

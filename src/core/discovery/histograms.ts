@@ -14,7 +14,7 @@
  * checks it on messy files.
  *
  * Row level only: at the person level the counts are distinct persons per value, which a
- * per-column histogram of rows does not give (the streaming pass over the bounded file does).
+ * per-column histogram of rows does not give (person-histograms.ts adds them, counted apart).
  *
  * The histograms are exact statistics of the private data: never logged, never released.
  */
@@ -81,14 +81,14 @@ export function countsFromHistograms(
 }
 
 /** The second pass's counter of a column whose format was chosen (discover.ts's profileFormats). */
-function formatCounter(name: string, f: ColumnFormat, forms: number): CellCounter {
+export function formatCounter(name: string, f: ColumnFormat, forms: number): CellCounter {
   return f.temporal
     ? new TemporalCounts(name, f.temporal, forms)
     : new ColumnCounts(name, forms, numericParser(f));
 }
 
 /** Feeds a column's histogram into a counter as the streaming profile feeds its cells. */
-function feeder(histograms: ColumnHistograms, markers: readonly string[], trim: boolean) {
+export function feeder(histograms: ColumnHistograms, markers: readonly string[], trim: boolean) {
   // As DiscoveryProfile: a value is missing when it is one of the markers (the last index of a repeated one).
   const forms = new Map(markers.map((m, i) => [m, i]));
   return <C extends CellCounter>(name: string, counter: C): C => {

@@ -6,10 +6,13 @@ import {
   boundContributions,
   boundHistogram,
   chooseBound,
+  chooseBoundFromHistogram,
   estimateRows,
+  keptRanks,
   personIndices,
   rowCountSensitivity,
   rowsPerPerson,
+  sampleRanks,
 } from './contribution.ts';
 import { secureNoise, seededNoise } from './noise.ts';
 import { chiSquare } from './testing/stats.ts';
@@ -130,5 +133,31 @@ describe('chooseBound', () => {
     const a = rowsPerPerson(personIndices(idsOf([1, 5, 2, 9])).person, 4);
     const b = rowsPerPerson(personIndices(idsOf([9, 2, 1, 5])).person, 4);
     expect(chooseBound(a, 0.5, seededNoise(9)).k).toBe(chooseBound(b, 0.5, seededNoise(9)).k);
+  });
+});
+
+describe('sampleRanks / keptRanks (the draws the SQL bounding shares)', () => {
+  it("keep the records boundContributions keeps, from the same draws (one person's k-subset)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer(),
+        (r, k, seed) => {
+          fc.pre(r > k); // a person within k keeps every record, and nothing is drawn
+          const b = boundContributions(new Int32Array(r), 1, k, seededNoise(seed));
+          const kept = keptRanks(r, sampleRanks(r, k, seededNoise(seed)));
+          expect([...kept]).toEqual([...b.order.slice(0, Math.min(r, k))]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('chooseBoundFromHistogram on boundHistogram = chooseBound', () => {
+    const rows = [1, 1, 2, 3, 5, 9, 70, 4, 4, 1];
+    expect(chooseBoundFromHistogram(boundHistogram(rows), 0.3, seededNoise(4))).toEqual(
+      chooseBound(rows, 0.3, seededNoise(4)),
+    );
   });
 });

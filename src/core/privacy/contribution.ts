@@ -98,8 +98,9 @@ export function boundContributions(
     const t = Math.min(r, k);
     if (r > k) {
       // The first t places become a uniform t-subset of the person's r records.
+      const picks = sampleRanks(r, k, noise);
       for (let j = 0; j < t; j++) {
-        const pick = s + j + uniformIndex(noise, r - j);
+        const pick = s + picks[j];
         const tmp = order[s + j];
         order[s + j] = order[pick];
         order[pick] = tmp;
@@ -110,6 +111,36 @@ export function boundContributions(
     kept += t;
   }
   return { keep, kept, persons, order, start, taken };
+}
+
+/**
+ * The draws of one person's uniform k-subset of r > k records (partial Fisher–Yates; called only for
+ * r > k: a person within k keeps every record and draws nothing): picks[j] is
+ * the place in [j, r) swapped into place j, for j < k, each `uniformIndex(noise, r − j)` in this
+ * order. `keptRanks` turns them into the kept records' ranks. boundContributions draws through
+ * this, and so does the SQL bounding (counting/person-table.ts), so one noise stream gives both
+ * the same records.
+ */
+export function sampleRanks(r: number, k: number, noise: NoiseSource): Int32Array {
+  const picks = new Int32Array(Math.min(r, k));
+  for (let j = 0; j < picks.length; j++) picks[j] = j + uniformIndex(noise, r - j);
+  return picks;
+}
+
+/**
+ * The ranks (0-based, in the person's record order) of the records `picks` keep: the first k
+ * places after the swaps, applied to the identity order 0…r−1.
+ */
+export function keptRanks(r: number, picks: Int32Array): Int32Array {
+  // Only the places swapped matter: a sparse identity.
+  const moved = new Map<number, number>();
+  const at = (i: number) => moved.get(i) ?? i;
+  for (let j = 0; j < picks.length; j++) {
+    const a = at(j);
+    moved.set(j, at(picks[j]));
+    moved.set(picks[j], a);
+  }
+  return Int32Array.from({ length: Math.min(r, picks.length) }, (_, j) => at(j));
 }
 
 /** Rows per person (private), from the person indices. */
@@ -152,8 +183,20 @@ export function chooseBound(
   grid: readonly number[] = BOUND_GRID,
 ): ChosenBound {
   if (!(rho > 0 && Number.isFinite(rho))) throw new RangeError(`rho must be > 0, got ${rho}`);
+  return chooseBoundFromHistogram(boundHistogram(rows, grid), rho, noise, grid);
+}
+
+/** chooseBound on boundHistogram's counts (persons per grid bucket), however they were counted. */
+export function chooseBoundFromHistogram(
+  histogram: Float64Array,
+  rho: number,
+  noise: NoiseSource,
+  grid: readonly number[] = BOUND_GRID,
+): ChosenBound {
+  if (!(rho > 0 && Number.isFinite(rho))) throw new RangeError(`rho must be > 0, got ${rho}`);
+  if (histogram.length !== grid.length + 1) throw new RangeError('internal: one count per grid bucket');
   const sigma = BOUND_HISTOGRAM_SENSITIVITY / Math.sqrt(2 * rho);
-  const noisy = gaussianMechanism(boundHistogram(rows, grid), sigma, noise);
+  const noisy = gaussianMechanism(histogram, sigma, noise);
   // Post-processing: negative noisy counts count as 0.
   const clipped = Array.from(noisy, (x) => Math.max(0, x));
   const total = clipped.reduce((a, b) => a + b, 0);

@@ -5,7 +5,9 @@
  * way discovery is drawn once, from the same noise source, and gives the same schema.
  */
 
-import { loadSourceTable, type SourceTable } from '../counting/source-table.ts';
+import { loadPersonTable } from '../counting/person-table.ts';
+import { loadCountingTable } from '../counting/record-table.ts';
+import type { SourceTable } from '../counting/source-table.ts';
 import { columnEncoder } from '../data/encode.ts';
 import type { FitCheck } from '../data/fit.ts';
 import { tableFormat } from '../data/formats/format.ts';
@@ -90,8 +92,10 @@ export async function readRowLevelSource(
 
 /**
  * What the checks before the reservation (fitOnTable, raw-source.ts's checkDiscoverable) count
- * with, where the run will count with DuckDB (a row-level CSV or Parquet source): the file parsed
- * ONCE into a private DuckDB table (counting/source-table.ts), which the checks read now and the
+ * with, where the run will count with DuckDB (a row-level file source, or a CSV or Parquet source
+ * at the person level): the file parsed ONCE into a private DuckDB table (counting/source-table.ts;
+ * another format's records appended to it: counting/record-table.ts; at the person level
+ * counting/person-table.ts, which also finds each record's person), which the checks read now and the
  * run counts after the reservation. Where DuckDB cannot read the file as the streaming reader
  * does (a row of another width fails the strict load), the reason (the run streams, as it would
  * have after failing to read the file itself) and no counter (the checks stream). Nothing for
@@ -99,7 +103,12 @@ export async function readRowLevelSource(
  * The caller owns `table`: it disposes it on every way out.
  */
 export async function countingCheck(
-  prepared: { readonly raw: RawSourcePlan | null; readonly unit: unknown },
+  prepared: {
+    readonly raw: RawSourcePlan | null;
+    readonly unit: { readonly spec: { readonly column: string } } | null;
+    /** The file's facts as prepare read them (their `quotes` spares DuckDB's dialect scan). */
+    readonly facts?: { readonly quotes?: boolean };
+  },
   header: { readonly header?: boolean },
   signal?: AbortSignal,
   duckdb?: DuckDbOptions,
@@ -109,16 +118,23 @@ export async function countingCheck(
   readonly table?: SourceTable;
   readonly streaming?: string;
 }> {
-  if (!prepared.raw || prepared.unit) return {};
+  if (!prepared.raw) return {};
   const file = prepared.raw.path;
-  if (streamingOnly(file, false) !== undefined) return {};
+  if (streamingOnly(file, prepared.unit !== null) !== undefined) return {};
   let table: SourceTable;
   try {
-    table = await loadSourceTable(file, prepared.raw.header, {
+    const load = {
       ...header,
       ...(signal ? { signal } : {}),
       ...(duckdb ? { duckdb } : {}),
-    });
+    };
+    // The person level: the records in file order, each one's person found (person-table.ts).
+    table = prepared.unit
+      ? await loadPersonTable(file, prepared.raw.header, prepared.unit.spec.column, load)
+      : await loadCountingTable(file, prepared.raw.header, {
+          ...load,
+          ...(prepared.facts?.quotes === false ? { quotes: false } : {}),
+        });
   } catch (err) {
     signal?.throwIfAborted();
     return { streaming: unreadable(err) };

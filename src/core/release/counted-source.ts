@@ -1,16 +1,19 @@
 /**
- * A raw CSV or Parquet source counted by an embedded DuckDB after the reservation, instead of
+ * A raw file source (CSV, Parquet, and the formats below) counted by an embedded DuckDB after the reservation, instead of
  * the streaming reader's passes: scan 1 counts every column's histogram of raw texts (one
  * GROUPING SETS query), discovery runs on them (discovery/histograms.ts: the same schema and
  * noisy outputs as the streaming pass), scan 2 counts the exact tables the engine needs over the
  * discovered codes (counting/tables.ts). No row is held: memory is the histograms' and the
  * tables', whatever the row count.
  *
+ * An Excel, SPSS, Stata or SAS file is counted the same way from the table its reader's records
+ * were appended to before the reservation (counting/record-table.ts).
+ *
  * The streaming path stays the fallback, and the release says which one counted (`Counting`):
- * at the person level (each person's records are bounded first), for formats DuckDB does not
- * read, and wherever DuckDB would read the file otherwise than the streaming reader (NotForDuckDb)
- * or cannot read it as declared (a row of the wrong width, which the streaming reader keeps as
- * missing values). A fallback after scan 1 keeps its discovery (paid once): only the encoding
+ * for another format at the person level (its records bounded as a stream), and wherever DuckDB
+ * would read the file otherwise than the streaming reader (NotForDuckDb) or cannot read it as
+ * declared (a row of the wrong width, which the streaming reader keeps as missing values). A
+ * fallback after scan 1 keeps its discovery (paid once): only the encoding
  * is streamed.
  *
  * Private values stay in DuckDB's memory and its private spill folder (sql/duckdb.ts, removed
@@ -54,12 +57,23 @@ export interface CountedLoad {
   readonly trimmed: boolean;
 }
 
-/** Why a release's source is counted by the streaming reader whatever the file holds, or undefined. */
-export function streamingOnly(file: string, personLevel: boolean): string | undefined {
-  if (personLevel) return "the person level (each person's records are bounded first, as a stream)";
+/**
+ * Why a release's source is counted by the streaming reader whatever the file holds, or undefined.
+ * Per row every file format is counted by DuckDB: CSV and Parquet read by DuckDB, the others
+ * appended from their readers' records before the reservation (counting/record-table.ts). At the
+ * person level a CSV or Parquet file too (person-counted.ts); another format is streamed.
+ */
+export function streamingOnly(file: string, personLevel = false): string | undefined {
   const format = tableFormat(file);
-  if (format !== 'csv' && format !== 'parquet') return `a ${format} file (read by its own reader)`;
+  if (personLevel && format !== 'csv' && format !== 'parquet')
+    return `a ${format} file at the person level (its records are bounded as a stream)`;
   return undefined;
+}
+
+/** Whether DuckDB reads the file itself (CSV, Parquet); another format is counted from a loaded table only. */
+function readByDuckDb(file: string): boolean {
+  const format = tableFormat(file);
+  return format === 'csv' || format === 'parquet';
 }
 
 /** The rule every release load uses: a discovered column maps a stray value, a declared one refuses it. */
@@ -103,6 +117,14 @@ export async function discoverAndCount(
 ): Promise<CountedSource> {
   const only = streamingOnly(plan.path, false);
   if (only) return { counting: { by: 'streaming', why: only } };
+  if (!opts.table && !readByDuckDb(plan.path)) {
+    return {
+      counting: {
+        by: 'streaming',
+        why: `a ${tableFormat(plan.path)} file not loaded into DuckDB before the run`,
+      },
+    };
+  }
   const header = opts.header === undefined ? {} : { header: opts.header };
   const duckdb = {
     ...header,

@@ -210,7 +210,14 @@ export async function boundSource(
   const kept: string[][] = [];
   for (let p = 0; p < persons; p++) {
     const s = bounded.start[p];
-    for (let j = 0; j < bounded.taken[p]; j++) kept.push(records[bounded.order[s + j]]);
+    for (let j = 0; j < bounded.taken[p]; j++) {
+      const record = records[bounded.order[s + j]];
+      // The records without an identifier are one person: written under one text ('' is a
+      // marker), so discovery's profile, which tells persons by the text, sees one person too
+      // (`?` and `NA` among them would otherwise be read as persons of their own).
+      if (missing.has(record[unitAt])) record[unitAt] = '';
+      kept.push(record);
+    }
   }
   const config = { newline: '\r\n', header: false, quotes: true, escapeFormulae: false };
   const text = `${Papa.unparse([header as string[]], config)}\r\n${kept.length > 0 ? `${Papa.unparse(kept, config)}\r\n` : ''}`;

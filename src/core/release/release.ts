@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isPersonTable } from '../counting/person-table.ts';
 import type { PostgresSource } from '../counting/postgres.ts';
 import type { SourceTable } from '../counting/source-table.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
@@ -32,6 +33,7 @@ import {
   type RawSourcePlan,
 } from '../discovery/raw-source.ts';
 import { defaultOptions } from '../engine/defaults.ts';
+import type { MachineMemory } from '../engine/limits.ts';
 import { type EngineSpawner, startEngine } from '../engine/process/client.ts';
 import { CancelledError } from '../engine/process/errors.ts';
 import type { NoiseSpec } from '../engine/process/protocol.ts';
@@ -49,7 +51,8 @@ import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
 import { countingCheck, fitOnTable, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
-import type { CountedLoad, Counting } from './counted-source.ts';
+import { type CountedLoad, type Counting, streamingOnly } from './counted-source.ts';
+import { assertFitsStreamed, type MemoryCheck, plannedDataForm, STREAMING_ASKED } from './data-form.ts';
 import {
   checkDatabaseSpec,
   databaseDatasetName,
@@ -85,6 +88,7 @@ import {
   unitBudget,
   unitParams,
 } from './person.ts';
+import { readPersonLevelSource } from './person-counted.ts';
 import { publish } from './publish.ts';
 import { checkOutputs, type OutputFile } from './targets.ts';
 
@@ -199,6 +203,10 @@ export interface Prepared {
   readonly delta: number;
   readonly options: RapOptions;
   readonly plan: PublicPlan;
+  /** What the plan's memory check assumed (validate looks again where the streaming reader counts). */
+  readonly memory: MemoryCheck;
+  /** The streaming reader asked for (PrepareOptions.counting): DuckDB never loads the file. */
+  readonly streamingAsked?: true;
   readonly request: ReserveRequest;
   /** The raw-CSV plan when columns are discovered privately (after the reservation). */
   readonly raw: RawSourcePlan | null;
@@ -301,6 +309,14 @@ export interface PrepareOptions {
    * with it (databaseFingerprint). Needed only for a database source; a dry run may pass any key.
    */
   readonly ledgerKey?: Buffer;
+  /**
+   * 'streaming': a raw source is read and counted by the streaming reader even where DuckDB could
+   * (the scale benchmark's today's-path comparison, tests); the release is otherwise the same,
+   * its privacy untouched. The memory check then assumes rows.
+   */
+  readonly counting?: 'streaming';
+  /** The machine the memory check assumes (tests; default this machine). */
+  readonly machine?: MachineMemory;
 }
 
 export async function prepare(
@@ -410,15 +426,20 @@ export async function prepare(
     );
   }
   const planSchema = raw ? raw.provisional : schema;
-  // A database table reaches the engine as its exact tables (no rows): memory is the tables'.
-  const plan = publicPlan(
-    requested,
-    planSchema,
-    facts.rows,
-    spec.workload,
-    undefined,
-    pg ? 'counted' : 'rows',
-  );
+  // A database table, or a file DuckDB counts, reaches the engine as its exact tables (no rows):
+  // memory is the tables'. Where the checks find DuckDB cannot count it, validate looks again.
+  const streamingAsked = prepareOptions.counting === 'streaming';
+  const memory: MemoryCheck = {
+    form: plannedDataForm({
+      database: Boolean(pg),
+      file: spec.source.path,
+      raw,
+      personLevel: unit !== null,
+      streamingAsked,
+    }),
+    ...(prepareOptions.machine ? { machine: prepareOptions.machine } : {}),
+  };
+  const plan = publicPlan(requested, planSchema, facts.rows, spec.workload, memory.machine, memory.form);
   // Pin T, K and table mode's plan so the engine runs exactly what the ledger records. The plan
   // is pinned with them: a pinned T or K alone reads, to the engine, as a curator asking for
   // rounds (the adaptive plan), which is how releases once never ran the direct or mixed plan.
@@ -528,6 +549,8 @@ export async function prepare(
     delta,
     options,
     plan,
+    memory,
+    ...(streamingAsked ? { streamingAsked: true as const } : {}),
     request,
     raw,
     unit,
@@ -626,7 +649,9 @@ export async function validate(
     // mapped or found after the budget is spent). Discovery itself waits for the reservation.
     // Where the run will count with DuckDB, the file is parsed once into a private DuckDB table
     // here: these checks read it, and the run counts from it after the reservation (counted-run.ts).
-    let { table, streaming, ...counter } = await countingCheck(prepared, header, signal);
+    let { table, streaming, ...counter } = prepared.streamingAsked
+      ? { streaming: STREAMING_ASKED }
+      : await countingCheck(prepared, header, signal);
     let check: FitCheck;
     try {
       // The table answers the fit check where it can; the streaming pass where it cannot (no
@@ -650,6 +675,8 @@ export async function validate(
         ...counter,
       });
       warnKeptAsMissing(read.keptAsMissing, source.path, warn);
+      // The streaming reader holds the rows: the run must fit with them (data-form.ts).
+      assertFitsStreamed(prepared, check.ragged > 0 ? RAGGED_ROWS : streaming);
     } catch (err) {
       await table?.dispose();
       throw err;
@@ -756,9 +783,36 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     let person: PersonOutcome | null = null;
     let options = reserved.options;
     const header = spec.source.header === undefined ? {} : { header: spec.source.header };
-    if (reserved.raw && reserved.unit) {
+    if (reserved.raw && reserved.unit && reserved.table && isPersonTable(reserved.table) && !hooks.counting) {
+      // The person level counted by DuckDB (person-counted.ts): the same bounding, discovery and
+      // tables as below, from the table parsed before the reservation; no record held.
+      const read = await readPersonLevelSource(
+        reserved.table,
+        reserved.raw,
+        reserved.unit.spec,
+        reserved.unit.budget,
+        { person: personNoise(spec), discovery: discoveryNoise(spec) },
+        (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
+        { ...header, ...(signal ? { signal } : {}) },
+      ).finally(() => disposeValidated(reserved));
+      loaded = read.counted;
+      discovery = reserved.raw.undeclared.length > 0 ? read.discovery : null;
+      counting = { by: 'duckdb' };
+      person = read.person;
+      options = { ...options, unit: { bound: person.bound, normaliser: person.rows.rows } };
+    } else if (reserved.raw && reserved.unit) {
       // The person level: at most k records per person (a secure sample), n̂ measured; discovery
       // and the encoder read the bounded records only; the identifier column goes no further.
+      // Streamed where DuckDB cannot read the file as the streaming reader does (the reason said).
+      await disposeValidated(reserved);
+      counting = {
+        by: 'streaming',
+        why: hooks.counting
+          ? 'asked for'
+          : (reserved.streamingOnly ??
+            streamingOnly(spec.source.path) ??
+            'DuckDB could not read the file as the streaming reader does'),
+      };
       const bounded = await boundSource(
         spec.source.path,
         reserved.unit.spec,
@@ -814,7 +868,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         {
           ...header,
           ...(signal ? { signal } : {}),
-          ...(hooks.counting ? { streaming: 'asked for' } : {}),
+          ...(hooks.counting ? { streaming: STREAMING_ASKED } : {}),
           ...(reserved.streamingOnly ? { streaming: reserved.streamingOnly } : {}),
           ...(reserved.table ? { table: reserved.table } : {}),
         },
@@ -989,7 +1043,8 @@ export async function releaseStraightThrough(
   });
   // A database source's identity in the ledger is keyed with the ledger's key (release/database.ts).
   const keyed = spec.source.postgres ? { ledgerKey: ledger.sourceKey() } : {};
-  const validated = await validate(await prepare(spec, warn, keyed), warn, hooks.signal);
+  const asked = hooks.counting ? { counting: hooks.counting } : {};
+  const validated = await validate(await prepare(spec, warn, { ...keyed, ...asked }), warn, hooks.signal);
   let finished: Finished;
   try {
     checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);

@@ -39,7 +39,16 @@ export type Relation =
       /** FLOAT / DOUBLE columns (the file's public schema): their whole numbers print as integers. */
       readonly floating?: readonly string[];
     }
-  | { readonly kind: 'table'; readonly schema?: string; readonly table: string }
+  | {
+      readonly kind: 'table';
+      readonly schema?: string;
+      readonly table: string;
+      /**
+       * A column holding how many records each row stands for (a table of distinct records with
+       * their counts: counting/source-table.ts): counts are its sums. Absent: one record a row.
+       */
+      readonly weight?: string;
+    }
   /** A read-only query's result (counting/postgres-query.ts checks it is one SELECT). */
   | { readonly kind: 'query'; readonly sql: string };
 
@@ -161,10 +170,16 @@ export function groupingSetsQuery(
     positional.push(ps);
   }
   const v = (i: number): string => quoteIdent(`v${i}`, dialect);
-  const inner = columns.map((c, i) => `${textOf(c, dialect, isFloating(rel, c))} AS ${v(i)}`).join(', ');
+  const weight = rel.kind === 'table' ? rel.weight : undefined;
+  const w = quoteIdent('w', dialect);
+  const inner = [
+    ...columns.map((c, i) => `${textOf(c, dialect, isFloating(rel, c))} AS ${v(i)}`),
+    ...(weight === undefined ? [] : [`${quoteIdent(weight, dialect)} AS ${w}`]),
+  ].join(', ');
   const flags = columns.map((_, i) => `GROUPING(${v(i)}) AS ${quoteIdent(`g${i}`, dialect)}`);
   const groups = positional.map((ps) => `(${ps.map(v).join(', ')})`).join(', ');
-  const select = [...columns.map((_, i) => v(i)), ...flags, `COUNT(*) AS ${quoteIdent('n', dialect)}`];
+  const count = weight === undefined ? 'COUNT(*)' : `CAST(SUM(${w}) AS BIGINT)`;
+  const select = [...columns.map((_, i) => v(i)), ...flags, `${count} AS ${quoteIdent('n', dialect)}`];
   const sql =
     `SELECT ${select.join(', ')} FROM (SELECT ${inner || '1 AS one'} FROM ${relationSql(rel, dialect)}) AS src ` +
     `GROUP BY GROUPING SETS (${groups})`;

@@ -3,15 +3,15 @@
  * database whose spill folder is a fresh private folder (0700, under the OS temp folder),
  * removed on every way out (return, throw, abort), with DuckDB's logging off, no extension
  * auto-install (no network), and the configuration locked so no query can change that.
- * `openDuckDb` keeps such a session open across calls, optionally with a database file inside
- * the private folder (a parsed source table); its owner closes it, which removes the folder.
+ * `openDuckDb` keeps such a session open across calls (a parsed source table, in memory, spilled
+ * to the private folder past its memory limit); its owner closes it, which removes the folder.
  *
  * DuckDB's error messages may quote a value of the file (a conversion error): callers treat
  * them as the curator's, never as public text.
  */
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { relationSql } from './counting.ts';
@@ -23,6 +23,36 @@ export interface DuckDbOptions {
   readonly memoryLimit?: string;
   /** Parent of the private spill folder (default: the OS temp folder). */
   readonly tempParent?: string;
+}
+
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+
+/**
+ * DuckDB's memory limit for a source table loaded in memory from a `fileBytes` CSV: room for the
+ * whole table where the machine has it, a spill to the private folder past that.
+ *
+ * - 2 × the file: an in-memory table of raw texts took 1.9 GB for adult.data × 300 (1.19 GB of
+ *   CSV; uncompressed VARCHARs), and loaded in 12.8 CPU s with room (7.2 s wall on 2 threads),
+ *   15.5 CPU s with a 1 GB limit (spilling), 32 CPU s into a database file (compressed on disk).
+ * - at most 2 GiB, a quarter of the machine's memory and half of what is free now: the engine
+ *   starts after the table is gone, but the app and other programs share the machine, and a file
+ *   far beyond memory (adult × 3,000, 12 GB) must spill rather than grow.
+ * - at least 256 MiB (DuckDB's working memory for the load itself).
+ */
+export function sourceMemoryLimit(
+  fileBytes: number,
+  machine: { readonly totalBytes: number; readonly availableBytes: number } = {
+    totalBytes: totalmem(),
+    availableBytes: Math.min(
+      (process as { availableMemory?: () => number }).availableMemory?.() || freemem(),
+      totalmem(),
+    ),
+  },
+): string {
+  const cap = Math.min(2 * GiB, machine.totalBytes / 4, machine.availableBytes / 2);
+  const bytes = Math.max(256 * MiB, Math.min(2 * fileBytes, cap));
+  return `${Math.ceil(bytes / MiB)}MB`;
 }
 
 /** A private DuckDB kept open across calls (a loaded source table); `close` removes its folder. */
@@ -51,11 +81,12 @@ function track(folder: string): void {
 }
 
 /**
- * Opens a private DuckDB: in memory, or (with `database`) a database file of that name inside
- * the private folder, for a table that outlives one query (counting/source-table.ts).
+ * Opens a private in-memory DuckDB, kept open for a table that outlives one query
+ * (counting/source-table.ts); past its memory limit DuckDB spills to the private folder.
+ * `unordered`: tables are never read in order (DuckDB may load in parallel without buffering).
  */
 export async function openDuckDb(
-  opts: DuckDbOptions & { readonly database?: string } = {},
+  opts: DuckDbOptions & { readonly unordered?: boolean } = {},
 ): Promise<DuckDbSession> {
   // mkdtemp creates the folder with mode 0700: only this user can read what DuckDB spills.
   const spill = await mkdtemp(join(opts.tempParent ?? tmpdir(), 'rap-duckdb-'));
@@ -75,7 +106,9 @@ export async function openDuckDb(
     })());
   try {
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    instance = await DuckDBInstance.create(opts.database ? join(spill, opts.database) : ':memory:', {
+    // In memory, not a database file: the file's compressed on-disk write cost 32 CPU s for
+    // adult.data × 300 against 12.8 in memory (sourceMemoryLimit).
+    instance = await DuckDBInstance.create(':memory:', {
       temp_directory: join(spill, 'spill'),
       threads: String(opts.threads ?? 2),
       memory_limit: opts.memoryLimit ?? '1GB',
@@ -85,7 +118,7 @@ export async function openDuckDb(
       allow_community_extensions: 'false',
       // A table loaded for counting is never read in order: DuckDB may load it in parallel
       // without buffering to keep the file's order (less memory on a large CSV).
-      ...(opts.database ? { preserve_insertion_order: 'false' } : {}),
+      ...(opts.unordered ? { preserve_insertion_order: 'false' } : {}),
       lock_configuration: 'true',
     });
     connection = await instance.connect();

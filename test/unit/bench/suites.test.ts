@@ -32,8 +32,8 @@ describe('suites', () => {
     expect(ps.every((c) => c.rows === 1000 && c.delta === undefined)).toBe(true);
   });
 
-  it('scale: LOANS-domain data, 64 1-of-4 thresholds, query mode at T = 64, K = 4 and table mode', () => {
-    const [query, table, ...rest] = cases('scale', 1);
+  it('scale-engine: LOANS-domain data, 64 1-of-4 thresholds, query mode at T = 64, K = 4 and table mode', () => {
+    const [query, table, ...rest] = cases('scale-engine', 1);
     expect(rest).toEqual([]);
     expect(query).toMatchObject({
       dataset: 'loans-synthetic',

@@ -1,7 +1,8 @@
 /**
- * Bounds-checked reads from a whole binary file (the Stata and SAS readers): every read past the
- * end, or a count that cannot fit in the bytes left, throws `Corrupt`, which the format's reader
- * turns into an InputError naming the file. Nothing here loops on a count read from the file.
+ * Bounds-checked reads from a binary file (the Stata and SAS readers), through a bounded window
+ * onto the file (`Bytes`): every read past the end, or a count that cannot fit in the bytes left,
+ * throws `Corrupt`, which the format's reader turns into an InputError naming the file. Nothing
+ * here loops on a count read from the file.
  */
 
 /** The file's bytes do not follow the format (damaged, truncated, or another kind of file). */
@@ -9,14 +10,39 @@ export class Corrupt extends Error {
   override readonly name = 'Corrupt';
 }
 
-export class Bytes {
-  constructor(
-    readonly buf: Buffer,
-    readonly little: boolean,
-  ) {}
+/** A file read by position, synchronously (the parsers' reads are synchronous). */
+export interface ByteFile {
+  readonly length: number;
+  /** Up to `length` bytes from `offset` (fewer only at the end of the file). */
+  read(offset: number, length: number): Buffer;
+}
 
-  get length(): number {
-    return this.buf.length;
+/**
+ * A file read through a bounded window: a read outside it moves the window there (at least
+ * WINDOW_BYTES, or the read's own length), so a parser walking the file holds about one window
+ * of it, never the whole file. Over a Buffer (tests, a file already in memory) the window is the
+ * buffer and never moves.
+ */
+export const WINDOW_BYTES = 1 << 20;
+
+export class Bytes {
+  private window: Buffer;
+  private base = 0;
+  readonly length: number;
+
+  constructor(
+    private readonly source: Buffer | ByteFile,
+    readonly little: boolean,
+    /** The least a moved window holds (tests move it often with a small one). */
+    private readonly windowBytes = WINDOW_BYTES,
+  ) {
+    this.window = Buffer.isBuffer(source) ? source : Buffer.alloc(0);
+    this.length = source.length;
+  }
+
+  /** The same bytes read in another byte order. */
+  withOrder(little: boolean): Bytes {
+    return new Bytes(this.source, little, this.windowBytes);
   }
 
   /** Throws unless `length` bytes exist from `offset`. */
@@ -24,37 +50,52 @@ export class Bytes {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
       throw new Corrupt(`bad offset for ${what}`);
     }
-    if (offset + length > this.buf.length) throw new Corrupt(`${what} runs past the end of the file`);
+    if (offset + length > this.length) throw new Corrupt(`${what} runs past the end of the file`);
   }
 
+  /** The window index of `offset`, after checking `length` bytes exist there and are in the window. */
+  private at(offset: number, length: number, what = 'data'): number {
+    this.need(offset, length, what);
+    const i = offset - this.base;
+    if (i >= 0 && i + length <= this.window.length) return i;
+    const source = this.source as ByteFile; // a Buffer source's window is the whole file
+    const want = Math.min(Math.max(length, this.windowBytes), this.length - offset);
+    const read = source.read(offset, want);
+    if (read.length < length) throw new Corrupt(`${what} runs past the end of the file`);
+    this.window = read;
+    this.base = offset;
+    return 0;
+  }
+
+  // Each read takes its index first: `at` may move the window to a new buffer.
   u8(o: number): number {
-    this.need(o, 1);
-    return this.buf[o];
+    const i = this.at(o, 1);
+    return this.window[i];
   }
   i8(o: number): number {
-    this.need(o, 1);
-    return this.buf.readInt8(o);
+    const i = this.at(o, 1);
+    return this.window.readInt8(i);
   }
   u16(o: number): number {
-    this.need(o, 2);
-    return this.little ? this.buf.readUInt16LE(o) : this.buf.readUInt16BE(o);
+    const i = this.at(o, 2);
+    return this.little ? this.window.readUInt16LE(i) : this.window.readUInt16BE(i);
   }
   i16(o: number): number {
-    this.need(o, 2);
-    return this.little ? this.buf.readInt16LE(o) : this.buf.readInt16BE(o);
+    const i = this.at(o, 2);
+    return this.little ? this.window.readInt16LE(i) : this.window.readInt16BE(i);
   }
   u32(o: number): number {
-    this.need(o, 4);
-    return this.little ? this.buf.readUInt32LE(o) : this.buf.readUInt32BE(o);
+    const i = this.at(o, 4);
+    return this.little ? this.window.readUInt32LE(i) : this.window.readUInt32BE(i);
   }
   i32(o: number): number {
-    this.need(o, 4);
-    return this.little ? this.buf.readInt32LE(o) : this.buf.readInt32BE(o);
+    const i = this.at(o, 4);
+    return this.little ? this.window.readInt32LE(i) : this.window.readInt32BE(i);
   }
   /** An unsigned 64-bit count or offset; one beyond 2^53 cannot be a position in this file. */
   u64(o: number): number {
-    this.need(o, 8);
-    const v = this.little ? this.buf.readBigUInt64LE(o) : this.buf.readBigUInt64BE(o);
+    const i = this.at(o, 8);
+    const v = this.little ? this.window.readBigUInt64LE(i) : this.window.readBigUInt64BE(i);
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new Corrupt('a 64-bit count out of range');
     return Number(v);
   }
@@ -74,25 +115,30 @@ export class Bytes {
     }
   }
   f32(o: number): number {
-    this.need(o, 4);
-    return this.little ? this.buf.readFloatLE(o) : this.buf.readFloatBE(o);
+    const i = this.at(o, 4);
+    return this.little ? this.window.readFloatLE(i) : this.window.readFloatBE(i);
   }
   f64(o: number): number {
-    this.need(o, 8);
-    return this.little ? this.buf.readDoubleLE(o) : this.buf.readDoubleBE(o);
+    const i = this.at(o, 8);
+    return this.little ? this.window.readDoubleLE(i) : this.window.readDoubleBE(i);
   }
+  /** `length` bytes from `o` (a view: valid after the window moves, as a moved window is a new buffer). */
   slice(o: number, length: number, what = 'data'): Buffer {
-    this.need(o, length, what);
-    return this.buf.subarray(o, o + length);
+    const i = this.at(o, length, what);
+    return this.window.subarray(i, i + length);
   }
   /** Whether the ASCII text `s` is at `o`. */
   has(o: number, s: string): boolean {
-    return o >= 0 && o + s.length <= this.buf.length && this.buf.toString('latin1', o, o + s.length) === s;
+    return o >= 0 && o + s.length <= this.length && this.slice(o, s.length).toString('latin1') === s;
   }
   /** Throws unless the ASCII text `s` is at `o`; returns the offset after it. */
   expect(o: number, s: string): number {
     if (!this.has(o, s)) throw new Corrupt(`expected ${s}`);
     return o + s.length;
+  }
+  /** `length` bytes from `o` as Latin-1 text. */
+  latin1(o: number, length: number): string {
+    return this.slice(o, length).toString('latin1');
   }
 }
 

@@ -120,14 +120,14 @@ function fixedTexts(b: Bytes, at: number, count: number, width: number, decoder:
 /** Releases 117, 118, 119: `<stata_dta><header>…` with a map of section offsets. */
 function tagged(b0: Bytes): Layout {
   let o = b0.expect(0, '<stata_dta><header><release>');
-  const release = Number(b0.buf.toString('latin1', o, o + 3));
+  const release = Number(b0.latin1(o, 3));
   if (release !== 117 && release !== 118 && release !== 119) {
-    throw new UnsupportedVariant(`Stata release ${b0.buf.toString('latin1', o, o + 3)}`);
+    throw new UnsupportedVariant(`Stata release ${b0.latin1(o, 3)}`);
   }
   o = b0.expect(o + 3, '</release><byteorder>');
-  const order = b0.buf.toString('latin1', o, o + 3);
+  const order = b0.latin1(o, 3);
   if (order !== 'LSF' && order !== 'MSF') throw new Corrupt('byte order');
-  const b = new Bytes(b0.buf, order === 'LSF');
+  const b = b0.withOrder(order === 'LSF');
   o = b.expect(o + 3, '</byteorder><K>');
   const k = release === 119 ? b.u32(o) : b.u16(o);
   o = b.expect(o + (release === 119 ? 4 : 2), '</K><N>');
@@ -202,7 +202,7 @@ function fixed(b0: Bytes): Layout {
   }
   const order = b0.u8(1);
   if (order !== 1 && order !== 2) throw new Corrupt('byte order');
-  const b = new Bytes(b0.buf, order === 2);
+  const b = b0.withOrder(order === 2);
   const k = b.u16(4);
   const n = b.u32(6);
   const decoder = new TextDecoder('windows-1252');
@@ -260,8 +260,12 @@ function numberText(format: string): (x: number) => string {
   return String;
 }
 
-export function parseDta(buf: Buffer): LabelledTable {
-  const first = new Bytes(buf, true);
+/**
+ * The header, labels and strLs are read when called; the rows as `rows()` walks them, through the
+ * bounded window of `Bytes` (a file is never held whole; strL texts, when the file has any, are).
+ */
+export function parseDta(bytes: Buffer | Bytes): LabelledTable {
+  const first = Buffer.isBuffer(bytes) ? new Bytes(bytes, true) : bytes.withOrder(true);
   const layout = first.has(0, '<stata_dta>') ? tagged(first) : fixed(first);
   const { b, types, rows, dataStart, decoder, strls } = layout;
   const widths = types.map(widthOf);

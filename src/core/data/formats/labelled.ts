@@ -6,12 +6,12 @@
  * the rows to the same table, load and discovery code as a CSV's, and turns any fault in the
  * bytes into an InputError naming the file.
  */
-import { readFile } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { InputError } from '../../errors.ts';
-import { fingerprintFile } from '../fingerprint.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
-import { fileSize, unreadable } from '../records.ts';
+import type { CsvReadOptions, RecordChunk, RecordChunks } from '../records.ts';
+import { CHUNK_RECORDS, unreadable } from '../records.ts';
 import type { CategoricalColumn } from '../schema.ts';
+import { type ByteFile, Bytes } from './binary.ts';
 
 export interface LabelledTable {
   readonly names: readonly string[];
@@ -29,8 +29,11 @@ export interface LabelledFormat {
   readonly title: string;
   /** What to do with a file this reader refuses. */
   readonly advice: string;
-  /** Parses the whole file; throws on bytes that do not follow the format. */
-  readonly parse: (bytes: Buffer) => LabelledTable;
+  /**
+   * Reads the header and labels (the rows when `rows()` walks them); throws on bytes that do not
+   * follow the format.
+   */
+  readonly parse: (bytes: Bytes) => LabelledTable;
 }
 
 function damaged(file: string, format: LabelledFormat, err: unknown): InputError {
@@ -50,14 +53,36 @@ export class UnsupportedVariant extends Error {
   override readonly name = 'UnsupportedVariant';
 }
 
-/** The parsed header and labels, every fault in the bytes an InputError naming the file. */
-async function parseLabelled(file: string, format: LabelledFormat): Promise<LabelledTable> {
-  let bytes: Buffer;
+/** The file read by position (a bounded window: binary.ts), for `parse`; closed by the caller. */
+function openBytes(file: string): { readonly bytes: Bytes; close(): void } {
+  let fd: number | undefined;
+  let length: number;
   try {
-    bytes = await readFile(file);
+    fd = openSync(file, 'r');
+    length = fstatSync(fd).size;
   } catch (err) {
+    if (fd !== undefined) closeSync(fd);
     throw unreadable(file, err);
   }
+  const opened = fd;
+  const source: ByteFile = {
+    length,
+    read(offset, want) {
+      const buf = Buffer.allocUnsafe(want);
+      let got = 0;
+      while (got < want) {
+        const n = readSync(opened, buf, got, want - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    },
+  };
+  return { bytes: new Bytes(source, true), close: () => closeSync(opened) };
+}
+
+/** The parsed header and labels, every fault in the bytes an InputError naming the file. */
+function parseLabelled(file: string, format: LabelledFormat, bytes: Bytes): LabelledTable {
   try {
     return format.parse(bytes);
   } catch (err) {
@@ -65,48 +90,59 @@ async function parseLabelled(file: string, format: LabelledFormat): Promise<Labe
   }
 }
 
-/** Rows between abort checks and progress reports. */
-const PROGRESS_ROWS = 8192;
-
-export async function readLabelledRecords(
+/** `job` on the parsed header and labels; the file is closed when it settles. */
+async function withLabelled<T>(
   file: string,
   format: LabelledFormat,
-  onRecord: RecordHandler,
-  opts: CsvReadOptions = {},
-): Promise<CsvReadResult> {
-  opts.signal?.throwIfAborted();
-  const totalBytes = await fileSize(file);
-  const fingerprint = await fingerprintFile(file);
-  const table = await parseLabelled(file, format);
-  const trim = opts.trim ?? true;
-  onRecord([...table.names], 1);
-  let records = 1;
-  // Rows are decoded one at a time (no second copy of the table); a fault met deep in the data is
-  // the file's (an InputError naming it), while an error the record handler throws passes as is.
-  const rows = table.rows()[Symbol.iterator]();
-  for (;;) {
-    let next: IteratorResult<string[]>;
-    try {
-      next = rows.next();
-    } catch (err) {
-      throw damaged(file, format, err);
-    }
-    if (next.done) break;
-    records++;
-    onRecord(
-      next.value.map((text, j) => {
-        const t = table.labels[j]?.get(text) ?? text;
-        return trim ? t.trim() : t;
-      }),
-      records,
-    );
-    if (records % PROGRESS_ROWS === 0) {
-      opts.signal?.throwIfAborted();
-      opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
-    }
+  job: (table: LabelledTable) => Promise<T>,
+): Promise<T> {
+  const handle = openBytes(file);
+  try {
+    return await job(parseLabelled(file, format, handle.bytes));
+  } finally {
+    handle.close();
   }
-  opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
-  return { file, delimiter: ',', totalBytes, records, blankLines: 0, fingerprint };
+}
+
+/**
+ * The column names, then the rows as the parser decodes them, labels applied, in chunks; the
+ * file is read through a bounded window (never whole) and closed however the reading ends.
+ */
+export function labelledChunks(format: LabelledFormat): RecordChunks {
+  return async function* (file: string, opts: CsvReadOptions): AsyncGenerator<RecordChunk> {
+    const handle = openBytes(file);
+    try {
+      const table = parseLabelled(file, format, handle.bytes);
+      const trim = opts.trim ?? true;
+      yield { records: [[...table.names]] };
+      // A fault met deep in the data is the file's (an InputError naming it).
+      const rows = table.rows()[Symbol.iterator]();
+      for (let done = false; !done; ) {
+        const records: string[][] = [];
+        while (records.length < CHUNK_RECORDS) {
+          let next: IteratorResult<string[]>;
+          try {
+            next = rows.next();
+          } catch (err) {
+            throw damaged(file, format, err);
+          }
+          if (next.done) {
+            done = true;
+            break;
+          }
+          records.push(
+            next.value.map((text, j) => {
+              const t = table.labels[j]?.get(text) ?? text;
+              return trim ? t.trim() : t;
+            }),
+          );
+        }
+        if (records.length > 0) yield { records };
+      }
+    } finally {
+      handle.close();
+    }
+  };
 }
 
 /**
@@ -118,12 +154,14 @@ export async function labelledDeclaredColumns(
   file: string,
   format: LabelledFormat,
 ): Promise<CategoricalColumn[]> {
-  const table = await parseLabelled(file, format); // the labels only: the rows are not read here
-  const out: CategoricalColumn[] = [];
-  table.names.forEach((name, j) => {
-    const categories = [...new Set([...(table.labels[j]?.values() ?? [])].map((l) => l.trim()))];
-    if (categories.length < 2) return;
-    out.push({ name, kind: 'categorical', categories, missing: true, provenance: { source: 'declared' } });
+  // The header and labels only: the rows are not read here.
+  return withLabelled(file, format, async (table) => {
+    const out: CategoricalColumn[] = [];
+    table.names.forEach((name, j) => {
+      const categories = [...new Set([...(table.labels[j]?.values() ?? [])].map((l) => l.trim()))];
+      if (categories.length < 2) return;
+      out.push({ name, kind: 'categorical', categories, missing: true, provenance: { source: 'declared' } });
+    });
+    return out;
   });
-  return out;
 }

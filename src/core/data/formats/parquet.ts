@@ -7,21 +7,14 @@
  */
 import { InputError } from '../../errors.ts';
 import { relationSql, textOf } from '../../sql/counting.ts';
-import { floatingColumns, withDuckDb } from '../../sql/duckdb.ts';
-import { fingerprintFile } from '../fingerprint.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
-import { fileSize } from '../records.ts';
+import { floatingColumns, openDuckDb, withDuckDb } from '../../sql/duckdb.ts';
+import type { RecordChunk } from '../records.ts';
 
-export async function readParquetRecords(
-  file: string,
-  onRecord: RecordHandler,
-  opts: CsvReadOptions = {},
-): Promise<CsvReadResult> {
-  opts.signal?.throwIfAborted();
-  const totalBytes = await fileSize(file);
-  const fingerprint = await fingerprintFile(file);
-  let records = 0;
-  await withDuckDb(async (c) => {
+/** The column names, then the rows in DuckDB's chunks, from a private DuckDB closed however the reading ends. */
+export async function* parquetChunks(file: string): AsyncGenerator<RecordChunk> {
+  const session = await openDuckDb();
+  try {
+    const c = session.connection;
     const rel = { kind: 'parquet' as const, path: file };
     let names: string[];
     let floating: string[];
@@ -36,8 +29,8 @@ export async function readParquetRecords(
         { file },
       );
     }
-    onRecord([...names], 1);
-    records++;
+    yield { records: [[...names]] };
+    let records = 1;
     const select = names.map((n) => textOf(n, 'duckdb', floating.includes(n))).join(', ');
     const damaged = (): InputError =>
       new InputError(`${file}, row ${records}: the Parquet file is damaged and cannot be read to its end.`, {
@@ -56,19 +49,13 @@ export async function readParquetRecords(
         throw damaged();
       });
       if (next.done) break;
-      opts.signal?.throwIfAborted();
-      for (const row of next.value) {
-        records++;
-        onRecord(
-          row.map((v) => (v === null ? '' : String(v))),
-          records,
-        );
-      }
-      opts.onProgress?.({ bytes: 0, totalBytes, rows: records - 1 });
+      const chunk = next.value.map((row) => row.map((v) => (v === null ? '' : String(v))));
+      records += chunk.length;
+      yield { records: chunk };
     }
-  });
-  opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
-  return { file, delimiter: ',', totalBytes, records, blankLines: 0, fingerprint };
+  } finally {
+    await session.close();
+  }
 }
 
 /** A Parquet file's row count, from its footer (no row is read); a damaged file is refused. */

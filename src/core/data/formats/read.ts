@@ -1,31 +1,37 @@
-/** Records from a non-CSV table file, by format (format.ts). */
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
+/** Records from a non-CSV table file, by format (format.ts): one reader loop (records.ts), each format's chunks. */
+import type { CsvReadOptions, CsvReadResult, RecordChunks, RecordHandler } from '../records.ts';
+import { readChunkedRecords } from '../records.ts';
 import { DTA } from './dta.ts';
 import { tableFormat, unsupportedFormat } from './format.ts';
-import { readLabelledRecords } from './labelled.ts';
-import { readParquetRecords } from './parquet.ts';
+import { labelledChunks } from './labelled.ts';
+import { parquetChunks } from './parquet.ts';
 import { SAS7BDAT } from './sas7bdat.ts';
-import { readSavRecords } from './sav.ts';
-import { readXlsxRecords } from './xlsx.ts';
+import { savChunks } from './sav.ts';
+import { xlsxChunks } from './xlsx.ts';
+
+/** A non-CSV file's records as an async stream of chunks (header record first), by format. */
+export function formatChunks(file: string): RecordChunks {
+  const format = tableFormat(file);
+  switch (format) {
+    case 'parquet':
+      return parquetChunks;
+    case 'xlsx':
+      return xlsxChunks;
+    case 'sav':
+      return savChunks;
+    case 'dta':
+      return labelledChunks(DTA);
+    case 'sas7bdat':
+      return labelledChunks(SAS7BDAT);
+    default:
+      throw unsupportedFormat(file, format);
+  }
+}
 
 export async function readFormatRecords(
   file: string,
   onRecord: RecordHandler,
   opts: CsvReadOptions = {},
 ): Promise<CsvReadResult> {
-  const format = tableFormat(file);
-  switch (format) {
-    case 'parquet':
-      return readParquetRecords(file, onRecord, opts);
-    case 'xlsx':
-      return readXlsxRecords(file, onRecord, opts);
-    case 'sav':
-      return readSavRecords(file, onRecord, opts);
-    case 'dta':
-      return readLabelledRecords(file, DTA, onRecord, opts);
-    case 'sas7bdat':
-      return readLabelledRecords(file, SAS7BDAT, onRecord, opts);
-    default:
-      throw unsupportedFormat(file, format);
-  }
+  return readChunkedRecords(file, formatChunks(file), onRecord, opts);
 }

@@ -222,12 +222,19 @@ export function rleDecompress(input: Buffer, rowLength: number): Buffer {
   return out;
 }
 
-export function parseSas7bdat(buf: Buffer): LabelledTable {
-  if (buf.length < 288 || !buf.subarray(0, 32).equals(MAGIC)) throw new Corrupt('not a SAS data set');
-  const u64 = buf[32] === 0x33;
-  const a1 = buf[35] === 0x33 ? 4 : 0;
-  const b = new Bytes(buf, buf[37] === 0x01);
-  const utf8 = buf[70] === 20;
+/**
+ * Two passes over the pages through the bounded window of `Bytes` (the file is never held
+ * whole): this one reads the metadata and counts the rows (a damaged file is refused before any
+ * row is handed on); `rows()` walks the pages again and decodes each row as it meets it.
+ */
+export function parseSas7bdat(bytes: Buffer | Bytes): LabelledTable {
+  const b0 = Buffer.isBuffer(bytes) ? new Bytes(bytes, true) : bytes;
+  if (b0.length < 288 || !b0.slice(0, 32).equals(MAGIC)) throw new Corrupt('not a SAS data set');
+  const head = Buffer.from(b0.slice(0, 288));
+  const u64 = head[32] === 0x33;
+  const a1 = head[35] === 0x33 ? 4 : 0;
+  const b = b0.withOrder(head[37] === 0x01);
+  const utf8 = head[70] === 20;
   const decoder = new TextDecoder(utf8 ? 'utf-8' : 'windows-1252');
   const il = u64 ? 8 : 4;
   const bitOffset = u64 ? 32 : 16;
@@ -248,7 +255,6 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
   const names: string[] = [];
   const attributes: { offset: number; width: number; numeric: boolean }[] = [];
   const formats: string[] = [];
-  const rows: RowSource[] = [];
   const text = (index: number, offset: number, length: number): string => {
     const block = texts[index];
     if (!block || offset + length > block.length) throw new Corrupt('a column text reference');
@@ -268,8 +274,8 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
         break;
       case SIGNATURE.columnText: {
         // The block is the whole subheader after its signature (ReadStat); the 2-byte size that
-        // opens it counts less than that, so names may sit past it.
-        const block = b.slice(at + il, length - il, 'column text');
+        // opens it counts less than that, so names may sit past it. Copied: the window moves on.
+        const block = Buffer.from(b.slice(at + il, length - il, 'column text'));
         texts.push(block);
         if (texts.length === 1) {
           const literal = block.toString('latin1');
@@ -311,21 +317,25 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
     return KNOWN.has(first) ? first : second;
   };
 
-  for (let page = 0; page < pageCount; page++) {
-    const base = headerLength + page * pageLength;
+  /**
+   * One page: its metadata subheaders read (the first pass only: `meta`), and each row it holds
+   * handed to `row` (its bytes' place), `found` rows having been met on the pages before.
+   */
+  const page = (index: number, meta: boolean, found: number, row: (at: number, length: number) => void) => {
+    const base = headerLength + index * pageLength;
     const type = b.u16(base + bitOffset);
     const blockCount = b.u16(base + bitOffset + 2);
     const subheaders = b.u16(base + bitOffset + 4);
     const pageEnd = base + pageLength;
     if ((type & PAGE_TYPE_MASK) === PAGE_DATA) {
-      for (let r = 0; r < blockCount && rows.length < rowCount; r++) {
+      for (let r = 0; r < blockCount && found < rowCount; r++, found++) {
         const at = base + bitOffset + 8 + r * rowLength;
         if (at + rowLength > pageEnd) throw new Corrupt('rows overrun a page');
-        rows.push({ at, length: rowLength });
+        row(at, rowLength);
       }
-      continue;
+      return;
     }
-    if ((type & PAGE_COMP) === PAGE_COMP) continue;
+    if ((type & PAGE_COMP) === PAGE_COMP) return;
     const pointers = base + bitOffset + 8;
     if (pointers + subheaders * pointerLength > pageEnd)
       throw new Corrupt('subheader pointers overrun a page');
@@ -339,26 +349,39 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
       if (offset + length > pageLength) throw new Corrupt('a subheader overruns its page');
       const at = base + offset;
       if (compression !== 'none' && flag === COMPRESSED && kind === 1) {
-        rows.push({ at, length });
+        row(at, length);
+        found++;
         continue;
       }
       const signature = signatureAt(at);
-      if (KNOWN.has(signature)) subheader(at, length, signature);
-      else if (compression !== 'none' && flag === 0 && kind === 1) rows.push({ at, length });
+      if (KNOWN.has(signature)) {
+        if (meta) subheader(at, length, signature);
+      } else if (compression !== 'none' && flag === 0 && kind === 1) {
+        row(at, length);
+        found++;
+      }
     }
     if ((type & PAGE_TYPE_MASK) === PAGE_MIX) {
       const start = base + Math.ceil((bitOffset + 8 + subheaders * pointerLength) / 8) * 8;
       const fit = rowLength > 0 ? Math.floor((pageEnd - start) / rowLength) : 0;
-      const count = Math.min(mixPageRows, fit, rowCount - rows.length);
-      for (let r = 0; r < count; r++) rows.push({ at: start + r * rowLength, length: rowLength });
+      const count = Math.min(mixPageRows, fit, rowCount - found);
+      for (let r = 0; r < count; r++) row(start + r * rowLength, rowLength);
     }
+  };
+
+  let counted = 0;
+  for (let p = 0; p < pageCount; p++) {
+    page(p, true, counted, () => {
+      counted++;
+    });
   }
+  const rowsFound = counted;
 
   if (columnCount < 0 || rowLength <= 0) throw new Corrupt('no row or column description');
   if (rowLength > MAX_ROW_BYTES) throw new Corrupt('row length');
   if (names.length !== columnCount || attributes.length !== columnCount)
     throw new Corrupt('column descriptions');
-  if (rows.length !== rowCount) throw new Corrupt(`${rows.length} of ${rowCount} rows found`);
+  if (rowsFound !== rowCount) throw new Corrupt(`${rowsFound} of ${rowCount} rows found`);
   const columns: Column[] = attributes.map((a, j) => {
     if (a.offset + a.width > rowLength || (a.numeric && (a.width < 1 || a.width > 8))) {
       throw new Corrupt('column layout');
@@ -387,14 +410,22 @@ export function parseSas7bdat(buf: Buffer): LabelledTable {
     names: columns.map((c) => c.name),
     labels: columns.map(() => undefined),
     *rows() {
-      for (const r of rows) {
-        let row = b.slice(r.at, r.length, 'row');
-        if (r.length < rowLength) {
-          if (compression === 'none') throw new Corrupt('a short row');
-          row = compression === 'rle' ? rleDecompress(row, rowLength) : rdcDecompress(row, rowLength);
+      let found = 0;
+      const batch: RowSource[] = [];
+      for (let p = 0; p < pageCount; p++) {
+        page(p, false, found, (at, length) => batch.push({ at, length }));
+        for (const r of batch) {
+          let row = b.slice(r.at, r.length, 'row');
+          if (r.length < rowLength) {
+            if (compression === 'none') throw new Corrupt('a short row');
+            row = compression === 'rle' ? rleDecompress(row, rowLength) : rdcDecompress(row, rowLength);
+          }
+          yield columns.map((c) => (c.numeric ? numberText(c, row) : charText(c, row)));
         }
-        yield columns.map((c) => (c.numeric ? numberText(c, row) : charText(c, row)));
+        found += batch.length;
+        batch.length = 0;
       }
+      if (found !== rowCount) throw new Corrupt(`${found} of ${rowCount} rows found`);
     },
   };
 }

@@ -3,15 +3,15 @@
  * dependencies, no install script): the variable names first, then each case as text. A value
  * with a value label is its label (the labels are the column's declared categories:
  * `savDeclaredColumns`), another number its JavaScript text, system-missing the empty field,
- * strings trimmed. The file is read into memory whole (the package's streaming reader fails on
- * small files). A corrupt file is refused with a message naming it.
+ * strings trimmed. The file's bytes are read into memory whole (the package's streaming reader
+ * fails on small files), its cases decoded one at a time and handed on in chunks (no array of
+ * every case). A corrupt file is refused with a message naming it.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { InputError } from '../../errors.ts';
-import { fingerprintFile } from '../fingerprint.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
-import { fileSize } from '../records.ts';
+import type { RecordChunk } from '../records.ts';
+import { CHUNK_RECORDS } from '../records.ts';
 import type { CategoricalColumn } from '../schema.ts';
 
 interface SavVar {
@@ -25,7 +25,7 @@ interface SavMeta {
 interface SavReader {
   open(): Promise<void>;
   readonly meta: SavMeta;
-  readAllRows(): Promise<Record<string, unknown>[]>;
+  readNextRow(): Promise<Record<string, unknown> | null>;
 }
 
 /** SPSS's system-missing value: the most negative double. */
@@ -59,42 +59,37 @@ function labelsOf(meta: SavMeta, name: string): Map<string, string> {
   return new Map(labels.map((l) => [String(l.val), l.label.trim()]));
 }
 
-export async function readSavRecords(
-  file: string,
-  onRecord: RecordHandler,
-  opts: CsvReadOptions = {},
-): Promise<CsvReadResult> {
-  opts.signal?.throwIfAborted();
-  const totalBytes = await fileSize(file);
-  const fingerprint = await fingerprintFile(file);
+/**
+ * The variable names, then each case, read one at a time (`readNextRow`): the library holds the
+ * file's bytes, never the cases already handed on.
+ */
+export async function* savChunks(file: string): AsyncGenerator<RecordChunk> {
   const sav = await openSav(file);
   const vars = sav.meta.sysvars;
   const labels = vars.map((v) => labelsOf(sav.meta, v.name));
-  let rows: Record<string, unknown>[];
-  try {
-    rows = await sav.readAllRows();
-  } catch {
-    throw damaged(file);
+  yield { records: [vars.map((v) => v.name)] };
+  for (;;) {
+    const records: string[][] = [];
+    while (records.length < CHUNK_RECORDS) {
+      let row: Record<string, unknown> | null;
+      try {
+        row = await sav.readNextRow();
+      } catch {
+        throw damaged(file);
+      }
+      if (row === null || row === undefined) break;
+      records.push(
+        vars.map((v, j) => {
+          const value = row[v.name];
+          if (value === null || value === undefined || value === SYSMIS) return '';
+          const text = typeof value === 'string' ? value.trim() : String(value);
+          return labels[j].get(text) ?? text;
+        }),
+      );
+    }
+    if (records.length > 0) yield { records };
+    if (records.length < CHUNK_RECORDS) return;
   }
-  onRecord(
-    vars.map((v) => v.name),
-    1,
-  );
-  let records = 1;
-  for (const row of rows) {
-    records++;
-    onRecord(
-      vars.map((v, j) => {
-        const value = row[v.name];
-        if (value === null || value === undefined || value === SYSMIS) return '';
-        const text = typeof value === 'string' ? value.trim() : String(value);
-        return labels[j].get(text) ?? text;
-      }),
-      records,
-    );
-  }
-  opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records - 1 });
-  return { file, delimiter: ',', totalBytes, records, blankLines: 0, fingerprint };
 }
 
 /**

@@ -2,13 +2,14 @@
  * An Excel workbook (.xlsx) as records: its first sheet, first row the column names, then each
  * row's cells as text (numbers as JavaScript prints them, 7 not 7.0; dates as ISO dates; empty
  * cells as the empty field), through `read-excel-file` (maintained, pure JavaScript, no install
- * script). A workbook is read whole into memory (Excel caps a sheet at 1,048,576 rows); for more,
- * use CSV or Parquet. A corrupt file is refused with a message naming it.
+ * script). The library reads a workbook whole (it unzips the file and parses the sheet into one
+ * array of rows: Excel caps a sheet at 1,048,576 rows); the rows are handed on in chunks, each
+ * dropped from that array once converted. For more, use CSV or Parquet. A corrupt file is
+ * refused with a message naming it.
  */
 import { InputError } from '../../errors.ts';
-import { fingerprintFile } from '../fingerprint.ts';
-import type { CsvReadOptions, CsvReadResult, RecordHandler } from '../records.ts';
-import { fileSize } from '../records.ts';
+import type { CsvReadOptions, RecordChunk } from '../records.ts';
+import { CHUNK_RECORDS } from '../records.ts';
 
 /** The text of a cell as a CSV export of the sheet would hold it. */
 export function cellText(v: unknown): string {
@@ -20,16 +21,10 @@ export function cellText(v: unknown): string {
   return String(v);
 }
 
-export async function readXlsxRecords(
-  file: string,
-  onRecord: RecordHandler,
-  opts: CsvReadOptions = {},
-): Promise<CsvReadResult> {
-  opts.signal?.throwIfAborted();
-  const totalBytes = await fileSize(file);
-  const fingerprint = await fingerprintFile(file);
+/** The sheet's non-blank rows (a blank row is skipped, as a blank CSV line), `line` its sheet row. */
+export async function* xlsxChunks(file: string, opts: CsvReadOptions): AsyncGenerator<RecordChunk> {
   const { readSheet } = await import('read-excel-file/node');
-  let rows: unknown[][];
+  let rows: (unknown[] | undefined)[];
   try {
     rows = (await readSheet(file, 1)) as unknown[][];
   } catch {
@@ -40,13 +35,20 @@ export async function readXlsxRecords(
     );
   }
   const trim = opts.trim ?? true;
-  let records = 0;
-  for (const [i, row] of rows.entries()) {
-    const fields = row.map((v) => (trim ? cellText(v).trim() : cellText(v)));
-    if (fields.every((f) => f === '')) continue; // a blank row, as a blank CSV line
-    records++;
-    onRecord(fields, i + 1);
+  for (let start = 0; start < rows.length; start += CHUNK_RECORDS) {
+    const records: string[][] = [];
+    const lines: number[] = [];
+    let blank = 0;
+    for (let i = start; i < Math.min(rows.length, start + CHUNK_RECORDS); i++) {
+      const fields = (rows[i] ?? []).map((v) => (trim ? cellText(v).trim() : cellText(v)));
+      rows[i] = undefined; // converted: the library's copy of the row can go
+      if (fields.every((f) => f === '')) {
+        blank++;
+        continue;
+      }
+      records.push(fields);
+      lines.push(i + 1);
+    }
+    yield { records, lines, blank };
   }
-  opts.onProgress?.({ bytes: totalBytes, totalBytes, rows: records });
-  return { file, delimiter: ',', totalBytes, records, blankLines: rows.length - records, fingerprint };
 }

@@ -1,0 +1,336 @@
+/**
+ * The person level counted by an embedded DuckDB (release/person-counted.ts): the private CSV or
+ * Parquet file parsed ONCE into a private table in file order, each record's person found, each
+ * person bounded to k records in SQL, and everything the release needs counted from the bounded
+ * records: discovery's histograms of rows, its distinct-person counts per key, and the engine's
+ * exact tables. No record is held in JS: memory is the counts', and the per-person draws.
+ *
+ * The same records as the streaming path (release/person.ts), by construction:
+ * - A record's person is its unit-column text as the streaming reader reads it: trimmed in a CSV,
+ *   and every missing marker one and the same person. The texts the JS rule could change (a
+ *   marker, a space or any non-printable or non-ASCII character at either end) are few: they are
+ *   read out, mapped by the JS rule, and the mapping goes back as DATA (an appended table), never
+ *   as SQL text. Every other text is its own person key.
+ * - Persons are numbered in order of first appearance, records within a person in file order
+ *   (the table is loaded with DuckDB's insertion order kept: rowid is the record's place).
+ * - The randomness is drawn in JS from src/core/privacy (privacy/contribution.ts's sampleRanks,
+ *   the streaming path's own draws, in the same order: persons with more than k records, in order
+ *   of first appearance), and the ranks it keeps go to DuckDB as data. No randomness in SQL.
+ *
+ * Stability: a person's kept records are a function of that person's records and of the draws
+ * made for that person alone, whatever the other persons hold (the draws come in order of first
+ * appearance, one block per heavy person: adding or removing a person shifts which block of the
+ * stream another person reads, which is a different but equally fresh uniform draw). So after
+ * bounding, neighbours (one person's records changed) differ in at most k records of one person,
+ * as docs/privacy.md's person level states.
+ *
+ * The private folder, its database and spill (sql/duckdb.ts: 0700) are removed by `dispose`.
+ * Counts here are exact statistics of the private data: never logged, never released.
+ */
+import type { ColumnHistograms } from '../data/histograms.ts';
+import type { Schema } from '../data/schema.ts';
+import type { TableOptions } from '../data/table.ts';
+import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
+import {
+  groupingSetsQuery,
+  isFloating,
+  quoteIdent,
+  quoteString,
+  type Relation,
+  relationSql,
+  textOf,
+} from '../sql/counting.ts';
+import { type DuckDbOptions, type DuckDbSession, floatingColumns, openDuckDb } from '../sql/duckdb.ts';
+import { histogramsFromRows } from './histograms.ts';
+import type { SourceTable } from './source-table.ts';
+import {
+  assertSameDialect,
+  type CountedTables,
+  type CountOptions,
+  countOnDuckDb,
+  fileRelation,
+} from './tables.ts';
+
+const SOURCE = 'source';
+const PEOPLE = 'people';
+const RECORDS = 'records';
+const BOUNDED = 'bounded';
+
+/** Persons with more than k records, in order of first appearance: their ordinals and counts. */
+export interface HeavyPersons {
+  readonly person: Int32Array;
+  readonly rows: Int32Array;
+}
+
+/** Per column name: each raw text's labels (the keys it counts one person under). */
+export type PersonLabels = ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>;
+
+/** The bounded records (at most k per person), counted. */
+export interface BoundedTable {
+  /** Records kept. Private. */
+  readonly n: number;
+  /** Every named column's histogram of raw texts over the kept records (rows), and n. */
+  histograms(names: readonly string[], signal?: AbortSignal): Promise<ColumnHistograms>;
+  /**
+   * Per column, each label's count of distinct PERSONS among the kept records holding a text
+   * that `labels` maps to it (a person counts once per label, however many texts or records).
+   */
+  persons(labels: PersonLabels, signal?: AbortSignal): Promise<Map<string, Map<string, number>>>;
+  /** The exact tables over `schema`'s codes (columns by name) of the kept records, and n. */
+  tables(
+    schema: Schema,
+    features: readonly (readonly number[])[],
+    opts?: CountOptions & { readonly signal?: AbortSignal },
+  ): Promise<CountedTables>;
+}
+
+export interface PersonTable extends SourceTable {
+  readonly unit: string;
+  /** How many persons hold each record count: count → persons (private). */
+  contributions(signal?: AbortSignal): Promise<Map<number, number>>;
+  /** The persons with more than k records (private). */
+  heavy(k: number, signal?: AbortSignal): Promise<HeavyPersons>;
+  /**
+   * Keeps every record of a person with at most k, and of each heavy person the records whose
+   * ranks (0-based, in file order within the person) `kept[i]` lists for `heavy.person[i]`.
+   * The source table is dropped then: `histograms` and `tables` answer for the source no more.
+   */
+  bound(
+    k: number,
+    heavy: HeavyPersons,
+    kept: readonly Int32Array[],
+    signal?: AbortSignal,
+  ): Promise<BoundedTable>;
+}
+
+export function isPersonTable(table: SourceTable): table is PersonTable {
+  return 'bound' in table;
+}
+
+/**
+ * Loads a CSV (strictly, as counting/source-table.ts does: a row of another width fails the load)
+ * or a Parquet file into a private table of texts, with the persons found. `names`: the released
+ * columns (the column choice applied); `unit`: the unit column. Throws NotForDuckDb or DuckDB's
+ * error where it cannot read the file as the streaming reader does: nothing is left behind then.
+ */
+export async function loadPersonTable(
+  file: string,
+  names: readonly string[],
+  unit: string,
+  opts: Pick<TableOptions, 'header' | 'delimiter'> & {
+    readonly duckdb?: DuckDbOptions;
+    readonly signal?: AbortSignal;
+    readonly missingMarkers?: readonly string[];
+  } = {},
+): Promise<PersonTable> {
+  opts.signal?.throwIfAborted();
+  const markers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
+  // Every missing identifier is the person '' (the empty text is a marker: no identifier is '').
+  if (!markers.includes('')) throw new Error('internal: the person level needs the empty text as a marker');
+  const all = [...names, unit];
+  const { relation, source } = await fileRelation(file, all, opts);
+  const trim = relation.kind === 'csv';
+  // In memory (DuckDB spills to the private folder beyond its limit): insertion order is kept, so
+  // rowid is the record's place in the file. A database file in the private folder, order kept,
+  // held less memory (0.58 against 0.76 GB peak on hospital-visits × 50) for 40% more CPU
+  // (17.4 against 12.3 s for loading, bounding and discovery's counts).
+  const session = await openDuckDb({ ...opts.duckdb });
+  const col = (name: string) => quoteIdent(source(name));
+  const u = col(unit);
+  try {
+    await interruptible(session, opts.signal, async (c) => {
+      let read: Relation = relation;
+      if (relation.kind === 'csv') {
+        await assertSameDialect(c, relation);
+        read = { ...relation, strict: true };
+      } else if (relation.kind === 'parquet') {
+        read = { ...relation, floating: await floatingColumns(c, relation.path) };
+      }
+      // Texts as the streaming reader sees them (NULL as '', a float's whole numbers as integers).
+      const texts = [...new Set(all.map(source))]
+        .map((s) => `${textOf(s, 'duckdb', isFloating(read, s))} AS ${quoteIdent(s)}`)
+        .join(', ');
+      await c.run(`CREATE TABLE ${SOURCE} AS SELECT ${texts} FROM ${relationSql(read, 'duckdb')}`);
+      // The identifiers the JS rule could change: markers, and texts not starting and ending with
+      // printable ASCII (a superset of what String.prototype.trim strips).
+      const special = await c.runAndReadAll(
+        `SELECT DISTINCT ${u} FROM ${SOURCE} WHERE ${u} IN (${markers.map(quoteString).join(', ')}) ` +
+          `OR NOT regexp_full_match(${u}, '(?s)[!-~](.*[!-~])?')`,
+      );
+      await c.run('CREATE TABLE idmap (raw VARCHAR, pid VARCHAR)');
+      const appender = await c.createAppender('idmap');
+      for (const [raw] of special.getRows()) {
+        const text = String(raw);
+        const value = trim ? text.trim() : text;
+        const pid = markers.includes(value) ? '' : value;
+        if (pid === text) continue;
+        appender.appendVarchar(text);
+        appender.appendVarchar(pid);
+        appender.endRow();
+      }
+      appender.closeSync();
+      await c.run(
+        `CREATE TABLE ids AS SELECT s.rowid AS rn, COALESCE(m.pid, s.${u}) AS pid ` +
+          `FROM ${SOURCE} AS s LEFT JOIN idmap AS m ON s.${u} = m.raw`,
+      );
+      // Persons numbered by first appearance; each one's record count.
+      await c.run(
+        `CREATE TABLE ${PEOPLE} AS SELECT pid, CAST(row_number() OVER (ORDER BY first) - 1 AS INTEGER) AS person, ` +
+          `CAST(r AS INTEGER) AS r FROM (SELECT pid, min(rn) AS first, count(*) AS r FROM ids GROUP BY pid)`,
+      );
+      // Each record's person and rank within the person (file order).
+      await c.run(
+        `CREATE TABLE ${RECORDS} AS SELECT ids.rn, p.person, p.r, ` +
+          'CAST(row_number() OVER (PARTITION BY p.person ORDER BY ids.rn) - 1 AS INTEGER) AS rank ' +
+          `FROM ids JOIN ${PEOPLE} AS p USING (pid)`,
+      );
+      await c.run('DROP TABLE ids');
+      await c.run('DROP TABLE idmap');
+    });
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  const histograms = (table: string, wanted: readonly string[], signal?: AbortSignal) =>
+    interruptible(session, signal, async (c) => {
+      const query = groupingSetsQuery(
+        { kind: 'table', table },
+        [...wanted.map((n) => [source(n)]), []],
+        'duckdb',
+      );
+      const result = await c.runAndReadAll(query.sql);
+      return histogramsFromRows(
+        wanted.map((n) => query.columns.indexOf(source(n))),
+        wanted,
+        query.columns.length,
+        result.getRows(),
+      );
+    });
+  const tables =
+    (table: string) =>
+    (
+      schema: Schema,
+      features: readonly (readonly number[])[],
+      count: CountOptions & { signal?: AbortSignal } = {},
+    ) => {
+      const columns = schema.columns.map((c) => c.name);
+      return interruptible(session, count.signal, (c) =>
+        countOnDuckDb(c, { kind: 'table', table }, schema, features, (f) => source(columns[f]), count),
+      );
+    };
+  return {
+    unit,
+    distinct: false,
+    folder: session.spill,
+    histograms: (wanted, signal) => histograms(SOURCE, wanted, signal),
+    tables: tables(SOURCE),
+    contributions: (signal) =>
+      interruptible(session, signal, async (c) => {
+        const rows = (await c.runAndReadAll(`SELECT r, count(*) FROM ${PEOPLE} GROUP BY r`)).getRows();
+        return new Map(rows.map(([r, n]) => [Number(r), Number(n)]));
+      }),
+    heavy: (k, signal) =>
+      interruptible(session, signal, async (c) => {
+        const rows = (
+          await c.runAndReadAll(`SELECT person, r FROM ${PEOPLE} WHERE r > ${bound(k)} ORDER BY person`)
+        ).getRows();
+        return {
+          person: Int32Array.from(rows, (r) => Number(r[0])),
+          rows: Int32Array.from(rows, (r) => Number(r[1])),
+        };
+      }),
+    bound: (k, heavy, kept, signal) =>
+      interruptible(session, signal, async (c) => {
+        await c.run('CREATE TABLE keep (person INTEGER, rank INTEGER)');
+        const appender = await c.createAppender('keep');
+        heavy.person.forEach((p, i) => {
+          for (const rank of kept[i]) {
+            appender.appendInteger(p);
+            appender.appendInteger(rank);
+            appender.endRow();
+          }
+        });
+        appender.closeSync();
+        const columns = [...new Set(names.map(source))].map((s) => `s.${quoteIdent(s)}`).join(', ');
+        await c.run(
+          `CREATE TABLE ${BOUNDED} AS SELECT ${columns}${columns ? ', ' : ''}r.person FROM ${SOURCE} AS s ` +
+            `JOIN ${RECORDS} AS r ON s.rowid = r.rn LEFT JOIN keep AS k ON k.person = r.person AND k.rank = r.rank ` +
+            `WHERE r.r <= ${bound(k)} OR k.person IS NOT NULL`,
+        );
+        for (const t of ['keep', RECORDS, PEOPLE, SOURCE]) await c.run(`DROP TABLE ${t}`);
+        const n = Number((await c.runAndReadAll(`SELECT count(*) FROM ${BOUNDED}`)).getRows()[0][0]);
+        return boundedTable(n);
+      }),
+    dispose: () => session.close(),
+  };
+
+  function boundedTable(n: number): BoundedTable {
+    return {
+      n,
+      histograms: (wanted, signal) => histograms(BOUNDED, wanted, signal),
+      tables: tables(BOUNDED),
+      persons: (labels, signal) =>
+        interruptible(session, signal, async (c) => {
+          const out = new Map<string, Map<string, number>>(
+            [...labels.keys()].map((name) => [name, new Map()]),
+          );
+          const named = [...labels.keys()];
+          if (named.length === 0) return out;
+          await c.run('CREATE OR REPLACE TABLE labels (col INTEGER, raw VARCHAR, label VARCHAR)');
+          const appender = await c.createAppender('labels');
+          named.forEach((name, i) => {
+            for (const [raw, ls] of labels.get(name)!) {
+              for (const label of ls) {
+                appender.appendInteger(i);
+                appender.appendVarchar(raw);
+                appender.appendVarchar(label);
+                appender.endRow();
+              }
+            }
+          });
+          appender.closeSync();
+          // One query per column (one UNION ALL of every column under one DISTINCT aggregate cost
+          // twice the CPU: 7.0 against 3.3 s on hospital-visits × 50).
+          for (const [i, name] of named.entries()) {
+            const rows = (
+              await c.runAndReadAll(
+                `SELECT l.label, count(DISTINCT b.person) FROM ${BOUNDED} AS b JOIN labels AS l ` +
+                  `ON l.col = ${i} AND l.raw = b.${col(name)} GROUP BY l.label`,
+              )
+            ).getRows();
+            for (const [label, count] of rows) out.get(name)!.set(String(label), Number(count));
+          }
+          await c.run('DROP TABLE labels');
+          return out;
+        }),
+    };
+  }
+}
+
+/** k as SQL text: a safe integer only (it is public, and checked). */
+function bound(k: number): string {
+  if (!Number.isSafeInteger(k) || k < 1)
+    throw new RangeError(`rows per person must be an integer >= 1, got ${k}`);
+  return String(k);
+}
+
+/** Runs `job` with a cancel interrupting DuckDB's running query; an abort wins over its error. */
+async function interruptible<T>(
+  session: DuckDbSession,
+  signal: AbortSignal | undefined,
+  job: (c: DuckDbSession['connection']) => Promise<T>,
+): Promise<T> {
+  signal?.throwIfAborted();
+  const onAbort = () => session.connection.interrupt();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const out = await job(session.connection);
+    signal?.throwIfAborted();
+    return out;
+  } catch (err) {
+    signal?.throwIfAborted();
+    throw err;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Files whose value labels are the column's declared categories, through the real CLI
+ * (`rap-studio synth`): an SPSS file (.sav, written by the test: data/formats/testing.ts) and a
+ * labelled Stata file (fixtures/people-labelled-117.dta, written by pandas). For each: the
+ * labelled column is declared (free, used exactly, a label no row uses included; the manifest
+ * says declared), another column is discovered privately, the released CSV holds labels, not
+ * codes; and a corrupt file of the format is refused with a message naming it, before anything
+ * is reserved.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { savBytes } from '../../../src/core/data/formats/testing.ts';
+import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
+
+let dir: string;
+
+const FORMATS = [
+  {
+    name: 'an SPSS .sav file',
+    file: 'survey.sav',
+    write: (to: string) =>
+      writeFileSync(
+        to,
+        savBytes(
+          [
+            {
+              name: 'region',
+              type: 'numeric',
+              labels: [
+                [1, 'North'],
+                [2, 'South'],
+                [3, 'East'],
+              ],
+            },
+            { name: 'age', type: 'numeric' },
+            { name: 'city', type: 'string' },
+          ],
+          Array.from({ length: 300 }, (_, i) => [
+            (i % 3) + 1,
+            i % 19 === 0 ? null : 18 + ((i * 7) % 60),
+            ['Oslo', 'Lima', 'Pune'][i % 3],
+          ]),
+        ),
+      ),
+    workload: ['region', 'age', 'city'],
+    header: 'region,age,city',
+    labelled: { column: 'region', labels: ['North', 'South', 'East', '?'] },
+    discovered: 'age',
+    broken: Buffer.concat([Buffer.from('$FL2'), Buffer.alloc(40, 7)]),
+    refusal: 'not a readable SPSS data file',
+  },
+  {
+    name: 'a labelled Stata .dta file (pandas)',
+    file: 'people.dta',
+    write: (to: string) =>
+      copyFileSync(path.join(import.meta.dirname, 'fixtures', 'people-labelled-117.dta'), to),
+    workload: ['smoker', 'city'],
+    header: 'age,city,income,smoker',
+    labelled: { column: 'smoker', labels: ['daily', 'never', 'former', '?'] },
+    discovered: 'city',
+    broken: Buffer.concat([Buffer.from('<stata_dta><header><release>117</release>'), Buffer.alloc(64, 7)]),
+    refusal: 'not a readable Stata data file (.dta)',
+  },
+] as const;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'rap-labelled-release-'));
+  for (const f of FORMATS) {
+    f.write(path.join(dir, f.file));
+    writeFileSync(path.join(dir, `broken-${f.file}`), f.broken);
+    writeFileSync(
+      path.join(dir, `w-${f.file}.json`),
+      JSON.stringify({ thresholds: [{ features: f.workload, r: 2, weight: 1 }] }),
+    );
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const synth = (data: string, workload: string, ledger: string, out: string) => [
+  'synth',
+  ...['--data', data, '--workload', workload, '--epsilon', '2', '--rows', '40'],
+  ...['--oversample', '2', '--max-steps', '20', '--threads', '1', '--out', out],
+  ...['--ledger', ledger, '--seed', '5', '--insecure-seed'],
+];
+
+describe.each(FORMATS)('$name as the private source', (f) => {
+  it(
+    'value labels are declared categories; the released CSV holds labels',
+    async () => {
+      const ledger = path.join(dir, `${f.file}.sqlite`);
+      const cap = await runCli(
+        ['ledger', 'set-cap', '--dataset', f.file, '--epsilon', '10', '--delta', '1e-5', '--ledger', ledger],
+        dir,
+      );
+      expect(cap.code).toBe(0);
+      const out = `${f.file}.out.csv`;
+      const r = await runCli(synth(f.file, `w-${f.file}.json`, ledger, out), dir);
+      expect(r.stderr).not.toContain('rap-studio:');
+      expect(r.code).toBe(0);
+      const lines = readFileSync(path.join(dir, out), 'utf8').trim().split(/\r?\n/);
+      expect(lines[0]).toBe(f.header);
+      const at = f.header.split(',').indexOf(f.labelled.column);
+      for (const line of lines.slice(1)) expect(f.labelled.labels).toContain(line.split(',')[at]);
+      const manifest = JSON.parse(readFileSync(path.join(dir, `${f.file}.out.manifest.json`), 'utf8'));
+      const domain = new Map<string, string>(
+        manifest.schema.columns.map((c: { name: string; domain: string }) => [c.name, c.domain]),
+      );
+      expect(domain.get(f.labelled.column)).toBe('declared');
+      expect(domain.get(f.discovered)).toBe('discovered privately');
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'a corrupt file is refused with a message naming it; nothing is reserved',
+    async () => {
+      const broken = `broken-${f.file}`;
+      const r = await runCli(
+        synth(broken, `w-${f.file}.json`, path.join(dir, `${broken}.sqlite`), `${broken}.out.csv`),
+        dir,
+      );
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toContain(broken);
+      expect(r.stderr).toContain(f.refusal);
+    },
+    CLI_TIMEOUT,
+  );
+});
