@@ -35,6 +35,7 @@ import {
 import { provisionalSchema } from '../../core/discovery/raw-source.ts';
 import { DEFAULT_CERTIFY_SHARE } from '../../core/engine/certify.ts';
 import { DEFAULT_TUNING, SOFTMAX_LR_SCALE, TABLE_TUNING } from '../../core/engine/defaults.ts';
+import { DIRECT_LR_BOOST } from '../../core/engine/table-mode/direct-fit.ts';
 import type { ProgressEvent } from '../../core/engine/types.ts';
 import { InputError } from '../../core/errors.ts';
 import {
@@ -584,7 +585,7 @@ export function register(program: Command): void {
     )
     .option(
       '--learning-rate <x>',
-      `Adam's step size (> 0); default ${DEFAULT_TUNING.learningRate} (query mode), ${TABLE_TUNING.learningRate} (table mode), ×${SOFTMAX_LR_SCALE} with softmax unless given`,
+      `Adam's step size (> 0); default ${DEFAULT_TUNING.learningRate} (query mode), ${TABLE_TUNING.learningRate} (table mode), ×${SOFTMAX_LR_SCALE} with softmax unless given; the direct plan's one fit uses ×${DIRECT_LR_BOOST.toFixed(2)} of it where its measurement noise is far under rounding's (large n)`,
     )
     .option(
       '--tolerance <x>',

@@ -12,10 +12,11 @@
  * - the fit reaches the measurement noise: Σ w (q̂ − ã)² ≤ σ² Σ w, the residual the true answers
  *   themselves would have (ã = truth + N(0, σ²)); fitting further only fits noise and moves D'
  *   away from what the unmeasured queries need;
+ * - the fit reaches a stated loss (`doneLoss`: the direct plan's rounding floor, direct-fit.ts);
  * - every WINDOW steps the mean loss of the window is compared with the previous window's; a
  *   relative improvement under `tolerance` ends the round;
  * - maxSteps.
- * A tolerance of 0 turns early stopping off (both rules): the round runs its step budget.
+ * A tolerance of 0 turns early stopping off (every rule): the round runs its step budget.
  */
 import type { NoiseSource } from '../privacy/noise.ts';
 import { adamHyper } from './kernels/adam.ts';
@@ -33,6 +34,11 @@ export interface ProjectionSettings {
   readonly rows: number;
   /** Noise standard deviation of the measured answers (0: fit as closely as the steps allow). */
   readonly noiseFloor: number;
+  /**
+   * A loss at which the fit is done whatever the noise (the direct plan's rounding floor,
+   * table-mode/direct-fit.ts); absent or 0: none.
+   */
+  readonly doneLoss?: number;
 }
 
 export interface ProjectionOutcome {
@@ -58,7 +64,7 @@ export async function project(
   session.resetOptimizer();
   const hyper = adamHyper(settings.learningRate, settings.rows);
   const sampler = new BatchSampler(problem, settings.batchSize, noise);
-  const floorLoss = settings.noiseFloor ** 2 * totalWeight(problem);
+  const floorLoss = Math.max(settings.noiseFloor ** 2 * totalWeight(problem), settings.doneLoss ?? 0);
   let windowSum = 0;
   let previousWindow = Number.POSITIVE_INFINITY;
   let last: LossResult = { loss: 0, maxError: 0 };

@@ -37,6 +37,7 @@ import { type RelaxedShape, uniformRelaxed } from './relaxed.ts';
 import { assertTablesFor } from './required-tables.ts';
 import { roundRelaxed } from './rounding.ts';
 import { PhaseTimer, RunControl } from './run-control.ts';
+import { directLearningRate, roundingFloorLoss } from './table-mode/direct-fit.ts';
 import { measuredFit, type StartedTablePlan, startTablePlan, TableRounds } from './table-mode/rounds.ts';
 import { TABLE_CELL_LIMIT } from './table-mode/units.ts';
 
@@ -173,9 +174,19 @@ class RapRun {
       const { start } = plan;
       const selectedThresholds = workload.thresholds.map((_, ti) => ti);
       const round = { selectedThresholds, rounds: 1, sigma: start.sigma };
-      // One fit to every table, until its residual is the noise's (the projection's floor).
+      // One fit to every table, until its residual is well under what rounding adds (direct-fit.ts).
       const tables = start.measured.map((m) => m.target);
-      await this.projectRound(1, { groups: [], tables }, 0, round, DIRECT_STEPS);
+      const { rows, oversample, learningRate, relaxation } = this.input.options;
+      const fit = {
+        stepsFactor: DIRECT_STEPS,
+        // The boost was measured with sparsemax only (softmax moves logits at its own scale).
+        learningRate:
+          relaxation === 'softmax'
+            ? learningRate
+            : directLearningRate(learningRate, start.sigma, rows, oversample),
+        doneLoss: roundingFloorLoss(tables, rows, oversample),
+      };
+      await this.projectRound(1, { groups: [], tables }, 0, round, fit);
       const { rho, sigma, cells, oneWay } = start;
       const direct = { rho, sigma, tables: start.tables, cells, oneWay };
       this.tableTrace = { strategy: 'direct', ...base, rhoSpent: rho + oneWay.rho, direct };
@@ -209,8 +220,8 @@ class RapRun {
     /** Measurement noise σ where fitting should stop (0: none). */
     noiseFloor: number,
     table?: { selectedThresholds: readonly number[]; rounds: number; sigma: number },
-    /** Step budget as a multiple of maxSteps. */
-    stepsFactor = 1,
+    /** The direct plan's fit: step budget as a multiple of maxSteps, Adam's rate, loss where done. */
+    fit?: { stepsFactor: number; learningRate: number; doneLoss: number },
   ): Promise<void> {
     const T = table?.rounds ?? plannedRounds(this.plan);
     this.lastProblem = problem;
@@ -231,7 +242,17 @@ class RapRun {
     const outcome = await project(
       this.session,
       problem,
-      { ...this.input.options, maxSteps: this.input.options.maxSteps * stepsFactor, noiseFloor },
+      {
+        ...this.input.options,
+        noiseFloor,
+        ...(fit
+          ? {
+              maxSteps: this.input.options.maxSteps * fit.stepsFactor,
+              learningRate: fit.learningRate,
+              doneLoss: fit.doneLoss,
+            }
+          : {}),
+      },
       this.noise,
       this.control,
       (s) => this.control.progress(event(s.step, s.loss, s.maxError)),

@@ -9,8 +9,8 @@
  *    workload table covers — N tables, each summed into its merged categories — measured
  *    together with ρ − ρ₀: ℓ2 sensitivity √(2N)/n (measure.ts; merging cells keeps a replaced
  *    record's two moved cells at most two), σ = √(2N/(2(ρ − ρ₀)))/n per cell.
- * 3. One projection of D' onto all of them, weighted w/σ², run to convergence; the report gives
- *    its residual beside the noise's.
+ * 3. One projection of D' onto all of them, weighted w/σ², run until its residual is well under
+ *    what randomized rounding adds (direct-fit.ts); the report gives its residual beside the noise's.
  */
 import type { PrivateData } from '../../data/counted.ts';
 import type { NoiseSource } from '../../privacy/noise.ts';
