@@ -41,6 +41,7 @@ import {
   textOf,
 } from '../sql/counting.ts';
 import { type DuckDbOptions, type DuckDbSession, floatingColumns, openDuckDb } from '../sql/duckdb.ts';
+import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromRows } from './histograms.ts';
 import type { SourceTable } from './source-table.ts';
 import {
@@ -315,22 +316,14 @@ function bound(k: number): string {
 }
 
 /** Runs `job` with a cancel interrupting DuckDB's running query; an abort wins over its error. */
-async function interruptible<T>(
+function interruptible<T>(
   session: DuckDbSession,
   signal: AbortSignal | undefined,
   job: (c: DuckDbSession['connection']) => Promise<T>,
 ): Promise<T> {
-  signal?.throwIfAborted();
-  const onAbort = () => session.connection.interrupt();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const out = await job(session.connection);
-    signal?.throwIfAborted();
-    return out;
-  } catch (err) {
-    signal?.throwIfAborted();
-    throw err;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
+  return interruptibly(
+    signal,
+    () => session.connection.interrupt(),
+    () => job(session.connection),
+  );
 }

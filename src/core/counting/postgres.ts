@@ -18,6 +18,7 @@ import type { Client } from 'pg';
 import type { Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
+import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromRows } from './histograms.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
@@ -167,30 +168,26 @@ export async function withPostgres<T>(
 ): Promise<T> {
   signal?.throwIfAborted();
   const client = await connect(src);
-  // A cancel stops the running query in the server (pg_cancel_backend from a second connection):
-  // a long count over a large table is not waited for.
-  let onAbort: (() => void) | undefined;
   try {
     // A query source reads in one read-only snapshot: the server refuses any write its text could
     // hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
     if (src.query !== undefined) {
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     }
+    // A cancel stops the running query in the server (pg_cancel_backend from a second
+    // connection): a long count over a large table is not waited for.
+    let interrupt = () => {};
     if (signal) {
       const [[pid]] = (await client.query({ text: 'SELECT pg_backend_pid()', rowMode: 'array' })).rows as [
         [number],
       ];
-      onAbort = () => void cancelBackend(src, pid);
-      signal.addEventListener('abort', onAbort, { once: true });
+      interrupt = () => void cancelBackend(src, pid);
     }
-    const out = await job(client);
-    signal?.throwIfAborted();
-    return out;
+    return await interruptibly(signal, interrupt, () => job(client));
   } catch (err) {
     signal?.throwIfAborted();
     throw err;
   } finally {
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
     await client.end();
   }
 }

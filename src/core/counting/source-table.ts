@@ -32,6 +32,7 @@ import {
   openDuckDb,
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
+import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromRows } from './histograms.ts';
 import {
   assertSameDialect,
@@ -180,22 +181,14 @@ async function distinctRecords(
 }
 
 /** Runs `job` with a cancel interrupting DuckDB's running query; an abort wins over its error. */
-async function interruptible<T>(
+function interruptible<T>(
   session: DuckDbSession,
   signal: AbortSignal | undefined,
   job: (c: DuckDbSession['connection']) => Promise<T>,
 ): Promise<T> {
-  signal?.throwIfAborted();
-  const onAbort = () => session.connection.interrupt();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const out = await job(session.connection);
-    signal?.throwIfAborted();
-    return out;
-  } catch (err) {
-    signal?.throwIfAborted();
-    throw err;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
+  return interruptibly(
+    signal,
+    () => session.connection.interrupt(),
+    () => job(session.connection),
+  );
 }

@@ -26,6 +26,7 @@ import {
   spacedQuoteLinesSql,
 } from '../sql/counting.ts';
 import { type DuckDbOptions, floatingColumns, withDuckDb } from '../sql/duckdb.ts';
+import { interruptibly } from '../sql/interruptible.ts';
 
 export interface CountOptions {
   readonly missingMarkers?: readonly string[];
@@ -187,26 +188,23 @@ export async function onFileRelation<T>(
   opts: { readonly duckdb?: DuckDbOptions; readonly signal?: AbortSignal } = {},
 ): Promise<T> {
   opts.signal?.throwIfAborted();
-  return withDuckDb(async (c) => {
-    // A cancel interrupts the running query; the spill folder goes with withDuckDb's finally.
-    const onAbort = () => c.interrupt();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      if (relation.kind === 'csv') await assertSameDialect(c, relation);
-      const counted =
-        relation.kind === 'parquet'
-          ? { ...relation, floating: await floatingColumns(c, relation.path) }
-          : relation;
-      const out = await job(c, counted);
-      opts.signal?.throwIfAborted();
-      return out;
-    } catch (err) {
-      opts.signal?.throwIfAborted();
-      throw err;
-    } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
-    }
-  }, opts.duckdb);
+  // A cancel interrupts the running query; the spill folder goes with withDuckDb's finally.
+  return withDuckDb(
+    (c) =>
+      interruptibly(
+        opts.signal,
+        () => c.interrupt(),
+        async () => {
+          if (relation.kind === 'csv') await assertSameDialect(c, relation);
+          const counted =
+            relation.kind === 'parquet'
+              ? { ...relation, floating: await floatingColumns(c, relation.path) }
+              : relation;
+          return job(c, counted);
+        },
+      ),
+    opts.duckdb,
+  );
 }
 
 /**
