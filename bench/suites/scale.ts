@@ -6,7 +6,8 @@
  * nothing), four ways: from the CSV counted by the embedded DuckDB (the default path,
  * release/counted-source.ts), from the CSV read by the streaming reader (the path before DuckDB:
  * `synth --counting streaming`, a hidden benchmarking flag; the same release, privacy untouched),
- * from a Parquet copy, and DuckDB's one-scan count of the workload's tables and one-way
+ * from a Parquet copy, from a copy with no repeated record (`csv-distinct`: each copy's fnlwgt
+ * shifted by its index), and DuckDB's one-scan count of the workload's tables and one-way
  * marginals (the counting SQL of src/core/sql) from each file, beside them. Reported: CPU seconds
  * (user + system, the engine's process included) and peak RSS of the largest process, from the
  * kernel's accounting of the child (`/usr/bin/time`), and wall seconds, meaningful only on a
@@ -35,7 +36,12 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = path.join(REPO, 'bin/rap-studio.mjs');
 const COLUMNS = 15;
 
-type Way = 'csv' | 'csv-streaming' | 'parquet' | 'duckdb-count-csv' | 'duckdb-count-parquet';
+/**
+ * `csv-distinct`: the same size, but each copy's fnlwgt shifted by the copy's index (0…copies−1),
+ * so no record repeats (a repeated file is loaded as distinct records with counts,
+ * counting/source-table.ts): what a file of that size with no repeated records costs.
+ */
+type Way = 'csv' | 'csv-distinct' | 'csv-streaming' | 'parquet' | 'duckdb-count-csv' | 'duckdb-count-parquet';
 
 interface ScaleCase {
   readonly id: string;
@@ -55,7 +61,14 @@ interface ScaleResult {
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function cases(filter: readonly string[]): ScaleCase[] {
-  const ways: Way[] = ['csv', 'csv-streaming', 'parquet', 'duckdb-count-csv', 'duckdb-count-parquet'];
+  const ways: Way[] = [
+    'csv',
+    'csv-distinct',
+    'csv-streaming',
+    'parquet',
+    'duckdb-count-csv',
+    'duckdb-count-parquet',
+  ];
   // × 3,000: DuckDB's ways from the CSV only (the streaming release would take ~20 minutes, and a
   // Parquet copy ~10 GB more of disk).
   const at = (copies: number): Way[] => (copies === 3000 ? ['csv', 'duckdb-count-csv'] : ways);
@@ -71,6 +84,8 @@ function cases(filter: readonly string[]): ScaleCase[] {
 
 interface Files {
   readonly csv: string;
+  /** The distinct-records copy (`csv-distinct`), where asked. */
+  readonly distinct: string;
   readonly parquet: string;
   readonly rows: number;
   /** The header's column names (trimmed, as the CSV reader and the workload name them). */
@@ -81,8 +96,14 @@ interface Files {
  * adult.data's header row, then its records (blank lines dropped) `copies` times, as the issue's
  * file (/tmp/x300.sh); and, where asked, a Parquet copy of it.
  */
-async function makeFiles(dir: string, copies: number, withParquet: boolean): Promise<Files> {
+async function makeFiles(
+  dir: string,
+  copies: number,
+  withParquet: boolean,
+  withDistinct: boolean,
+): Promise<Files> {
   const csv = path.join(dir, `adult-x${copies}.csv`);
+  const distinct = path.join(dir, `adult-x${copies}-distinct.csv`);
   const parquet = path.join(dir, `adult-x${copies}.parquet`);
   const [head, ...records] = (await readFile(ADULT, 'utf8')).split('\n').filter((l) => l.trim() !== '');
   const names = head.split(',').map((n) => n.trim());
@@ -93,6 +114,18 @@ async function makeFiles(dir: string, copies: number, withParquet: boolean): Pro
     const out = createWriteStream(csv);
     out.write(`${head}\n`);
     for (let i = 0; i < copies; i++) if (!out.write(block)) await once(out, 'drain');
+    out.end();
+    await once(out, 'finish');
+  }
+  if (withDistinct && !existsSync(distinct)) {
+    const fnlwgt = names.indexOf('fnlwgt');
+    const fields = records.map((r) => r.split(','));
+    const out = createWriteStream(distinct);
+    out.write(`${head}\n`);
+    for (let i = 0; i < copies; i++) {
+      const shifted = fields.map((f) => f.map((v, j) => (j === fnlwgt ? ` ${Number(v) + i}` : v)).join(','));
+      if (!out.write(`${shifted.join('\n')}\n`)) await once(out, 'drain');
+    }
     out.end();
     await once(out, 'finish');
   }
@@ -109,7 +142,7 @@ async function makeFiles(dir: string, copies: number, withParquet: boolean): Pro
       { memoryLimit: '2GB', tempParent: dir },
     );
   }
-  return { csv, parquet, rows, names };
+  return { csv, distinct, parquet, rows, names };
 }
 
 /**
@@ -249,7 +282,12 @@ export async function runScaleSuite(
       const cs = all.filter((x) => x.copies === copies);
       const withParquet = cs.some((x) => x.way.endsWith('parquet'));
       log(`scale: writing adult.data × ${copies}${withParquet ? ' and its Parquet copy' : ''}`);
-      const files = await makeFiles(work, copies, withParquet);
+      const files = await makeFiles(
+        work,
+        copies,
+        withParquet,
+        cs.some((x) => x.way === 'csv-distinct'),
+      );
       const w = path.join(work, 'w.json');
       await rm(w, { force: true });
       // Column names only (the header's).
@@ -273,7 +311,11 @@ export async function runScaleSuite(
       for (const c of cs) {
         log(`  ${c.id}`);
         try {
-          const file = c.way.endsWith('parquet') ? files.parquet : files.csv;
+          const file = c.way.endsWith('parquet')
+            ? files.parquet
+            : c.way === 'csv-distinct'
+              ? files.distinct
+              : files.csv;
           const r = c.way.startsWith('duckdb-count')
             ? await runCount(c, work, file, files)
             : await runRelease(c, work, file, files.rows);
@@ -289,6 +331,7 @@ export async function runScaleSuite(
       }
       // The generated files are deleted after their cases (the × 3,000 CSV alone is ~12 GB).
       await rm(files.csv, { force: true });
+      await rm(files.distinct, { force: true });
       await rm(files.parquet, { force: true });
     }
   } finally {
@@ -296,7 +339,7 @@ export async function runScaleSuite(
   }
   const report = [
     `# Benchmark: ${SCALE_SUITE}\n`,
-    "adult.data repeated (its header row once, no schema) released through `rap-studio synth` at ε = 1, δ = 1/n², 32 random 3-way marginals, n' = 1000, seeded (insecure: nothing is released): from the CSV counted by the embedded DuckDB (the default), from the CSV read by the streaming reader (`--counting streaming`: the path before DuckDB), and from a Parquet copy; beside them DuckDB's one-scan count of the workload's tables and one-way marginals.\n",
+    "adult.data repeated (its header row once, no schema) released through `rap-studio synth` at ε = 1, δ = 1/n², 32 random 3-way marginals, n' = 1000, seeded (insecure: nothing is released): from the CSV counted by the embedded DuckDB (the default), from the CSV read by the streaming reader (`--counting streaming`: the path before DuckDB), from a Parquet copy, and from a copy with no repeated record (`csv-distinct`: each copy's fnlwgt shifted by its index; a repeated file is loaded as distinct records with counts); beside them DuckDB's one-scan count of the workload's tables and one-way marginals.\n",
     `- Command: \`${command}\``,
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${describeMachine()}`,
