@@ -11,7 +11,6 @@
  * every way out: a failed load closes it before throwing). A record of another width than the
  * header fails the load: the streaming reader, which keeps such a row as missing values, counts.
  */
-import { stat } from 'node:fs/promises';
 import { tableFormat } from '../data/formats/format.ts';
 import { formatChunks } from '../data/formats/read.ts';
 import { betweenChunks } from '../data/records.ts';
@@ -44,7 +43,9 @@ export async function loadRecordTable(
   opts.signal?.throwIfAborted();
   const chunks = formatChunks(file);
   // In memory, spilled past the limit to the private folder, as a CSV's table (source-table.ts).
-  const memoryLimit = opts.duckdb?.memoryLimit ?? sourceMemoryLimit((await stat(file)).size);
+  // A compressed format's size (.xlsx, a compressed .sav) says nothing of its texts: the
+  // machine's share (sourceMemoryLimit's cap), not the file's size, bounds the table.
+  const memoryLimit = opts.duckdb?.memoryLimit ?? sourceMemoryLimit(Number.POSITIVE_INFINITY);
   const session = await openDuckDb({ ...opts.duckdb, memoryLimit, unordered: true });
   let header: readonly string[] | undefined;
   try {

@@ -98,7 +98,12 @@ export async function loadSourceTable(
 ): Promise<SourceTable> {
   opts.signal?.throwIfAborted();
   const { relation, source } = await fileRelation(file, names, opts);
-  const memoryLimit = opts.duckdb?.memoryLimit ?? sourceMemoryLimit((await stat(file)).size);
+  // A CSV's size bounds its loaded texts; a Parquet file's (compressed, counted in place) says
+  // nothing of what its grouping needs: adult.data × 300 is an 83 MB Parquet file, and its 48
+  // grouping sets ran out of a limit sized from that (the release then streamed: 177 s).
+  const memoryLimit =
+    opts.duckdb?.memoryLimit ??
+    sourceMemoryLimit(relation.kind === 'csv' ? (await stat(file)).size : Number.POSITIVE_INFINITY);
   const session = await openDuckDb({ ...opts.duckdb, memoryLimit, unordered: true });
   let counted: Relation;
   try {

@@ -204,6 +204,10 @@ export function unreadable(err: unknown): string {
   if (err instanceof NotForDuckDb) {
     return 'DuckDB would split a line otherwise than the streaming reader (a quote after spaces)';
   }
+  // DuckDB's own words for it (no value of the file in them).
+  if (err instanceof Error && /out of memory/i.test(err.message)) {
+    return 'DuckDB ran out of its memory limit counting the file';
+  }
   return 'DuckDB could not read the file as the streaming reader does (a row of another width, or another dialect)';
 }
 
