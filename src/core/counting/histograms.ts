@@ -10,7 +10,7 @@
 import type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
 import type { TableOptions } from '../data/table.ts';
 import { groupingSetsQuery, setKey } from '../sql/counting.ts';
-import type { DuckDbOptions } from '../sql/duckdb.ts';
+import { type DuckDbOptions, resultChunks } from '../sql/duckdb.ts';
 import { fileRelation, onFileRelation } from './tables.ts';
 
 /**
@@ -32,12 +32,11 @@ export function fileHistogramCounter(
       relation,
       async (c, counted) => {
         const query = groupingSetsQuery(counted, [...names.map((n) => [source(n)]), []], 'duckdb');
-        const result = await c.runAndReadAll(query.sql);
-        return histogramsFromRows(
+        return histogramsFromChunks(
           names.map((n) => query.columns.indexOf(source(n))),
           names,
           query.columns.length,
-          result.getRows(),
+          resultChunks(c, query.sql),
         );
       },
       opts,
@@ -53,22 +52,50 @@ export function histogramsFromRows(
   positions: readonly number[],
   names: readonly string[],
   m: number,
-  rows: readonly (readonly unknown[])[],
+  rows: Iterable<readonly unknown[]>,
 ): ColumnHistograms {
+  const histograms = histogramAccumulator(positions, names, m);
+  histograms.add(rows);
+  return histograms.result();
+}
+
+/**
+ * histogramsFromRows over a result read a chunk at a time (sql/duckdb.ts resultChunks): a column
+ * with millions of distinct texts never has its whole result held as rows.
+ */
+export async function histogramsFromChunks(
+  positions: readonly number[],
+  names: readonly string[],
+  m: number,
+  chunks: AsyncIterable<Iterable<readonly unknown[]>>,
+): Promise<ColumnHistograms> {
+  const histograms = histogramAccumulator(positions, names, m);
+  for await (const rows of chunks) histograms.add(rows);
+  return histograms.result();
+}
+
+function histogramAccumulator(positions: readonly number[], names: readonly string[], m: number) {
   const byPosition = new Map<number, Map<string, number>>();
   for (const p of positions) byPosition.set(p, new Map());
   let n = 0;
-  for (const row of rows) {
-    const key = setKey(row.slice(m, 2 * m).map(Number));
-    const count = Number(row[2 * m]);
-    if (key === '') {
-      n = count;
-      continue;
-    }
-    const histogram = byPosition.get(Number(key));
-    if (!histogram) continue;
-    const text = String(row[Number(key)] ?? '');
-    histogram.set(text, (histogram.get(text) ?? 0) + count);
-  }
-  return { n, columns: new Map(names.map((name, j) => [name, byPosition.get(positions[j])!])) };
+  return {
+    add(rows: Iterable<readonly unknown[]>): void {
+      for (const row of rows) {
+        const key = setKey(row.slice(m, 2 * m).map(Number));
+        const count = Number(row[2 * m]);
+        if (key === '') {
+          n = count;
+          continue;
+        }
+        const histogram = byPosition.get(Number(key));
+        if (!histogram) continue;
+        const text = String(row[Number(key)] ?? '');
+        histogram.set(text, (histogram.get(text) ?? 0) + count);
+      }
+    },
+    result: (): ColumnHistograms => ({
+      n,
+      columns: new Map(names.map((name, j) => [name, byPosition.get(positions[j])!])),
+    }),
+  };
 }

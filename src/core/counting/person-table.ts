@@ -40,9 +40,15 @@ import {
   relationSql,
   textOf,
 } from '../sql/counting.ts';
-import { type DuckDbOptions, type DuckDbSession, floatingColumns, openDuckDb } from '../sql/duckdb.ts';
+import {
+  type DuckDbOptions,
+  type DuckDbSession,
+  floatingColumns,
+  openDuckDb,
+  resultChunks,
+} from '../sql/duckdb.ts';
 import { interruptibly } from '../sql/interruptible.ts';
-import { histogramsFromRows } from './histograms.ts';
+import { histogramsFromChunks } from './histograms.ts';
 import type { SourceTable } from './source-table.ts';
 import {
   assertSameDialect,
@@ -199,12 +205,11 @@ export async function loadPersonTable(
         [...wanted.map((n) => [source(n)]), []],
         'duckdb',
       );
-      const result = await c.runAndReadAll(query.sql);
-      return histogramsFromRows(
+      return histogramsFromChunks(
         wanted.map((n) => query.columns.indexOf(source(n))),
         wanted,
         query.columns.length,
-        result.getRows(),
+        resultChunks(c, query.sql),
       );
     });
   const tables =

@@ -30,10 +30,11 @@ import {
   type DuckDbSession,
   floatingColumns,
   openDuckDb,
+  resultChunks,
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
 import { interruptibly } from '../sql/interruptible.ts';
-import { histogramsFromRows } from './histograms.ts';
+import { histogramsFromChunks } from './histograms.ts';
 import {
   assertSameDialect,
   type CountedTables,
@@ -148,12 +149,11 @@ export function sessionTable(
     histograms: (wanted, signal) =>
       interruptible(session, signal, async (c) => {
         const query = groupingSetsQuery(counted, [...wanted.map((n) => [source(n)]), []], 'duckdb');
-        const result = await c.runAndReadAll(query.sql);
-        return histogramsFromRows(
+        return histogramsFromChunks(
           wanted.map((n) => query.columns.indexOf(source(n))),
           wanted,
           query.columns.length,
-          result.getRows(),
+          resultChunks(c, query.sql),
         );
       }),
     tables: (schema, features, count = {}) => {

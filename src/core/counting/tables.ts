@@ -25,7 +25,7 @@ import {
   type Relation,
   spacedQuoteLinesSql,
 } from '../sql/counting.ts';
-import { type DuckDbOptions, floatingColumns, withDuckDb } from '../sql/duckdb.ts';
+import { type DuckDbOptions, floatingColumns, resultChunks, withDuckDb } from '../sql/duckdb.ts';
 import { interruptibly } from '../sql/interruptible.ts';
 
 export interface CountOptions {
@@ -46,11 +46,18 @@ export interface CountedTables {
 /** Rows of a counting query's result, as texts, flags and counts. */
 export interface GroupedRows {
   /** rows[r] = [v0…vm−1 (string|null), g0…gm−1 (number), n (number)] */
-  readonly rows: readonly (readonly unknown[])[];
+  readonly rows: Iterable<readonly unknown[]>;
 }
 
 /** The relation column that feeds each schema column. */
 export type ColumnSource = (schemaColumn: number) => string;
+
+/**
+ * Distinct texts a column's encoder remembers: enough for every categorical column and a binned
+ * number's usual range; past it (a column with millions of distinct texts) each text is encoded
+ * as it comes, instead of a memo as large as the column.
+ */
+const ENCODER_MEMO_LIMIT = 1 << 18;
 
 /**
  * The tables, from the grouped rows of `query` (built over relation columns `source(f)`). Throws
@@ -64,11 +71,61 @@ export function tablesFromGroups(
   grouped: GroupedRows,
   opts: CountOptions = {},
 ): CountedTables {
+  const tables = tableAccumulator(schema, features, source, query, opts);
+  tables.add(grouped.rows);
+  return tables.result();
+}
+
+/** tablesFromGroups over a result read a chunk at a time (sql/duckdb.ts resultChunks). */
+export async function tablesFromChunks(
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  source: ColumnSource,
+  query: CountingQuery,
+  chunks: AsyncIterable<Iterable<readonly unknown[]>>,
+  opts: CountOptions = {},
+): Promise<CountedTables> {
+  const tables = tableAccumulator(schema, features, source, query, opts);
+  for await (const rows of chunks) tables.add(rows);
+  return tables.result();
+}
+
+function tableAccumulator(
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  source: ColumnSource,
+  query: CountingQuery,
+  opts: CountOptions,
+) {
   const trim = opts.trim ?? true;
   const m = query.columns.length;
   const encodeOpts = {
     missingMarkers: opts.missingMarkers ?? DEFAULT_MISSING_MARKERS,
     outOfDomain: opts.outOfDomain ?? ('reject' as const),
+  };
+  // One encoder per schema column, shared by every table it is in.
+  const encoders = new Map<number, (text: string) => number>();
+  const encoderOf = (f: number): ((text: string) => number) => {
+    const known = encoders.get(f);
+    if (known) return known;
+    const encode = columnEncoder(schema.columns[f], encodeOpts);
+    const memo = new Map<string, number>();
+    const encoder = (text: string): number => {
+      let code = memo.get(text);
+      if (code === undefined) {
+        const c = encode(trim ? text.trim() : text);
+        if (typeof c === 'string') {
+          throw new InputError(`a record does not fit the schema: ${c}`, {
+            column: schema.columns[f].name,
+          });
+        }
+        code = c;
+        if (memo.size < ENCODER_MEMO_LIMIT) memo.set(text, code);
+      }
+      return code;
+    };
+    encoders.set(f, encoder);
+    return encoder;
   };
   // For each requested table: its query set key, and per feature the query position.
   const plans = features.map((fs) => {
@@ -76,44 +133,30 @@ export function tablesFromGroups(
     const key = [...new Set(positions)].sort((a, b) => a - b).join(',');
     const dims = fs.map((f) => domainSize(schema.columns[f]));
     const size = dims.reduce((a, b) => a * b, 1);
-    const encoders = fs.map((f) => {
-      const encode = columnEncoder(schema.columns[f], encodeOpts);
-      const memo = new Map<string, number>();
-      return (text: string): number => {
-        let code = memo.get(text);
-        if (code === undefined) {
-          const c = encode(trim ? text.trim() : text);
-          if (typeof c === 'string') {
-            throw new InputError(`a record does not fit the schema: ${c}`, {
-              column: schema.columns[f].name,
-            });
-          }
-          code = c;
-          memo.set(text, code);
-        }
-        return code;
-      };
-    });
-    return { positions, key, dims, encoders, table: new Float64Array(size) };
+    return { positions, key, dims, encoders: fs.map(encoderOf), table: new Float64Array(size) };
   });
   const byKey = new Map<string, (typeof plans)[number][]>();
   for (const p of plans) byKey.set(p.key, [...(byKey.get(p.key) ?? []), p]);
   let n = -1;
-  for (const row of grouped.rows) {
-    const flags = row.slice(m, 2 * m).map(Number);
-    const count = Number(row[2 * m]);
-    const key = flags.flatMap((g, i) => (g === 0 ? [i] : [])).join(',');
-    if (key === '') n = count;
-    for (const p of byKey.get(key) ?? []) {
-      let cell = 0;
-      p.positions.forEach((pos, j) => {
-        cell = cell * p.dims[j] + p.encoders[j](String(row[pos] ?? ''));
-      });
-      p.table[cell] += count;
-    }
-  }
-  // An empty relation has no row for the empty set under some engines; n is then 0.
-  return { n: Math.max(n, 0), tables: plans.map((p) => p.table) };
+  return {
+    add(rows: Iterable<readonly unknown[]>): void {
+      for (const row of rows) {
+        const flags = row.slice(m, 2 * m).map(Number);
+        const count = Number(row[2 * m]);
+        const key = flags.flatMap((g, i) => (g === 0 ? [i] : [])).join(',');
+        if (key === '') n = count;
+        for (const p of byKey.get(key) ?? []) {
+          let cell = 0;
+          p.positions.forEach((pos, j) => {
+            cell = cell * p.dims[j] + p.encoders[j](String(row[pos] ?? ''));
+          });
+          p.table[cell] += count;
+        }
+      }
+    },
+    // An empty relation has no row for the empty set under some engines; n is then 0.
+    result: (): CountedTables => ({ n: Math.max(n, 0), tables: plans.map((p) => p.table) }),
+  };
 }
 
 /** Runs the counting query for `features` (plus the row count) on a DuckDB connection. */
@@ -130,8 +173,7 @@ export async function countOnDuckDb(
     [...features.map((fs) => fs.map(source)), []],
     'duckdb' satisfies Dialect,
   );
-  const result = await connection.runAndReadAll(query.sql);
-  return tablesFromGroups(schema, features, source, query, { rows: result.getRows() }, opts);
+  return tablesFromChunks(schema, features, source, query, resultChunks(connection, query.sql), opts);
 }
 
 /** The public facts DuckDB needs to read a CSV as the streaming reader does. */

@@ -142,6 +142,20 @@ export async function withDuckDb<T>(
   }
 }
 
+/**
+ * A query's rows a chunk at a time (DuckDB's vectors, ≤ 2,048 rows each), read as they are
+ * produced: a grouped result of millions of rows (a column with millions of distinct texts:
+ * adult.data × 300 with no repeated record held 23 GB as one array of rows) is never held whole.
+ */
+export async function* resultChunks(connection: DuckDBConnection, sql: string): AsyncGenerator<unknown[][]> {
+  const result = await connection.stream(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return;
+    yield chunk.getRows();
+  }
+}
+
 /** A Parquet file's FLOAT / DOUBLE columns (its public schema, read from the footer). */
 export async function floatingColumns(connection: DuckDBConnection, path: string): Promise<string[]> {
   const described = await connection.runAndReadAll(
