@@ -325,7 +325,8 @@ export async function runScaleSuite(
           );
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
-          failures.push(`${c.id}: ${message}`);
+          // The report keeps the failure's first line (a crash's stack trace goes to the log only).
+          failures.push(`${c.id}: ${message.split('\n')[0].slice(0, 300)}`);
           log(`    FAILED: ${message}`);
         }
       }
