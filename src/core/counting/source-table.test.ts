@@ -6,7 +6,7 @@ import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
 import { fileHistogramCounter } from './histograms.ts';
 import { loadSourceTable } from './source-table.ts';
-import { countFileTables, NotForDuckDb } from './tables.ts';
+import { countFileTables, NotForDuckDb, WIDE_COLUMN_TEXTS } from './tables.ts';
 
 const dir = tempDir('rap-source-table-');
 afterAll(() => dir.remove());
@@ -89,6 +89,56 @@ describe('the table holds distinct records with counts where the sample repeats,
       expect(table.distinct).toBe(distinct);
       expect(await table.histograms(names)).toEqual(await fileHistogramCounter(file)(names));
       expect(await table.tables(schema, sets, opts)).toEqual(await countFileTables(file, schema, sets, opts));
+    } finally {
+      await table.dispose();
+    }
+  });
+});
+
+describe('a column with more distinct texts than WIDE_COLUMN_TEXTS is coded in DuckDB first', () => {
+  /** rows(n) with a fourth column of distinct numbers (spaced, some missing), repeated `copies` times. */
+  function withWide(n: number, copies: number): string {
+    const [head, ...body] = rows(n).trimEnd().split('\n');
+    const records = body.map(
+      (l, i) => `${l},${i % 29 === 0 ? '?' : i % 31 === 0 ? '' : ` ${1000 + i * 7}.5 `}`,
+    );
+    return `${[`${head},wide`, ...Array.from({ length: copies }, () => records).flat()].join('\n')}\n`;
+  }
+  const wide: Column = {
+    name: 'wide',
+    kind: 'numeric',
+    edges: [0, 5000, 20000, 40000, 80000],
+    integer: false,
+    missing: true,
+  };
+  const schema: Schema = { ...SCHEMA, columns: [...SCHEMA.columns, wide] };
+  const names = ['age', 'city', 'note', 'wide'];
+  const sets = [...SETS, [3], [1, 3], [0, 2, 3], [3, 1]];
+  const opts = { trim: true, outOfDomain: 'reject' as const };
+  it.each([
+    ['every record distinct', 1],
+    ['repeated records (distinct ones with counts)', 3],
+  ])('%s: the same tables as the file counted directly', async (_, copies) => {
+    expect(WIDE_COLUMN_TEXTS).toBeLessThan(6000);
+    const file = dir.file(`wide-${copies}.csv`, withWide(6000, copies));
+    const table = await loadSourceTable(file, names);
+    try {
+      expect(table.distinct).toBe(copies > 1);
+      expect(await table.tables(schema, sets, opts)).toEqual(await countFileTables(file, schema, sets, opts));
+      // The coding tables are gone: a second count reads the same.
+      expect(await table.tables(schema, [[3], [1, 3]], opts)).toEqual(
+        await countFileTables(file, schema, [[3], [1, 3]], opts),
+      );
+    } finally {
+      await table.dispose();
+    }
+  });
+  it('a text with no code is refused naming the column, as the file count refuses it', async () => {
+    const file = dir.file('wide-bad.csv', `${withWide(6000, 1).trimEnd()}\n 30,Oslo,yes,not a number\n`);
+    const table = await loadSourceTable(file, names);
+    try {
+      await expect(table.tables(schema, [[3]], opts)).rejects.toThrow(/wide|not a number/);
+      await expect(countFileTables(file, schema, [[3]], opts)).rejects.toThrow(/wide|not a number/);
     } finally {
       await table.dispose();
     }

@@ -39,6 +39,7 @@ import {
   assertSameDialect,
   type CountedTables,
   type CountOptions,
+  countCodedOnDuckDb,
   countOnDuckDb,
   fileRelation,
 } from './tables.ts';
@@ -158,8 +159,11 @@ export function sessionTable(
       }),
     tables: (schema, features, count = {}) => {
       const columns = schema.columns.map((c) => c.name);
+      // A loaded table's wide columns are coded in DuckDB first (tables.ts countCodedOnDuckDb).
       return interruptible(session, count.signal, (c) =>
-        countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
+        counted.kind === 'table'
+          ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count)
+          : countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
       );
     },
     dispose: () => session.close(),

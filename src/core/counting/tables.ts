@@ -22,7 +22,9 @@ import {
   csvColumnName,
   type Dialect,
   groupingSetsQuery,
+  quoteIdent,
   type Relation,
+  relationSql,
   spacedQuoteLinesSql,
 } from '../sql/counting.ts';
 import { type DuckDbOptions, floatingColumns, resultChunks, withDuckDb } from '../sql/duckdb.ts';
@@ -34,6 +36,8 @@ export interface CountOptions {
   readonly outOfDomain?: OutOfDomainRule;
   /** Strip whitespace around every value, as the streaming reader does (default true). */
   readonly trim?: boolean;
+  /** Schema columns whose grouped texts are already their codes (countCodedOnDuckDb). */
+  readonly precoded?: ReadonlySet<number>;
 }
 
 export interface CountedTables {
@@ -97,33 +101,13 @@ function tableAccumulator(
   query: CountingQuery,
   opts: CountOptions,
 ) {
-  const trim = opts.trim ?? true;
   const m = query.columns.length;
-  const encodeOpts = {
-    missingMarkers: opts.missingMarkers ?? DEFAULT_MISSING_MARKERS,
-    outOfDomain: opts.outOfDomain ?? ('reject' as const),
-  };
   // One encoder per schema column, shared by every table it is in.
   const encoders = new Map<number, (text: string) => number>();
   const encoderOf = (f: number): ((text: string) => number) => {
     const known = encoders.get(f);
     if (known) return known;
-    const encode = columnEncoder(schema.columns[f], encodeOpts);
-    const memo = new Map<string, number>();
-    const encoder = (text: string): number => {
-      let code = memo.get(text);
-      if (code === undefined) {
-        const c = encode(trim ? text.trim() : text);
-        if (typeof c === 'string') {
-          throw new InputError(`a record does not fit the schema: ${c}`, {
-            column: schema.columns[f].name,
-          });
-        }
-        code = c;
-        if (memo.size < ENCODER_MEMO_LIMIT) memo.set(text, code);
-      }
-      return code;
-    };
+    const encoder = opts.precoded?.has(f) ? Number : textEncoder(schema, f, opts);
     encoders.set(f, encoder);
     return encoder;
   };
@@ -157,6 +141,114 @@ function tableAccumulator(
     // An empty relation has no row for the empty set under some engines; n is then 0.
     result: (): CountedTables => ({ n: Math.max(n, 0), tables: plans.map((p) => p.table) }),
   };
+}
+
+/**
+ * A column's text → code, as the streaming path encodes it (trimmed, missing markers, the schema's
+ * domain); throws where a text has no code (the streaming path would have rejected its record).
+ * Memoised up to ENCODER_MEMO_LIMIT distinct texts.
+ */
+function textEncoder(schema: Schema, f: number, opts: CountOptions): (text: string) => number {
+  const trim = opts.trim ?? true;
+  const encode = columnEncoder(schema.columns[f], {
+    missingMarkers: opts.missingMarkers ?? DEFAULT_MISSING_MARKERS,
+    outOfDomain: opts.outOfDomain ?? ('reject' as const),
+  });
+  const memo = new Map<string, number>();
+  return (text: string): number => {
+    let code = memo.get(text);
+    if (code === undefined) {
+      const c = encode(trim ? text.trim() : text);
+      if (typeof c === 'string') {
+        throw new InputError(`a record does not fit the schema: ${c}`, { column: schema.columns[f].name });
+      }
+      code = c;
+      if (memo.size < ENCODER_MEMO_LIMIT) memo.set(text, code);
+    }
+    return code;
+  };
+}
+
+/**
+ * Distinct texts (DuckDB's estimate) above which a column is coded in DuckDB before grouping.
+ * Grouping raw texts sends every distinct text of a table's columns back to be encoded here: a
+ * column with millions of them (adult.data × 300 with no repeated record: fnlwgt, 8.5M) sent
+ * millions of groups for each table holding it (250 s for the release). Coded first, a table comes
+ * back as its cells.
+ */
+export const WIDE_COLUMN_TEXTS = 4096;
+
+/**
+ * countOnDuckDb on a loaded table, with each wide column (WIDE_COLUMN_TEXTS) replaced by its code
+ * first: its distinct texts are encoded once here (textEncoder, the streaming path's rule) and
+ * joined back in DuckDB, so the same tables come back (a text with no code throws, as there).
+ * The private tables it makes live in the session's private database and are dropped after.
+ */
+export async function countCodedOnDuckDb(
+  connection: DuckDBConnection,
+  rel: Extract<Relation, { kind: 'table' }>,
+  schema: Schema,
+  features: readonly (readonly number[])[],
+  source: ColumnSource,
+  opts: CountOptions = {},
+): Promise<CountedTables> {
+  const used = [...new Set(features.flat())].sort((a, b) => a - b);
+  const from = relationSql(rel, 'duckdb');
+  const estimates = used.length
+    ? ((
+        await connection.runAndReadAll(
+          `SELECT ${used.map((f) => `approx_count_distinct(${quoteIdent(source(f))})`).join(', ')} FROM ${from}`,
+        )
+      ).getRows()[0] ?? [])
+    : [];
+  const wide = used.filter((_, i) => Number(estimates[i]) > WIDE_COLUMN_TEXTS);
+  if (wide.length === 0) return countOnDuckDb(connection, rel, schema, features, source, opts);
+  const codes = (f: number) => quoteIdent(`rap_codes_${f}`);
+  const coded = quoteIdent('rap_coded');
+  try {
+    for (const f of wide) {
+      const encode = textEncoder(schema, f, opts);
+      await connection.run(`CREATE OR REPLACE TABLE ${codes(f)} (t VARCHAR, code VARCHAR)`);
+      const appender = await connection.createAppender(`rap_codes_${f}`);
+      try {
+        const col = quoteIdent(source(f));
+        for await (const rows of resultChunks(connection, `SELECT DISTINCT ${col} FROM ${from}`)) {
+          for (const [text] of rows) {
+            if (text === null || text === undefined) appender.appendNull();
+            else appender.appendVarchar(String(text));
+            appender.appendVarchar(String(encode(String(text ?? ''))));
+            appender.endRow();
+          }
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    }
+    const isWide = new Set(wide);
+    const select = used.map((f) => {
+      const col = quoteIdent(source(f));
+      return isWide.has(f) ? `${codes(f)}.code AS ${col}` : `s.${col}`;
+    });
+    if (rel.weight !== undefined) select.push(`s.${quoteIdent(rel.weight)}`);
+    const joins = wide
+      .map((f) => `LEFT JOIN ${codes(f)} ON s.${quoteIdent(source(f))} IS NOT DISTINCT FROM ${codes(f)}.t`)
+      .join(' ');
+    await connection.run(
+      `CREATE OR REPLACE TABLE ${coded} AS SELECT ${select.join(', ')} FROM ${from} AS s ${joins}`,
+    );
+    return await countOnDuckDb(
+      connection,
+      { kind: 'table', table: 'rap_coded', ...(rel.weight !== undefined ? { weight: rel.weight } : {}) },
+      schema,
+      features,
+      source,
+      { ...opts, precoded: isWide },
+    );
+  } finally {
+    await connection.run(`DROP TABLE IF EXISTS ${coded}`);
+    for (const f of wide) await connection.run(`DROP TABLE IF EXISTS ${codes(f)}`);
+  }
 }
 
 /** Runs the counting query for `features` (plus the row count) on a DuckDB connection. */
