@@ -202,7 +202,9 @@ export async function countCodedOnDuckDb(
       ).getRows()[0] ?? [])
     : [];
   const wide = used.filter((_, i) => Number(estimates[i]) > WIDE_COLUMN_TEXTS);
-  if (wide.length === 0) return countOnDuckDb(connection, rel, schema, features, source, opts);
+  // Two schema columns read off one relation column (each its own encoder) are grouped as texts.
+  const shared = new Set(used.map(source)).size < used.length;
+  if (wide.length === 0 || shared) return countOnDuckDb(connection, rel, schema, features, source, opts);
   const codes = (f: number) => quoteIdent(`rap_codes_${f}`);
   const coded = quoteIdent('rap_coded');
   try {
