@@ -42,12 +42,11 @@ import {
 } from '../sql/counting.ts';
 import {
   type DuckDbOptions,
-  type DuckDbSession,
   floatingColumns,
+  onSession,
   openDuckDb,
   resultChunks,
 } from '../sql/duckdb.ts';
-import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromChunks } from './histograms.ts';
 import type { SourceTable } from './source-table.ts';
 import {
@@ -145,7 +144,7 @@ export async function loadPersonTable(
   const col = (name: string) => quoteIdent(source(name));
   const u = col(unit);
   try {
-    await interruptible(session, opts.signal, async (c) => {
+    await onSession(session, opts.signal, async (c) => {
       let read: Relation = relation;
       if (relation.kind === 'csv') {
         await assertSameDialect(c, relation);
@@ -199,7 +198,7 @@ export async function loadPersonTable(
     throw err;
   }
   const histograms = (table: string, wanted: readonly string[], signal?: AbortSignal) =>
-    interruptible(session, signal, async (c) => {
+    onSession(session, signal, async (c) => {
       const query = groupingSetsQuery(
         { kind: 'table', table },
         [...wanted.map((n) => [source(n)]), []],
@@ -220,7 +219,7 @@ export async function loadPersonTable(
       count: CountOptions & { signal?: AbortSignal } = {},
     ) => {
       const columns = schema.columns.map((c) => c.name);
-      return interruptible(session, count.signal, (c) =>
+      return onSession(session, count.signal, (c) =>
         countOnDuckDb(c, { kind: 'table', table }, schema, features, (f) => source(columns[f]), count),
       );
     };
@@ -231,12 +230,12 @@ export async function loadPersonTable(
     histograms: (wanted, signal) => histograms(SOURCE, wanted, signal),
     tables: tables(SOURCE),
     contributions: (signal) =>
-      interruptible(session, signal, async (c) => {
+      onSession(session, signal, async (c) => {
         const rows = (await c.runAndReadAll(`SELECT r, count(*) FROM ${PEOPLE} GROUP BY r`)).getRows();
         return new Map(rows.map(([r, n]) => [Number(r), Number(n)]));
       }),
     heavy: (k, signal) =>
-      interruptible(session, signal, async (c) => {
+      onSession(session, signal, async (c) => {
         const rows = (
           await c.runAndReadAll(`SELECT person, r FROM ${PEOPLE} WHERE r > ${bound(k)} ORDER BY person`)
         ).getRows();
@@ -246,7 +245,7 @@ export async function loadPersonTable(
         };
       }),
     bound: (k, heavy, kept, signal) =>
-      interruptible(session, signal, async (c) => {
+      onSession(session, signal, async (c) => {
         await c.run('CREATE TABLE keep (person INTEGER, rank INTEGER)');
         const appender = await c.createAppender('keep');
         heavy.person.forEach((p, i) => {
@@ -276,7 +275,7 @@ export async function loadPersonTable(
       histograms: (wanted, signal) => histograms(BOUNDED, wanted, signal),
       tables: tables(BOUNDED),
       persons: (labels, signal) =>
-        interruptible(session, signal, async (c) => {
+        onSession(session, signal, async (c) => {
           const out = new Map<string, Map<string, number>>(
             [...labels.keys()].map((name) => [name, new Map()]),
           );
@@ -318,17 +317,4 @@ function bound(k: number): string {
   if (!Number.isSafeInteger(k) || k < 1)
     throw new RangeError(`rows per person must be an integer >= 1, got ${k}`);
   return String(k);
-}
-
-/** Runs `job` with a cancel interrupting DuckDB's running query; an abort wins over its error. */
-function interruptible<T>(
-  session: DuckDbSession,
-  signal: AbortSignal | undefined,
-  job: (c: DuckDbSession['connection']) => Promise<T>,
-): Promise<T> {
-  return interruptibly(
-    signal,
-    () => session.connection.interrupt(),
-    () => job(session.connection),
-  );
 }

@@ -43,6 +43,24 @@ export interface PostgresSource {
   readonly location: string;
 }
 
+/** The URL, or a message naming it (redacted) with the form to write; a password in it refused. */
+function parsedUrl(text: string, form: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InputError(`${redact(text)}: not a PostgreSQL URL; write ${form}.`, { field: 'data' });
+  }
+  if (url.password !== '') {
+    throw new InputError(
+      `${redact(text)}: the URL holds a password, which would be written wherever the source is named (the ` +
+        'ledger, the manifest, logs). Remove it and give it in the environment (PGPASSWORD) or in ~/.pgpass.',
+      { field: 'data' },
+    );
+  }
+  return url;
+}
+
 export function isPostgresSource(text: string): boolean {
   return /^postgres(ql)?:\/\//i.test(text);
 }
@@ -52,24 +70,7 @@ export function isPostgresSource(text: string): boolean {
  * query source (`--sql`): postgres-query.ts parsePostgresQuerySource.
  */
 export function parsePostgresSource(text: string): PostgresSource {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InputError(
-      `${redact(text)}: not a PostgreSQL URL; write postgres://host/database?table=name.`,
-      {
-        field: 'data',
-      },
-    );
-  }
-  if (url.password !== '') {
-    throw new InputError(
-      `${redact(text)}: the URL holds a password, which would be written wherever the source is named (the ` +
-        'ledger, the manifest, logs). Remove it and give it in the environment (PGPASSWORD) or in ~/.pgpass.',
-      { field: 'data' },
-    );
-  }
+  const url = parsedUrl(text, 'postgres://host/database?table=name');
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   const tableParam = url.searchParams.get('table');
   if (!database || !tableParam) {
@@ -106,21 +107,7 @@ export interface PostgresUrlParts {
 
 /** `postgres://[user@]host[:port]/db` with no table: the parts a query source needs. */
 export function parsePostgresDatabase(text: string): PostgresUrlParts {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InputError(`${redact(text)}: not a PostgreSQL URL; write postgres://host/database.`, {
-      field: 'data',
-    });
-  }
-  if (url.password !== '') {
-    throw new InputError(
-      `${redact(text)}: the URL holds a password, which would be written wherever the source is named (the ` +
-        'ledger, the manifest, logs). Remove it and give it in the environment (PGPASSWORD) or in ~/.pgpass.',
-      { field: 'data' },
-    );
-  }
+  const url = parsedUrl(text, 'postgres://host/database');
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!database) {
     throw new InputError(`${redact(text)}: name the database: postgres://host/database.`, { field: 'data' });

@@ -29,11 +29,11 @@ import {
   type DuckDbOptions,
   type DuckDbSession,
   floatingColumns,
+  onSession,
   openDuckDb,
   resultChunks,
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
-import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromChunks } from './histograms.ts';
 import {
   assertSameDialect,
@@ -109,7 +109,7 @@ export async function loadSourceTable(
   const session = await openDuckDb({ ...opts.duckdb, memoryLimit, unordered: true });
   let counted: Relation;
   try {
-    counted = await interruptible(session, opts.signal, async (c): Promise<Relation> => {
+    counted = await onSession(session, opts.signal, async (c): Promise<Relation> => {
       if (relation.kind === 'parquet')
         return { ...relation, floating: await floatingColumns(c, relation.path) };
       if (relation.kind !== 'csv') return relation;
@@ -148,7 +148,7 @@ export function sessionTable(
     folder: session.spill,
     distinct: counted.kind === 'table' && counted.weight !== undefined,
     histograms: (wanted, signal) =>
-      interruptible(session, signal, async (c) => {
+      onSession(session, signal, async (c) => {
         const query = groupingSetsQuery(counted, [...wanted.map((n) => [source(n)]), []], 'duckdb');
         return histogramsFromChunks(
           wanted.map((n) => query.columns.indexOf(source(n))),
@@ -160,7 +160,7 @@ export function sessionTable(
     tables: (schema, features, count = {}) => {
       const columns = schema.columns.map((c) => c.name);
       // A loaded table's wide columns are coded in DuckDB first (tables.ts countCodedOnDuckDb).
-      return interruptible(session, count.signal, (c) =>
+      return onSession(session, count.signal, (c) =>
         counted.kind === 'table'
           ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count)
           : countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
@@ -187,17 +187,4 @@ async function distinctRecords(
   );
   const [records, distinct] = (sample.getRows()[0] ?? [0, 0]).map(Number);
   return records > 0 && distinct <= DISTINCT_SHARE * records;
-}
-
-/** Runs `job` with a cancel interrupting DuckDB's running query; an abort wins over its error. */
-function interruptible<T>(
-  session: DuckDbSession,
-  signal: AbortSignal | undefined,
-  job: (c: DuckDbSession['connection']) => Promise<T>,
-): Promise<T> {
-  return interruptibly(
-    signal,
-    () => session.connection.interrupt(),
-    () => job(session.connection),
-  );
 }

@@ -37,6 +37,24 @@ export interface HistogramDiscoverOptions extends Omit<DiscoverOptions, 'unit' |
   readonly trim?: boolean;
 }
 
+/** The declared columns' names, each one of the table's (`header`), or a message naming it. */
+export function declaredIn(
+  file: string,
+  header: readonly string[],
+  columns: readonly { readonly name: string }[] = [],
+): Set<string> {
+  const declared = new Set(columns.map((c) => c.name));
+  for (const name of declared) {
+    if (!header.includes(name)) {
+      throw new InputError(
+        `${file}: the declared column "${name}" is not in the table (it has: ${header.join(', ')}).`,
+        { file, column: name },
+      );
+    }
+  }
+  return declared;
+}
+
 /**
  * Discovery of the undeclared columns of a table whose columns are `header` (public), from the
  * histograms `count` returns. `file` names the source in messages.
@@ -48,15 +66,7 @@ export async function discoverFromHistograms(
   opts: HistogramDiscoverOptions,
 ): Promise<DiscoveredSchema & { readonly histograms: ColumnHistograms }> {
   const markers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
-  const declared = new Set((opts.declared ?? []).map((c) => c.name));
-  for (const name of declared) {
-    if (!header.includes(name)) {
-      throw new InputError(
-        `${file}: the declared column "${name}" is not in the table (it has: ${header.join(', ')}).`,
-        { file, column: name },
-      );
-    }
-  }
+  const declared = declaredIn(file, header, opts.declared);
   const names = header.filter((h) => !declared.has(h));
   const histograms = await count(names);
   const feed = feeder(histograms, markers, opts.trim ?? true);

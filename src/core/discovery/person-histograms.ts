@@ -20,12 +20,11 @@
 import { keyAt } from '../data/hierarchy.ts';
 import type { ColumnHistograms } from '../data/histograms.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
-import { InputError } from '../errors.ts';
 import type { DiscoveredSchema, DiscoverOptions } from './discover.ts';
 import { discoverFromProfile } from './discover.ts';
 import type { ColumnFormat } from './formats.ts';
 import { HierarchyCounts } from './hierarchy-counts.ts';
-import { feeder, formatCounter } from './histograms.ts';
+import { declaredIn, feeder, formatCounter } from './histograms.ts';
 import { type CellCounter, ColumnCounts, MAX_DISTINCT_TEXTS, MISSING_KEY } from './profile.ts';
 
 /** What counts the bounded records: rows per raw text, and distinct persons per label. */
@@ -130,15 +129,7 @@ export async function discoverFromPersonCounts(
   opts: PersonHistogramOptions,
 ): Promise<DiscoveredSchema & { readonly histograms: ColumnHistograms }> {
   const markers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
-  const declared = new Set((opts.declared ?? []).map((c) => c.name));
-  for (const name of declared) {
-    if (!header.includes(name)) {
-      throw new InputError(
-        `${file}: the declared column "${name}" is not in the table (it has: ${header.join(', ')}).`,
-        { file, column: name },
-      );
-    }
-  }
+  const declared = declaredIn(file, header, opts.declared);
   const names = header.filter((h) => !declared.has(h) && h !== opts.unit.column);
   const histograms = await count.rows(names);
   const { columns, persons } = await personProfile(histograms, names, count.persons, opts);

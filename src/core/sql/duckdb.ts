@@ -15,6 +15,7 @@ import { freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { relationSql } from './counting.ts';
+import { interruptibly } from './interruptible.ts';
 
 export interface DuckDbOptions {
   /** Worker threads (default 2: the app shares the machine with the engine). */
@@ -127,6 +128,19 @@ export async function openDuckDb(
     await close();
     throw err;
   }
+}
+
+/** Runs `job` on a session's connection; a cancel interrupts its running query (interruptible.ts). */
+export function onSession<T>(
+  session: DuckDbSession,
+  signal: AbortSignal | undefined,
+  job: (c: DuckDBConnection) => Promise<T>,
+): Promise<T> {
+  return interruptibly(
+    signal,
+    () => session.connection.interrupt(),
+    () => job(session.connection),
+  );
 }
 
 /** Runs `job` on a private DuckDB connection; the spill folder is gone when this settles. */
