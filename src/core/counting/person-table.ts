@@ -40,13 +40,7 @@ import {
   relationSql,
   textOf,
 } from '../sql/counting.ts';
-import {
-  type DuckDbOptions,
-  floatingColumns,
-  onSession,
-  openDuckDb,
-  resultChunks,
-} from '../sql/duckdb.ts';
+import { type DuckDbOptions, floatingColumns, onSession, openDuckDb, resultChunks } from '../sql/duckdb.ts';
 import { histogramsFromChunks } from './histograms.ts';
 import type { SourceTable } from './source-table.ts';
 import {

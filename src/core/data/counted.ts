@@ -33,6 +33,16 @@ export function tableKey(sortedFeatures: readonly number[]): string {
   return sortedFeatures.join(',');
 }
 
+/** Each feature set ascending, each set once (the counted data's tables, keyed by tableKey). */
+export function uniqueTableFeatures(sets: readonly (readonly number[])[]): number[][] {
+  const seen = new Map<string, number[]>();
+  for (const s of sets) {
+    const sorted = [...new Set(s)].sort((a, b) => a - b);
+    seen.set(tableKey(sorted), sorted);
+  }
+  return [...seen.values()];
+}
+
 /** The features of a table key (inverse of tableKey), or undefined when the key is not one. */
 export function parseTableKey(key: string): number[] | undefined {
   if (!/^\d+(,\d+)*$/.test(key)) return undefined;

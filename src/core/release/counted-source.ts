@@ -22,7 +22,7 @@
 import { fileHistogramCounter } from '../counting/histograms.ts';
 import type { SourceTable } from '../counting/source-table.ts';
 import { countFileTables, NotForDuckDb } from '../counting/tables.ts';
-import { type CountedDataset, tableKey } from '../data/counted.ts';
+import { type CountedDataset, tableKey, uniqueTableFeatures } from '../data/counted.ts';
 import { type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
 import { tableFormat } from '../data/formats/format.ts';
 import type { HeaderMode } from '../data/header.ts';
@@ -158,7 +158,7 @@ export async function discoverAndCount(
   const { histograms: _, ...found } = discovery;
   // The schema the streaming load encodes with (load.ts): "(other)" where a discovered column takes it.
   const schema = withOtherCategory(found.schema, RELEASE_OUT_OF_DOMAIN);
-  const sets = uniqueSorted(featureSets(schema));
+  const sets = uniqueTableFeatures(featureSets(schema));
   let counted: Awaited<ReturnType<typeof countFileTables>>;
   try {
     const count = { outOfDomain: RELEASE_OUT_OF_DOMAIN, trim: tableFormat(plan.path) === 'csv' };
@@ -187,16 +187,6 @@ export async function discoverAndCount(
       trimmed: tableFormat(plan.path) === 'csv',
     },
   };
-}
-
-/** Ascending features, each set once. */
-function uniqueSorted(sets: readonly (readonly number[])[]): number[][] {
-  const seen = new Map<string, number[]>();
-  for (const s of sets) {
-    const sorted = [...new Set(s)].sort((a, b) => a - b);
-    seen.set(sorted.join(','), sorted);
-  }
-  return [...seen.values()];
 }
 
 /** Public words for why DuckDB did not count: never its message (it may quote a value). */

@@ -30,7 +30,7 @@ import {
 } from '../counting/postgres.ts';
 import { queryDatasetName, queryFingerprint, repeatingSteps } from '../counting/postgres-query.ts';
 import { type ColumnChoice, keptColumnIndices } from '../data/column-choice.ts';
-import type { CountedDataset } from '../data/counted.ts';
+import { type CountedDataset, uniqueTableFeatures } from '../data/counted.ts';
 import { columnEncoder, type OutOfDomainRule, withOtherCategory } from '../data/encode.ts';
 import type { FileFacts } from '../data/file-facts.ts';
 import type { Column, Schema } from '../data/schema.ts';
@@ -314,7 +314,7 @@ export async function discoverAndCountDatabase(
       // The schema the engine's codes are over: "(other)" where a discovered column takes it (load.ts's rule).
       const encoded = withOtherCategory(schema, rule);
       // Query 2: exactly the tables the engine reads, over the encoded codes.
-      const sets = uniqueSorted(featureSets(encoded));
+      const sets = uniqueTableFeatures(featureSets(encoded));
       const counted = await countOnPostgres(client, src, encoded, sets, { outOfDomain: rule, trim: false });
       if (counted.n !== n) throw tableChanged(src, n, counted.n);
       const tables = new Map(sets.map((fs, i) => [fs.join(','), counted.tables[i]]));
@@ -322,14 +322,4 @@ export async function discoverAndCountDatabase(
     },
     signal,
   );
-}
-
-/** Ascending features, each set once (the counted data's table keys). */
-function uniqueSorted(sets: readonly (readonly number[])[]): number[][] {
-  const seen = new Map<string, number[]>();
-  for (const s of sets) {
-    const sorted = [...new Set(s)].sort((a, b) => a - b);
-    seen.set(sorted.join(','), sorted);
-  }
-  return [...seen.values()];
 }

@@ -13,7 +13,7 @@
  * same released file (test/unit/release/person-counted.test.ts).
  */
 import type { BoundedTable, PersonTable } from '../counting/person-table.ts';
-import { tableKey } from '../data/counted.ts';
+import { tableKey, uniqueTableFeatures } from '../data/counted.ts';
 import { withOtherCategory } from '../data/encode.ts';
 import { tableFormat } from '../data/formats/format.ts';
 import type { Schema } from '../data/schema.ts';
@@ -105,7 +105,7 @@ export async function readPersonLevelSource(
   const { histograms: undeclared, ...found } = discovery;
   // The encoder's schema (loadDiscovered's rule): "(other)" where a discovered column takes it.
   const schema = withOtherCategory(found.schema, RELEASE_OUT_OF_DOMAIN);
-  const sets = uniqueSorted(featureSets(schema));
+  const sets = uniqueTableFeatures(featureSets(schema));
   const counted = await bounded.tables(schema, sets, {
     outOfDomain: RELEASE_OUT_OF_DOMAIN,
     trim,
@@ -139,14 +139,4 @@ export async function readPersonLevelSource(
       trimmed: trim,
     },
   };
-}
-
-/** Ascending features, each set once (counted-source.ts's rule). */
-function uniqueSorted(sets: readonly (readonly number[])[]): number[][] {
-  const seen = new Map<string, number[]>();
-  for (const s of sets) {
-    const sorted = [...new Set(s)].sort((a, b) => a - b);
-    seen.set(sorted.join(','), sorted);
-  }
-  return [...seen.values()];
 }
