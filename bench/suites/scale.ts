@@ -7,7 +7,7 @@
  * release/counted-source.ts), from the CSV read by the streaming reader (the path before DuckDB:
  * `synth --counting streaming`, a hidden benchmarking flag; the same release, privacy untouched),
  * from a Parquet copy, from a copy with no repeated record (`csv-distinct`: each copy's fnlwgt
- * shifted by its index), and DuckDB's one-scan count of the workload's tables and one-way
+ * shifted by its index × 1,000,000), and DuckDB's one-scan count of the workload's tables and one-way
  * marginals (the counting SQL of src/core/sql) from each file, beside them. Reported: CPU seconds
  * (user + system, the engine's process included) and peak RSS of the largest process, from the
  * kernel's accounting of the child (`/usr/bin/time`), and wall seconds, meaningful only on a
@@ -37,10 +37,12 @@ const BIN = path.join(REPO, 'bin/rap-studio.mjs');
 const COLUMNS = 15;
 
 /**
- * `csv-distinct`: the same size, but each copy's fnlwgt shifted by the copy's index (0…copies−1),
- * so no record repeats (a repeated file is loaded as distinct records with counts,
- * counting/source-table.ts): what a file of that size with no repeated records costs.
+ * `csv-distinct`: the same size, but each copy's fnlwgt shifted by the copy's index × 1,000,000
+ * (adult's fnlwgt is below 1,500,000), so no record repeats and fnlwgt has copies × 21,648
+ * distinct texts (6.5M at × 300): a repeated file is loaded as distinct records with counts
+ * (counting/source-table.ts), so this is what a file of that size with a continuous column costs.
  */
+const DISTINCT_SHIFT = 1_000_000;
 type Way = 'csv' | 'csv-distinct' | 'csv-streaming' | 'parquet' | 'duckdb-count-csv' | 'duckdb-count-parquet';
 
 interface ScaleCase {
@@ -96,7 +98,7 @@ interface Files {
  * adult.data's header row, then its records (blank lines dropped) `copies` times, as the issue's
  * file (/tmp/x300.sh); and, where asked, a Parquet copy of it.
  */
-async function makeFiles(
+export async function makeFiles(
   dir: string,
   copies: number,
   withParquet: boolean,
@@ -123,7 +125,7 @@ async function makeFiles(
     const out = createWriteStream(distinct);
     out.write(`${head}\n`);
     for (let i = 0; i < copies; i++) {
-      const shifted = fields.map((f) => f.map((v, j) => (j === fnlwgt ? ` ${Number(v) + i}` : v)).join(','));
+      const shifted = fields.map((f) => f.map((v, j) => (j === fnlwgt ? ` ${Number(v) + i * DISTINCT_SHIFT}` : v)).join(','));
       if (!out.write(`${shifted.join('\n')}\n`)) await once(out, 'drain');
     }
     out.end();
@@ -340,7 +342,7 @@ export async function runScaleSuite(
   }
   const report = [
     `# Benchmark: ${SCALE_SUITE}\n`,
-    "adult.data repeated (its header row once, no schema) released through `rap-studio synth` at ε = 1, δ = 1/n², 32 random 3-way marginals, n' = 1000, seeded (insecure: nothing is released): from the CSV counted by the embedded DuckDB (the default), from the CSV read by the streaming reader (`--counting streaming`: the path before DuckDB), from a Parquet copy, and from a copy with no repeated record (`csv-distinct`: each copy's fnlwgt shifted by its index; a repeated file is loaded as distinct records with counts); beside them DuckDB's one-scan count of the workload's tables and one-way marginals.\n",
+    "adult.data repeated (its header row once, no schema) released through `rap-studio synth` at ε = 1, δ = 1/n², 32 random 3-way marginals, n' = 1000, seeded (insecure: nothing is released): from the CSV counted by the embedded DuckDB (the default), from the CSV read by the streaming reader (`--counting streaming`: the path before DuckDB), from a Parquet copy, and from a copy with no repeated record (`csv-distinct`: each copy's fnlwgt shifted by its index × 1,000,000; a repeated file is loaded as distinct records with counts); beside them DuckDB's one-scan count of the workload's tables and one-way marginals.\n",
     `- Command: \`${command}\``,
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${describeMachine()}`,

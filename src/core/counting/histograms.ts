@@ -7,10 +7,11 @@
  * Exact statistics of the private data: never logged, never released.
  */
 
-import type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ColumnHistograms, HistogramCounter, HistogramSink } from '../data/histograms.ts';
 import type { TableOptions } from '../data/table.ts';
-import { groupingSetsQuery, setKey } from '../sql/counting.ts';
-import { type DuckDbOptions, resultChunks } from '../sql/duckdb.ts';
+import { histogramQuery, type Relation, setKey, textSampleQuery } from '../sql/counting.ts';
+import type { DuckDbOptions } from '../sql/duckdb.ts';
 import { fileRelation, onFileRelation } from './tables.ts';
 
 /**
@@ -30,15 +31,7 @@ export function fileHistogramCounter(
     const { relation, source } = await fileRelation(file, names, opts);
     return onFileRelation(
       relation,
-      async (c, counted) => {
-        const query = groupingSetsQuery(counted, [...names.map((n) => [source(n)]), []], 'duckdb');
-        return histogramsFromChunks(
-          names.map((n) => query.columns.indexOf(source(n))),
-          names,
-          query.columns.length,
-          resultChunks(c, query.sql),
-        );
-      },
+      (c, counted) => collectHistograms(names, (sink) => streamHistograms(c, counted, names, source, sink)),
       opts,
     );
   };
@@ -98,4 +91,74 @@ function histogramAccumulator(positions: readonly number[], names: readonly stri
       columns: new Map(names.map((name, j) => [name, byPosition.get(positions[j])!])),
     }),
   };
+}
+
+/**
+ * Streams the named columns' histograms of `rel` (one scan: sql/counting.ts histogramQuery) into
+ * `sink` a distinct text at a time, a result chunk read a column at a time: no column's histogram
+ * is held here, whatever its distinct texts. `source(name)`: the relation column of a name (two
+ * names on one column each get its texts). Resolves to the row count.
+ */
+export async function streamHistograms(
+  c: DuckDBConnection,
+  rel: Relation,
+  names: readonly string[],
+  source: (name: string) => string,
+  sink: HistogramSink,
+): Promise<number> {
+  const query = histogramQuery(rel, names.map(source), 'duckdb');
+  // The names fed by each query column.
+  const fed: number[][] = query.columns.map(() => []);
+  names.forEach((name, j) => {
+    fed[query.columns.indexOf(source(name))].push(j);
+  });
+  const result = await c.stream(query.sql);
+  let n = 0;
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return n;
+    const ks = chunk.getColumnValues(0);
+    const vs = chunk.getColumnValues(1);
+    const ns = chunk.getColumnValues(2);
+    for (let r = 0; r < ks.length; r++) {
+      const k = ks[r] as number;
+      const count = ns[r] as number;
+      if (k < 0) {
+        n = count;
+        continue;
+      }
+      const text = vs[r] as string;
+      for (const j of fed[k]) sink(j, text, count);
+    }
+  }
+}
+
+/** The histograms `stream` feeds, collected whole (a column with few distinct texts; tests). */
+export async function collectHistograms(
+  names: readonly string[],
+  stream: (sink: HistogramSink) => Promise<number>,
+): Promise<ColumnHistograms> {
+  const maps = names.map(() => new Map<string, number>());
+  const n = await stream((j, text, count) => {
+    const m = maps[j];
+    m.set(text, (m.get(text) ?? 0) + count);
+  });
+  return { n, columns: new Map(names.map((name, j) => [name, maps[j]])) };
+}
+
+/**
+ * The report's sample of `column` (release/report/fidelity.ts histogramSample) counted in
+ * DuckDB (sql/counting.ts textSampleQuery): raw texts in code-point order, each as often as its
+ * records cover sample positions. For a column too wide to return its histogram.
+ */
+export async function textSample(
+  c: DuckDBConnection,
+  rel: Relation,
+  column: string,
+  stride: number,
+): Promise<string[]> {
+  const rows = (await c.runAndReadAll(textSampleQuery(rel, column, stride, 'duckdb'))).getRows();
+  const out: string[] = [];
+  for (const [v, k] of rows) for (let i = 0; i < Number(k); i++) out.push(String(v));
+  return out;
 }

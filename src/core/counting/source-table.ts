@@ -21,20 +21,19 @@
  */
 
 import { stat } from 'node:fs/promises';
-import type { ColumnHistograms } from '../data/histograms.ts';
+import type { ColumnHistograms, HistogramStream } from '../data/histograms.ts';
 import type { Schema } from '../data/schema.ts';
 import type { TableOptions } from '../data/table.ts';
-import { csvColumnName, groupingSetsQuery, type Relation, relationSql } from '../sql/counting.ts';
+import { csvColumnName, type Relation, relationSql } from '../sql/counting.ts';
 import {
   type DuckDbOptions,
   type DuckDbSession,
   floatingColumns,
   onSession,
   openDuckDb,
-  resultChunks,
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
-import { histogramsFromChunks } from './histograms.ts';
+import { collectHistograms, streamHistograms, textSample } from './histograms.ts';
 import {
   assertSameDialect,
   type CountedTables,
@@ -69,6 +68,16 @@ export interface SourceTable {
   readonly distinct: boolean;
   /** Every named column's histogram of raw texts, and the row count (one query). */
   histograms(names: readonly string[], signal?: AbortSignal): Promise<ColumnHistograms>;
+  /**
+   * The same histograms streamed a distinct text at a time (the same query, none held whole):
+   * for a column with millions of distinct texts (discovery/histograms.ts discoverFromStream).
+   */
+  readonly stream?: HistogramStream;
+  /**
+   * The report's sample of a column (every `stride`-th record, records in code-point order of
+   * their raw texts: counting/histograms.ts textSample), for a column too wide to keep whole.
+   */
+  readonly textSample?: (name: string, stride: number, signal?: AbortSignal) => Promise<string[]>;
   /** The exact tables over `schema`'s codes (columns by name), and the row count (one query). */
   tables(
     schema: Schema,
@@ -148,15 +157,13 @@ export function sessionTable(
     folder: session.spill,
     distinct: counted.kind === 'table' && counted.weight !== undefined,
     histograms: (wanted, signal) =>
-      onSession(session, signal, async (c) => {
-        const query = groupingSetsQuery(counted, [...wanted.map((n) => [source(n)]), []], 'duckdb');
-        return histogramsFromChunks(
-          wanted.map((n) => query.columns.indexOf(source(n))),
-          wanted,
-          query.columns.length,
-          resultChunks(c, query.sql),
-        );
-      }),
+      onSession(session, signal, (c) =>
+        collectHistograms(wanted, (sink) => streamHistograms(c, counted, wanted, source, sink)),
+      ),
+    stream: (wanted, sink, signal) =>
+      onSession(session, signal, (c) => streamHistograms(c, counted, wanted, source, sink)),
+    textSample: (name, stride, signal) =>
+      onSession(session, signal, (c) => textSample(c, counted, source(name), stride)),
     tables: (schema, features, count = {}) => {
       const columns = schema.columns.map((c) => c.name);
       // A loaded table's wide columns are coded in DuckDB first (tables.ts countCodedOnDuckDb).

@@ -20,3 +20,20 @@ export interface ColumnHistograms {
 
 /** Counts the named columns' histograms, in one pass over the rows where the counter can. */
 export type HistogramCounter = (columns: readonly string[]) => Promise<ColumnHistograms>;
+
+/**
+ * Receives one distinct text of the `column`-th requested column and its record count (a
+ * streamed histogram: each text once per column, in no particular order).
+ */
+export type HistogramSink = (column: number, text: string, count: number) => void;
+
+/**
+ * Streams the named columns' histograms into `sink` (one pass where the counter can), holding
+ * none of them whole: a column with millions of distinct texts costs its stream, not a map.
+ * Resolves to the row count.
+ */
+export type HistogramStream = (
+  columns: readonly string[],
+  sink: HistogramSink,
+  signal?: AbortSignal,
+) => Promise<number>;

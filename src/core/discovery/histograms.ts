@@ -19,7 +19,7 @@
  * The histograms are exact statistics of the private data: never logged, never released.
  */
 
-import type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
+import type { ColumnHistograms, HistogramCounter, HistogramStream } from '../data/histograms.ts';
 import { DEFAULT_MISSING_MARKERS, numericParser } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { type DiscoveredSchema, type DiscoverOptions, discoverFromProfile } from './discover.ts';
@@ -27,7 +27,7 @@ import type { ColumnFormat } from './formats.ts';
 import { type CellCounter, ColumnCounts } from './profile.ts';
 import { TemporalCounts } from './temporal.ts';
 
-export type { ColumnHistograms, HistogramCounter } from '../data/histograms.ts';
+export type { ColumnHistograms, HistogramCounter, HistogramStream } from '../data/histograms.ts';
 
 export interface HistogramDiscoverOptions extends Omit<DiscoverOptions, 'unit' | 'columns' | 'choice'> {
   /**
@@ -77,6 +77,123 @@ export async function discoverFromHistograms(
     );
   const discovered = await discoverFromProfile(file, { header, records: histograms.n, columns }, again, opts);
   return { ...discovered, histograms };
+}
+
+/**
+ * Most distinct raw texts a column's histogram keeps whole beside a streamed discovery
+ * (discoverFromStream): a wider column (a continuous one, with millions) is fed to the counters as
+ * it streams and read again for a second pass; the count that past this stops keeping it.
+ */
+export const KEPT_TEXTS = 100_000;
+
+/** A streamed discovery's histograms: every column's, but a wide column's (past KEPT_TEXTS) left out. */
+export interface KeptHistograms extends ColumnHistograms {
+  /** The columns streamed but not kept (more distinct raw texts than the limit). */
+  readonly wide: readonly string[];
+}
+
+/**
+ * discoverFromHistograms over a STREAMED histogram (a loaded DuckDB table: counting/source-table.ts
+ * `stream`): `names` (all of `header` the caller wants histograms of; the undeclared ones are
+ * discovered) stream once, each distinct text fed to its column's counter as it comes, so no
+ * column is held whole; each column's histogram is kept for the caller up to `keep` distinct texts
+ * (KEPT_TEXTS; a wider column is listed in `wide`). The second pass (a chosen format's parser)
+ * feeds a kept histogram, and streams a wide column again. Counts are a function of each column's
+ * multiset of texts, not of their order: the same schema and noisy outputs as
+ * discoverFromHistograms and the streaming pass under the same noise.
+ */
+export async function discoverFromStream(
+  file: string,
+  header: readonly string[],
+  names: readonly string[],
+  stream: HistogramStream,
+  opts: HistogramDiscoverOptions & { readonly keep?: number },
+): Promise<DiscoveredSchema & { readonly histograms: KeptHistograms }> {
+  const markers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
+  const declared = declaredIn(file, header, opts.declared);
+  const undeclared = header.filter((h) => !declared.has(h));
+  const all = [...new Set([...names, ...undeclared])];
+  const keep = opts.keep ?? KEPT_TEXTS;
+  const cell = cellFeeder(markers, opts.trim ?? true);
+  const counters = new Map(undeclared.map((name) => [name, new ColumnCounts(name, markers.length)]));
+  const fed = all.map((name) => counters.get(name));
+  const kept: (Map<string, number> | undefined)[] = all.map(() => new Map());
+  const totals = new Float64Array(all.length);
+  const n = await stream(all, (j, raw, count) => {
+    const counter = fed[j];
+    if (counter) cell(counter, raw, count);
+    totals[j] += count;
+    const m = kept[j];
+    if (m) {
+      m.set(raw, (m.get(raw) ?? 0) + count);
+      if (m.size > keep) kept[j] = undefined;
+    }
+  });
+  for (const [j, name] of all.entries()) checkTotal(name, totals[j], n);
+  const wide = all.filter((_, j) => !kept[j]);
+  const columns = new Map<string, ReadonlyMap<string, number>>();
+  all.forEach((name, j) => {
+    const m = kept[j];
+    if (m && names.includes(name)) columns.set(name, m);
+  });
+  const again = async (chosen: ReadonlyMap<string, ColumnFormat>) => {
+    const out = new Map<string, CellCounter>();
+    const restream: string[] = [];
+    for (const [name, f] of chosen) {
+      const counter = formatCounter(name, f, markers.length);
+      out.set(name, counter);
+      const m = kept[all.indexOf(name)];
+      if (m) for (const [raw, count] of m) cell(counter, raw, count);
+      else restream.push(name);
+    }
+    if (restream.length > 0) {
+      const seen = new Float64Array(restream.length);
+      const rows = await stream(restream, (j, raw, count) => {
+        cell(out.get(restream[j])!, raw, count);
+        seen[j] += count;
+      });
+      if (rows !== n) throw new Error(`internal: the second pass counts ${rows} records, the first ${n}`);
+      for (const [j, name] of restream.entries()) checkTotal(name, seen[j], n);
+    }
+    return out;
+  };
+  const discovered = await discoverFromProfile(
+    file,
+    { header, records: n, columns: undeclared.map((name) => counters.get(name)!) },
+    again,
+    opts,
+  );
+  return { ...discovered, histograms: { n, columns, wide: wide.filter((w) => names.includes(w)) } };
+}
+
+/** The profile's counts of `names` from a streamed histogram (raw-source.ts's check before reserving). */
+export async function countsFromStream(
+  stream: HistogramStream,
+  names: readonly string[],
+  markers: readonly string[],
+  trim: boolean,
+  signal?: AbortSignal,
+): Promise<ColumnCounts[]> {
+  const cell = cellFeeder(markers, trim);
+  const counters = names.map((name) => new ColumnCounts(name, markers.length));
+  const n = await stream(names, (j, raw, count) => cell(counters[j], raw, count), signal);
+  for (const c of counters) checkTotal(c.name, c.total, n);
+  return counters;
+}
+
+function checkTotal(name: string, total: number, n: number): void {
+  if (total !== n) throw new Error(`internal: column "${name}" counts ${total} records, the table ${n}`);
+}
+
+/** Feeds one distinct raw text with its count into a counter as the streaming profile feeds a cell. */
+function cellFeeder(markers: readonly string[], trim: boolean) {
+  // As DiscoveryProfile: a value is missing when it is one of the markers (the last index of a repeated one).
+  const forms = new Map(markers.map((m, i) => [m, i]));
+  return (counter: CellCounter, raw: string, count: number): void => {
+    const value = trim ? raw.trim() : raw;
+    const form = forms.get(value);
+    counter.add(value, form !== undefined, form ?? 0, count);
+  };
 }
 
 /** The profile's counts of `names` from their histograms (raw-source.ts's check before reserving). */

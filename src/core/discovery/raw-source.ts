@@ -19,7 +19,12 @@ import type { NoiseSource } from '../privacy/noise.ts';
 import { discoveryPerColumn, discoveryShares, type ReleaseBudget, splitBudget } from './budget-split.ts';
 import { type DiscoveredSchema, discoverSchema, LEVEL1_SHARE } from './discover.ts';
 import type { ColumnFormat } from './formats.ts';
-import { countsFromHistograms, type HistogramCounter } from './histograms.ts';
+import {
+  countsFromHistograms,
+  countsFromStream,
+  type HistogramCounter,
+  type HistogramStream,
+} from './histograms.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
 import { type ColumnCounts, DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
@@ -182,10 +187,31 @@ export async function checkDiscoverable(
      * streaming pass. A counter that fails leaves the streaming pass to decide.
      */
     readonly counter?: HistogramCounter;
+    /**
+     * The same histograms streamed (a loaded table: counting/source-table.ts), preferred to
+     * `counter`: each distinct text is counted as it comes, no column's histogram is held whole
+     * (a continuous column has millions). A stream that fails leaves the streaming pass to decide.
+     */
+    readonly stream?: HistogramStream;
     readonly trim?: boolean;
   } = {},
 ): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
-  if (opts.counter) {
+  if (opts.stream) {
+    const counts = await countsFromStream(
+      opts.stream,
+      plan.undeclared,
+      DEFAULT_MISSING_MARKERS,
+      opts.trim ?? true,
+      opts.signal,
+    ).catch(() => {
+      opts.signal?.throwIfAborted();
+      return undefined;
+    });
+    if (counts) {
+      refuseUndiscoverable(plan, counts);
+      return { keptAsMissing: [] };
+    }
+  } else if (opts.counter) {
     const histograms = await opts.counter(plan.undeclared).catch(() => {
       opts.signal?.throwIfAborted();
       return undefined;

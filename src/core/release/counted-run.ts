@@ -15,7 +15,7 @@ import type { LoadResult } from '../data/load.ts';
 import type { Schema } from '../data/schema.ts';
 import { DEFAULT_MISSING_MARKERS } from '../data/values.ts';
 import type { DiscoveredSchema } from '../discovery/discover.ts';
-import type { HistogramCounter } from '../discovery/histograms.ts';
+import type { HistogramCounter, HistogramStream } from '../discovery/histograms.ts';
 import { discoverAndLoad, loadDiscovered, type RawSourcePlan } from '../discovery/raw-source.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
@@ -114,6 +114,7 @@ export async function countingCheck(
   duckdb?: DuckDbOptions,
 ): Promise<{
   readonly counter?: HistogramCounter;
+  readonly stream?: HistogramStream;
   readonly trim?: boolean;
   readonly table?: SourceTable;
   readonly streaming?: string;
@@ -141,6 +142,7 @@ export async function countingCheck(
   }
   return {
     counter: (names) => table.histograms(names, signal),
+    ...(table.stream ? { stream: (names, sink) => table.stream!(names, sink, signal) } : {}),
     trim: tableFormat(file) === 'csv',
     table,
   };
@@ -159,16 +161,22 @@ export async function fitOnTable(
   plan: RawSourcePlan,
   signal?: AbortSignal,
 ): Promise<FitCheck | undefined> {
-  const histograms = await table.histograms(
-    plan.declared.map((c) => c.name),
-    signal,
-  );
+  const names = plan.declared.map((c) => c.name);
   const trim = tableFormat(plan.path) === 'csv';
-  for (const column of plan.declared) {
-    const encode = columnEncoder(column, { missingMarkers: DEFAULT_MISSING_MARKERS, outOfDomain: 'reject' });
-    for (const text of histograms.columns.get(column.name)?.keys() ?? []) {
-      if (typeof encode(trim ? text.trim() : text) === 'string') return undefined;
-    }
-  }
-  return { records: histograms.n, misfits: 0, first: null, ragged: 0 };
+  const encoders = plan.declared.map((column) =>
+    columnEncoder(column, { missingMarkers: DEFAULT_MISSING_MARKERS, outOfDomain: 'reject' }),
+  );
+  let misfit = false;
+  const fits = (j: number, text: string) => {
+    if (!misfit && typeof encoders[j](trim ? text.trim() : text) === 'string') misfit = true;
+  };
+  // Streamed where the table can (a declared column may hold millions of distinct texts).
+  const records = table.stream
+    ? await table.stream(names, fits, signal)
+    : await table.histograms(names, signal).then((h) => {
+        for (const [j, name] of names.entries())
+          for (const text of h.columns.get(name)?.keys() ?? []) fits(j, text);
+        return h.n;
+      });
+  return misfit ? undefined : { records, misfits: 0, first: null, ragged: 0 };
 }

@@ -17,6 +17,7 @@ import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
 import { fitOnTable } from './counted-run.ts';
 import { discoverAndCount, streamingOnly } from './counted-source.ts';
+import { FIDELITY_SAMPLE_ROWS, histogramSample } from './report/fidelity.ts';
 
 const dir = tempDir('rap-counted-');
 afterAll(() => dir.remove());
@@ -79,6 +80,33 @@ async function compare(
       table: loaded,
     });
     expect(viaTable).toEqual(counted);
+    // Columns past `keep` distinct texts (a continuous column's millions, lowered here): fed to
+    // discovery as they stream, not kept; the report's sample of each counted in DuckDB.
+    const keep = 20;
+    const narrow = await discoverAndCount(plan, rows, seededNoise(seed), (s) => sets(s.columns.length), {
+      ...hdr,
+      table: loaded,
+      keep,
+    });
+    if (!('data' in narrow) || !('data' in counted)) throw new Error('streamed');
+    expect(narrow.discovery).toEqual(counted.discovery);
+    expect(narrow.data.dataset).toEqual(counted.data.dataset);
+    const all = counted.data.histograms.columns;
+    const wide = plan.header.filter((h) => (all.get(h)?.size ?? 0) > keep);
+    expect(wide.length).toBeGreaterThan(0);
+    expect([...(narrow.data.samples?.keys() ?? [])]).toEqual(wide);
+    for (const h of plan.header) {
+      if (!wide.includes(h)) {
+        expect(narrow.data.histograms.columns.get(h)).toEqual(all.get(h));
+        continue;
+      }
+      expect(narrow.data.histograms.columns.has(h)).toBe(false);
+      expect(narrow.data.samples?.get(h)).toEqual(histogramSample(all.get(h)!, rows, false));
+      // A stride past 1 (a file of over FIDELITY_SAMPLE_ROWS records).
+      expect(await loaded.textSample?.(h, 7)).toEqual(
+        histogramSample(all.get(h)!, 7 * FIDELITY_SAMPLE_ROWS, false),
+      );
+    }
   } finally {
     await loaded.dispose();
   }

@@ -29,10 +29,16 @@ import type { HeaderMode } from '../data/header.ts';
 import type { Schema } from '../data/schema.ts';
 import { readTableHeader } from '../data/table.ts';
 import type { DiscoveredSchema } from '../discovery/discover.ts';
-import { type ColumnHistograms, discoverFromHistograms } from '../discovery/histograms.ts';
+import {
+  type ColumnHistograms,
+  discoverFromHistograms,
+  discoverFromStream,
+  type KeptHistograms,
+} from '../discovery/histograms.ts';
 import type { RawSourcePlan } from '../discovery/raw-source.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
 import type { DuckDbOptions } from '../sql/duckdb.ts';
+import { sampleStride } from './report/fidelity.ts';
 
 /** Which reader counted the private data, and why the streaming one where it did (public facts). */
 export type Counting =
@@ -53,6 +59,11 @@ export interface CountedLoad {
   /** The released columns' names in file order (the column choice applied). */
   readonly header: readonly string[];
   readonly histograms: ColumnHistograms;
+  /**
+   * The report's samples of the columns whose histograms are not kept (more distinct texts than
+   * discovery/histograms.ts KEPT_TEXTS: a continuous column), counted in DuckDB.
+   */
+  readonly samples?: ReadonlyMap<string, readonly string[]>;
   /** Whether the streaming reader trims the histograms' texts (CSV). */
   readonly trimmed: boolean;
 }
@@ -101,6 +112,8 @@ export interface CountedSourceOptions {
    * whole release: counting/source-table.ts); the caller disposes it. Absent: DuckDB reads the file.
    */
   readonly table?: SourceTable;
+  /** Most distinct texts a column's histogram keeps (discovery/histograms.ts KEPT_TEXTS; tests lower it). */
+  readonly keep?: number;
 }
 
 /**
@@ -134,19 +147,8 @@ export async function discoverAndCount(
   // Every released column's histogram: discovery reads the undeclared ones, the curator's private
   // report every one (report/fidelity.ts), so the file is not read again for it.
   const names = plan.header;
-  // Scan 1, before any noise: a failure here costs nothing, the streaming path starts afresh.
-  let histograms: ColumnHistograms;
-  try {
-    histograms = opts.table
-      ? await opts.table.histograms(names, opts.signal)
-      : await fileHistogramCounter(plan.path, duckdb)(names);
-  } catch (err) {
-    opts.signal?.throwIfAborted();
-    return { counting: { by: 'streaming', why: unreadable(err) } };
-  }
-  if (histograms.n !== n) throw changed(plan.path, n, histograms.n);
   // With every column declared nothing is measured (discovery's budget is then a placeholder).
-  const discovery = await discoverFromHistograms(plan.path, plan.header, async () => histograms, {
+  const discoverOpts = {
     rho: plan.budget.rhoDiscovery > 0 ? plan.budget.rhoDiscovery : 1,
     delta: plan.budget.deltaDiscovery > 0 ? plan.budget.deltaDiscovery : 0.5,
     noise,
@@ -154,7 +156,51 @@ export async function discoverAndCount(
     trim: tableFormat(plan.path) === 'csv',
     ...(plan.hierarchies ? { hierarchies: plan.hierarchies } : {}),
     ...(plan.formats ? { formats: plan.formats } : {}),
-  });
+  };
+  // Scan 1, before any noise: a failure here costs nothing, the streaming path starts afresh.
+  let histograms: ColumnHistograms;
+  let discovery: DiscoveredSchema & { readonly histograms: ColumnHistograms };
+  let wide: readonly string[] = [];
+  const stream = opts.table?.stream;
+  if (stream) {
+    // Streamed: each distinct text counted as it comes, a wide column's never held whole.
+    let streamed = false;
+    let mismatch = false;
+    try {
+      discovery = await discoverFromStream(
+        plan.path,
+        plan.header,
+        names,
+        async (columns, sink) => {
+          const rows = await stream(columns, sink, opts.signal);
+          mismatch = !streamed && rows !== n;
+          if (mismatch) throw changed(plan.path, n, rows);
+          streamed = true;
+          return rows;
+        },
+        { ...discoverOpts, ...(opts.keep === undefined ? {} : { keep: opts.keep }) },
+      );
+    } catch (err) {
+      // Past the first stream discovery may have drawn noise: its failure is the release's.
+      if (streamed || mismatch) throw err;
+      opts.signal?.throwIfAborted();
+      return { counting: { by: 'streaming', why: unreadable(err) } };
+    }
+    const kept = discovery.histograms as KeptHistograms;
+    histograms = { n: kept.n, columns: kept.columns };
+    wide = kept.wide;
+  } else {
+    try {
+      histograms = opts.table
+        ? await opts.table.histograms(names, opts.signal)
+        : await fileHistogramCounter(plan.path, duckdb)(names);
+    } catch (err) {
+      opts.signal?.throwIfAborted();
+      return { counting: { by: 'streaming', why: unreadable(err) } };
+    }
+    if (histograms.n !== n) throw changed(plan.path, n, histograms.n);
+    discovery = await discoverFromHistograms(plan.path, plan.header, async () => histograms, discoverOpts);
+  }
   const { histograms: _, ...found } = discovery;
   // The schema the streaming load encodes with (load.ts): "(other)" where a discovered column takes it.
   const schema = withOtherCategory(found.schema, RELEASE_OUT_OF_DOMAIN);
@@ -171,6 +217,12 @@ export async function discoverAndCount(
   }
   if (counted.n !== n) throw changed(plan.path, n, counted.n);
   const tables = new Map(sets.map((fs, i) => [tableKey(fs), counted.tables[i]]));
+  // The curator's report samples of the wide columns (private; their histograms were not kept).
+  const samples = new Map<string, readonly string[]>();
+  for (const name of wide) {
+    const sample = await opts.table?.textSample?.(name, sampleStride(n), opts.signal);
+    if (sample) samples.set(name, sample);
+  }
   const shape = await readTableHeader(plan.path, {
     ...header,
     expectedNames: schema.columns.map((c) => c.name),
@@ -184,6 +236,7 @@ export async function discoverAndCount(
       summary: { hasHeader: shape.hasHeader },
       header: plan.header,
       histograms,
+      ...(samples.size > 0 ? { samples } : {}),
       trimmed: tableFormat(plan.path) === 'csv',
     },
   };

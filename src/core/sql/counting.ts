@@ -194,3 +194,50 @@ export function setKey(flags: readonly number[]): string {
   });
   return ps.join(',');
 }
+
+/**
+ * Discovery's one-way histograms of `columns` as NARROW rows (k, v, n): k the position of the
+ * row's column in the query's `columns` (−1 for the row count, whose v is ''), v its raw text
+ * (NULL as ''), n its count (a DOUBLE: exact below 2^53). The same one-scan grouping-sets query
+ * (each column alone, and the empty set), its 2m + 1 result columns folded into three, so a
+ * column with millions of distinct texts comes back as three values a text, read a column at a
+ * time (counting/histograms.ts streamHistograms) instead of a row array each.
+ */
+export function histogramQuery(rel: Relation, columns: readonly string[], dialect: Dialect): CountingQuery {
+  const q = groupingSetsQuery(rel, [...columns.map((c) => [c]), []], dialect);
+  const g = (i: number) => quoteIdent(`g${i}`, dialect);
+  const v = (i: number) => quoteIdent(`v${i}`, dialect);
+  const m = q.columns.length;
+  const k =
+    m === 0 ? '-1' : `CASE ${q.columns.map((_, i) => `WHEN ${g(i)} = 0 THEN ${i}`).join(' ')} ELSE -1 END`;
+  const text =
+    m === 0 ? "''" : `CASE ${q.columns.map((_, i) => `WHEN ${g(i)} = 0 THEN ${v(i)}`).join(' ')} ELSE '' END`;
+  const double = dialect === 'postgres' ? 'DOUBLE PRECISION' : 'DOUBLE';
+  const sql =
+    `SELECT CAST(${k} AS INTEGER) AS ${quoteIdent('k', dialect)}, ${text} AS ${quoteIdent('v', dialect)}, ` +
+    `CAST(${quoteIdent('n', dialect)} AS ${double}) AS ${quoteIdent('n', dialect)} FROM (${q.sql}) AS h`;
+  return { sql, columns: q.columns, sets: q.sets };
+}
+
+/**
+ * The curator's report sample of one column (report/fidelity.ts histogramSample: every s-th
+ * record with the records in order of their texts), from its exact histogram without returning
+ * it: each distinct raw text (NULL as '') with the number of sample positions its records cover,
+ * k = ⌈e/s⌉ − ⌈(e − n)/s⌉ where e is the running count through it, only texts with k > 0, in
+ * byte order of the UTF-8 texts (code-point order). At most ⌈rows/s⌉ rows come back.
+ */
+export function textSampleQuery(rel: Relation, column: string, stride: number, dialect: Dialect): string {
+  if (!Number.isSafeInteger(stride) || stride < 1)
+    throw new RangeError(`a sample stride is a whole number ≥ 1, not ${stride}`);
+  const q = groupingSetsQuery(rel, [[column]], dialect);
+  const n = quoteIdent('n', dialect);
+  const e = quoteIdent('e', dialect);
+  const k = quoteIdent('k', dialect);
+  const v = quoteIdent('v0', dialect);
+  return (
+    `SELECT ${v} AS ${quoteIdent('v', dialect)}, ${k} FROM (SELECT ${v}, ` +
+    `CAST(CEIL(${e} / ${stride}.0) - CEIL((${e} - ${n}) / ${stride}.0) AS INTEGER) AS ${k} FROM ` +
+    `(SELECT ${v}, ${n}, SUM(${n}) OVER (ORDER BY ${v} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ${e} ` +
+    `FROM (${q.sql}) AS h) AS r) AS s WHERE ${k} > 0 ORDER BY ${v}`
+  );
+}

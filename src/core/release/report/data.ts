@@ -62,6 +62,8 @@ export interface ReportInput {
     readonly header: readonly string[];
     /** A counted source's per-column histograms (release/counted-source.ts). */
     readonly histograms?: { readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>> };
+    /** A counted source's report samples of its columns too wide to keep (counted-source.ts). */
+    readonly samples?: ReadonlyMap<string, readonly string[]>;
     readonly trimmed?: boolean;
   };
   readonly result: {
@@ -196,7 +198,13 @@ export async function buildReportData(
       header: f.loaded.header,
       rows: f.loaded.dataset.n,
       ...(f.loaded.histograms
-        ? { histograms: { columns: f.loaded.histograms.columns, trimmed: f.loaded.trimmed === true } }
+        ? {
+            histograms: {
+              columns: f.loaded.histograms.columns,
+              trimmed: f.loaded.trimmed === true,
+              ...(f.loaded.samples ? { samples: f.loaded.samples } : {}),
+            },
+          }
         : {}),
     },
     { path: releasedCsv, rows: f.result.synthetic.n },

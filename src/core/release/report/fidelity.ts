@@ -260,6 +260,11 @@ export async function columnFidelity(
       readonly columns: ReadonlyMap<string, ReadonlyMap<string, number>>;
       /** Whether the reader trims the texts (CSV). */
       readonly trimmed: boolean;
+      /**
+       * A column too wide to keep its histogram: its sample, counted where the rows are (raw
+       * texts, as histogramSample draws them: counting/histograms.ts textSample).
+       */
+      readonly samples?: ReadonlyMap<string, readonly string[]>;
     };
   },
   released: { readonly path: string; readonly rows: number },
@@ -268,9 +273,11 @@ export async function columnFidelity(
   const names = columns.map((c) => c.name);
   const counted = privateFile.histograms;
   const real = counted
-    ? names.map((n) =>
-        histogramSample(counted.columns.get(n) ?? new Map(), privateFile.rows, counted.trimmed),
-      )
+    ? names.map((n) => {
+        const sample = counted.samples?.get(n);
+        if (sample) return sample.map((t) => (counted.trimmed ? t.trim() : t));
+        return histogramSample(counted.columns.get(n) ?? new Map(), privateFile.rows, counted.trimmed);
+      })
     : await columnValues(
         privateFile.path,
         names,
@@ -284,6 +291,11 @@ export async function columnFidelity(
   );
 }
 
+/** The report sample's stride for a file of `rows` records (every s-th record: FIDELITY_SAMPLE_ROWS). */
+export function sampleStride(rows: number): number {
+  return Math.max(1, Math.ceil(rows / FIDELITY_SAMPLE_ROWS));
+}
+
 /**
  * The systematic sample columnValues draws (every s-th record), from a column's exact histogram:
  * the records taken in code-point order of their texts, so each text is sampled in proportion to
@@ -294,7 +306,7 @@ export function histogramSample(
   rows: number,
   trim: boolean,
 ): string[] {
-  const stride = Math.max(1, Math.ceil(rows / FIDELITY_SAMPLE_ROWS));
+  const stride = sampleStride(rows);
   const out: string[] = [];
   let at = 0;
   for (const text of [...histogram.keys()].sort()) {
