@@ -90,6 +90,8 @@ export const KEPT_TEXTS = 100_000;
 export interface KeptHistograms extends ColumnHistograms {
   /** The columns streamed but not kept (more distinct raw texts than the limit). */
   readonly wide: readonly string[];
+  /** Every streamed column's number of distinct raw texts (counting/tables.ts CountOptions.texts). */
+  readonly texts: ReadonlyMap<string, number>;
 }
 
 /**
@@ -119,10 +121,12 @@ export async function discoverFromStream(
   const fed = all.map((name) => counters.get(name));
   const kept: (Map<string, number> | undefined)[] = all.map(() => new Map());
   const totals = new Float64Array(all.length);
+  const distinct = new Float64Array(all.length);
   const n = await stream(all, (j, raw, count) => {
     const counter = fed[j];
     if (counter) cell(counter, raw, count);
     totals[j] += count;
+    distinct[j]++;
     const m = kept[j];
     if (m) {
       m.set(raw, (m.get(raw) ?? 0) + count);
@@ -163,7 +167,8 @@ export async function discoverFromStream(
     again,
     opts,
   );
-  return { ...discovered, histograms: { n, columns, wide: wide.filter((w) => names.includes(w)) } };
+  const texts = new Map(all.map((name, j) => [name, distinct[j]]));
+  return { ...discovered, histograms: { n, columns, wide: wide.filter((w) => names.includes(w)), texts } };
 }
 
 /** The profile's counts of `names` from a streamed histogram (raw-source.ts's check before reserving). */

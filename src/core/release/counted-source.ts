@@ -161,6 +161,7 @@ export async function discoverAndCount(
   let histograms: ColumnHistograms;
   let discovery: DiscoveredSchema & { readonly histograms: ColumnHistograms };
   let wide: readonly string[] = [];
+  let texts: ReadonlyMap<string, number> | undefined;
   const stream = opts.table?.stream;
   if (stream) {
     // Streamed: each distinct text counted as it comes, a wide column's never held whole.
@@ -189,6 +190,7 @@ export async function discoverAndCount(
     const kept = discovery.histograms as KeptHistograms;
     histograms = { n: kept.n, columns: kept.columns };
     wide = kept.wide;
+    texts = kept.texts;
   } else {
     try {
       histograms = opts.table
@@ -207,7 +209,11 @@ export async function discoverAndCount(
   const sets = uniqueTableFeatures(featureSets(schema));
   let counted: Awaited<ReturnType<typeof countFileTables>>;
   try {
-    const count = { outOfDomain: RELEASE_OUT_OF_DOMAIN, trim: tableFormat(plan.path) === 'csv' };
+    const count = {
+      outOfDomain: RELEASE_OUT_OF_DOMAIN,
+      trim: tableFormat(plan.path) === 'csv',
+      ...(texts ? { texts } : {}),
+    };
     counted = opts.table
       ? await opts.table.tables(schema, sets, { ...count, ...(opts.signal ? { signal: opts.signal } : {}) })
       : await countFileTables(plan.path, schema, sets, { ...duckdb, ...count });
