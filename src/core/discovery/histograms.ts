@@ -20,7 +20,7 @@
  */
 
 import type { ColumnHistograms, HistogramCounter, HistogramStream } from '../data/histograms.ts';
-import { DEFAULT_MISSING_MARKERS, numericParser } from '../data/values.ts';
+import { DEFAULT_MISSING_MARKERS, numericParser, parseNumber } from '../data/values.ts';
 import { InputError } from '../errors.ts';
 import { type DiscoveredSchema, type DiscoverOptions, discoverFromProfile } from './discover.ts';
 import type { ColumnFormat } from './formats.ts';
@@ -171,7 +171,10 @@ export async function discoverFromStream(
   return { ...discovered, histograms: { n, columns, wide: wide.filter((w) => names.includes(w)), texts } };
 }
 
-/** The profile's counts of `names` from a streamed histogram (raw-source.ts's check before reserving). */
+/**
+ * The profile's counts of `names` from a streamed histogram for raw-source.ts's check before
+ * reserving (refuseUndiscoverable reads their types and distinct values; no format classes).
+ */
 export async function countsFromStream(
   stream: HistogramStream,
   names: readonly string[],
@@ -180,7 +183,9 @@ export async function countsFromStream(
   signal?: AbortSignal,
 ): Promise<ColumnCounts[]> {
   const cell = cellFeeder(markers, trim);
-  const counters = names.map((name) => new ColumnCounts(name, markers.length));
+  // The check reads types and distinct values only: the plain parser given outright spares the
+  // format classes (the same numbers, texts, padded codes and values).
+  const counters = names.map((name) => new ColumnCounts(name, markers.length, parseNumber));
   const n = await stream(names, (j, raw, count) => cell(counters[j], raw, count), signal);
   for (const c of counters) checkTotal(c.name, c.total, n);
   return counters;

@@ -208,11 +208,29 @@ describe("the check before the reservation from DuckDB's histograms", () => {
     );
     expect(streamed).toMatch(/more than 100,000 distinct values, not all numbers/);
     expect(counted).toBe(streamed);
+    // Streamed from the loaded table (the release's path): the same refusal, no histogram held.
+    const table = await loadSourceTable(wide, plan.header);
+    try {
+      const viaStream = await checkDiscoverable(plan, {
+        stream: (names, sink) => table.stream!(names, sink),
+      }).catch((e: Error) => e.message);
+      expect(viaStream).toBe(streamed);
+    } finally {
+      await table.dispose();
+    }
     const fine = dir.file('fine.csv', messy(500));
     const finePlan = await planRawSource(fine, [], { epsilon: 1, delta: 1e-6, share: 0.2 });
     expect(await checkDiscoverable(finePlan, { counter: fileHistogramCounter(fine) })).toEqual({
       keptAsMissing: [],
     });
+    const fineTable = await loadSourceTable(fine, finePlan.header);
+    try {
+      expect(
+        await checkDiscoverable(finePlan, { stream: (names, sink) => fineTable.stream!(names, sink) }),
+      ).toEqual({ keptAsMissing: [] });
+    } finally {
+      await fineTable.dispose();
+    }
   }, 60_000);
 });
 

@@ -5,8 +5,16 @@ import { HIERARCHY_PRESETS } from '../../../src/core/data/hierarchy.ts';
 import type { Column } from '../../../src/core/data/schema.ts';
 import { readTableHeader } from '../../../src/core/data/table.ts';
 import { tempDir } from '../../../src/core/data/testing.ts';
+import { DEFAULT_MISSING_MARKERS } from '../../../src/core/data/values.ts';
 import { type DiscoverOptions, discoverSchema } from '../../../src/core/discovery/discover.ts';
-import { type ColumnHistograms, discoverFromHistograms } from '../../../src/core/discovery/histograms.ts';
+import {
+  type ColumnHistograms,
+  countsFromHistograms,
+  countsFromStream,
+  discoverFromHistograms,
+  discoverFromStream,
+  type HistogramStream,
+} from '../../../src/core/discovery/histograms.ts';
 import { ColumnCounts, MAX_DISTINCT_TEXTS } from '../../../src/core/discovery/profile.ts';
 import { seededNoise } from '../../../src/core/privacy/noise.ts';
 
@@ -103,6 +111,91 @@ describe('discovery from per-column histograms = the streaming pass', () => {
     await expect(fileHistogramCounter(file, { header: true })(['a', 'b'])).rejects.toBeInstanceOf(
       NotForDuckDb,
     );
+  });
+});
+
+/**
+ * A stream over whole histograms, each column's texts in REVERSE order of the map and split in
+ * two visits (a streamed histogram comes in no particular order, a text once per column).
+ */
+function streamOf(histograms: ColumnHistograms): HistogramStream {
+  return async (columns, sink) => {
+    for (const [j, name] of columns.entries()) {
+      const entries = [...(histograms.columns.get(name) ?? new Map())].reverse();
+      const half = entries.length >> 1;
+      for (const [text, count] of entries.slice(half)) sink(j, text, count);
+      for (const [text, count] of entries.slice(0, half)) sink(j, text, count);
+    }
+    return histograms.n;
+  };
+}
+
+describe('discovery from STREAMED histograms (a wide column never held whole) = the streaming pass', () => {
+  it.each([
+    ['every column kept', 1_000_000],
+    ['columns past 25 distinct texts not kept: fed as they stream, a chosen format streamed again', 25],
+  ])('%s: the same schema and noisy outputs', async (_, keep) => {
+    const file = dir.file(`stream-${keep}.csv`, messy(3000));
+    const { header } = await readTableHeader(file, { header: true });
+    const histograms = await fileHistogramCounter(file, { header: true })(header);
+    for (const seed of [1, 2]) {
+      const opts = { rho: 1, delta: 1e-6 };
+      const streamed = await discoverSchema(file, { ...opts, header: true, noise: seededNoise(seed) });
+      let passes = 0;
+      const stream: HistogramStream = (columns, sink) => {
+        passes++;
+        return streamOf(histograms)(columns, sink);
+      };
+      const found = await discoverFromStream(file, header, header, stream, {
+        ...opts,
+        keep,
+        noise: seededNoise(seed),
+      });
+      const { histograms: kept, ...rest } = found;
+      expect(rest).toEqual(streamed);
+      // The kept histograms are the whole ones; the wide columns are listed, not kept.
+      const wide = header.filter((h) => (histograms.columns.get(h)?.size ?? 0) > keep);
+      expect(kept.wide).toEqual(wide);
+      expect(kept.n).toBe(histograms.n);
+      for (const h of header) {
+        expect(kept.texts.get(h)).toBe(histograms.columns.get(h)?.size);
+        if (!wide.includes(h)) expect(kept.columns.get(h)).toEqual(histograms.columns.get(h));
+        else expect(kept.columns.has(h)).toBe(false);
+      }
+      // A chosen format (the dates, the locale numbers) of a wide column is streamed again.
+      expect(passes).toBe(keep < 1000 ? 2 : 1);
+    }
+  });
+
+  it("the check's counts from a stream = from the whole histograms (types, distinct values)", async () => {
+    const file = dir.file('check.csv', messy(2000));
+    const { header } = await readTableHeader(file, { header: true });
+    const histograms = await fileHistogramCounter(file, { header: true })(header);
+    const whole = countsFromHistograms(histograms, header, DEFAULT_MISSING_MARKERS, true);
+    const streamed = await countsFromStream(streamOf(histograms), header, DEFAULT_MISSING_MARKERS, true);
+    for (const [j, c] of streamed.entries()) {
+      const w = whole[j];
+      expect([c.name, c.missing, c.missingForms, c.numbers, c.texts, c.padded, c.fractional]).toEqual([
+        w.name,
+        w.missing,
+        w.missingForms,
+        w.numbers,
+        w.texts,
+        w.padded,
+        w.fractional,
+      ]);
+      expect(c.values).toEqual(w.values);
+    }
+  });
+
+  it('a stream whose counts do not sum to n is an internal error', async () => {
+    const stream: HistogramStream = async (_, sink) => {
+      sink(0, '1', 2);
+      return 3;
+    };
+    await expect(
+      discoverFromStream('t', ['a'], ['a'], stream, { rho: 1, delta: 1e-6, noise: seededNoise(1) }),
+    ).rejects.toThrow(/counts 2 records/);
   });
 });
 
