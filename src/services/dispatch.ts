@@ -105,7 +105,15 @@ export const argSchemas = {
   describeDatabase: databaseSource,
   setDatabaseCap: z.object({ source: databaseSource, epsilon: field, delta: field.optional() }).strict(),
   startDatabaseRun: z
-    .object({ source: databaseSource, thresholds: z.array(threshold).max(100_000), settings })
+    .object({
+      source: databaseSource,
+      thresholds: z.array(threshold).max(100_000),
+      schema: z
+        .object({ columns: z.array(columnSchema).max(10_000) })
+        .strict()
+        .optional(),
+      settings,
+    })
     .strict(),
   openDataset: z
     .object({
