@@ -131,6 +131,12 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       for (const line of lines.slice(1))
         expect(['Cardiology', 'Emergency', 'Oncology', 'Paediatrics']).toContain(line.split(',')[0]);
       expect(await page.content()).not.toContain('typed-pw-e2e-q');
+      // Nor in the page's persisted state (the step and the settings form live in sessionStorage).
+      expect(
+        await page.evaluate(() =>
+          JSON.stringify((globalThis as unknown as { sessionStorage: object }).sessionStorage),
+        ),
+      ).not.toContain('typed-pw-e2e');
 
       // The ledger: the query source's dataset (the database's, named as the CLI names it), one
       // committed release over the kept columns; no query text and no password anywhere in it.

@@ -203,5 +203,50 @@ describe.skipIf(!PG)(
         ledger.close();
       }
     });
+
+    it('every released column declared (nothing to discover): the release uses the declared domains only', async () => {
+      const all = {
+        columns: [
+          ...schema.columns,
+          {
+            name: 'smoker',
+            kind: 'categorical' as const,
+            categories: ['daily', 'never', 'weekly'],
+            missing: false,
+          },
+          { name: 'age', kind: 'numeric' as const, edges: [0, 40, 80, 120], integer: true, missing: false },
+        ],
+      };
+      const started = await app.call('startDatabaseRun', {
+        source: source(),
+        thresholds,
+        schema: all,
+        settings,
+      });
+      let run = await app.call('runState', {});
+      for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        run = await app.call('runState', {});
+      }
+      expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
+      const exported = await app.call('exportRun', { runId: started.runId });
+      if (!exported.written) throw new Error('not written');
+      const lines = readFileSync(exported.path, 'utf8').trim().split(/\r?\n/);
+      expect(lines[0]).toBe('ward,smoker,age');
+      for (const line of lines.slice(1)) {
+        const [ward, smoker, age] = line.split(',');
+        expect(schema.columns[0].categories).toContain(ward);
+        expect(['daily', 'never', 'weekly']).toContain(smoker);
+        expect(Number(age)).toBeGreaterThanOrEqual(0);
+        expect(Number(age)).toBeLessThanOrEqual(120);
+      }
+      // No discovery: nothing of the budget goes to it.
+      const ledger = Ledger.open(join(dir, 'ledger.sqlite'));
+      try {
+        expect(ledger.releases().at(-1)?.mechanism).not.toContain('domain-discovery');
+      } finally {
+        ledger.close();
+      }
+    });
   },
 );
