@@ -11,8 +11,11 @@
  * - the budget is the database dataset's in the ledger, its identity keyed with the ledger's key
  *   (databaseFacts), set here as setCap sets a file's.
  *
- * Not offered for a database source (refused, saying so): the person level (as the CLI) and
- * hierarchies.
+ * - one person, several rows (`settings.unitColumn`, the Schema step's "identifier"): the unit
+ *   column is no column of the release and no column of the workload (as for a file); the person
+ *   level itself is the release pipeline's (core/release/database.ts), which says what it supports.
+ *
+ * Not offered for a database source (refused, saying so): hierarchies.
  * The password stays on the source object in memory (database-service.ts databaseSource).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,6 +25,7 @@ import { InputError } from '../core/errors.ts';
 import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { databaseDatasetName, databaseFacts } from '../core/release/database.ts';
+import { workloadWithoutUnit } from '../core/release/person.ts';
 import { dataSource, releaseSpec } from '../core/release/spec.ts';
 import type { Services } from './api-services.ts';
 import type { AppState } from './app-state.ts';
@@ -72,15 +76,29 @@ export function databaseRunService(state: AppState): DatabaseRunService {
       if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
       const refuse = (what: string, field: string) =>
         new InputError(`${src.location}: ${what} is not available for a database source.`, { field });
-      if (parsed.unit) throw refuse('the person level (a unit column)', 'unitColumn');
       if (parsed.hierarchies) throw refuse('a hierarchical column', 'hierarchy');
       if (thresholds.length === 0) {
         throw new InputError('The workload has no thresholds: add some over the source’s columns.');
       }
       // The columns from the catalogue (no row read); the workload is checked against their names.
       const names = await withPostgres(src, (client) => tableColumns(client, src));
+      const unit = parsed.unit;
+      if (unit && !names.includes(unit.column)) {
+        throw new InputError(
+          `${src.location}: no column named "${unit.column}" (its columns: ${names.join(', ')}): choose the column ` +
+            'that identifies a person.',
+          { field: 'unitColumn', column: unit.column },
+        );
+      }
+      // The release's columns: the source's, without the unit column (never released), through the choice.
       const all = provisionalSchema(names, []);
-      const workload = keptWorkload(resolveWorkload(thresholds, all, src.location), all, parsed.columns);
+      const resolved = resolveWorkload(thresholds, all, src.location);
+      const released = unit ? names.filter((n) => n !== unit.column) : names;
+      const workload = keptWorkload(
+        unit ? workloadWithoutUnit(resolved, names.indexOf(unit.column), unit.column) : resolved,
+        provisionalSchema(released, []),
+        parsed.columns,
+      );
       const declared = declaredDatabaseSchema(src.location, names, schema);
       const spec = releaseSpec(parsed, {
         source: {
@@ -90,6 +108,7 @@ export function databaseRunService(state: AppState): DatabaseRunService {
         datasetName: databaseDatasetName(src),
         workload,
         columns: names.length,
+        ...(unit && { unit }),
         allowNonPrivateDomain: false,
       });
       const dataset = {
