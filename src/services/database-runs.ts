@@ -51,7 +51,7 @@ export function databaseRunName(src: PostgresSource): string {
 
 export function databaseRunService(state: AppState): DatabaseRunService {
   return {
-    async setDatabaseCap({ source, epsilon, delta }) {
+    async setDatabaseCap({ source, epsilon, delta, unitColumn }) {
       const src = databaseSource(source);
       const eps = parseEpsilon('The cap ε', epsilon);
       const { header, facts } = await databaseFacts(src, [], await ledgerKey(state), undefined, true);
@@ -59,6 +59,15 @@ export function databaseRunService(state: AppState): DatabaseRunService {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, facts.rows))
           : parseDelta('The cap δ', delta);
+      // The unit is fixed with the cap: per person (the column) or per row (docs/privacy.md).
+      const unit = unitColumn === undefined || unitColumn.trim() === '' ? undefined : unitColumn;
+      if (unit !== undefined && !header.includes(unit)) {
+        throw new InputError(
+          `${src.location}: no column named "${unit}" (its columns: ${header.join(', ')}): choose the column ` +
+            'that identifies a person.',
+          { field: 'unitColumn', column: unit },
+        );
+      }
       const known = await state.ledger.ensureDataset({
         fingerprint: facts.fingerprint,
         name: databaseDatasetName(src),
@@ -66,7 +75,7 @@ export function databaseRunService(state: AppState): DatabaseRunService {
         columns: [...header],
         chosen: false,
       });
-      await state.ledger.setCap(known.fingerprint, eps, d, undefined);
+      await state.ledger.setCap(known.fingerprint, eps, d, unit);
       return budgetFromTotals(await state.ledger.totals(known.fingerprint));
     },
 

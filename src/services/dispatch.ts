@@ -103,7 +103,14 @@ export const argSchemas = {
   session: empty,
   pickFile: z.object({ purpose: z.literal('data') }).strict(),
   describeDatabase: databaseSource,
-  setDatabaseCap: z.object({ source: databaseSource, epsilon: field, delta: field.optional() }).strict(),
+  setDatabaseCap: z
+    .object({
+      source: databaseSource,
+      epsilon: field,
+      delta: field.optional(),
+      unitColumn: z.string().max(1000).optional(),
+    })
+    .strict(),
   startDatabaseRun: z
     .object({
       source: databaseSource,

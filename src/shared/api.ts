@@ -197,6 +197,8 @@ export interface DatabaseCapArg {
   readonly source: DatabaseSourceArg;
   readonly epsilon: string;
   readonly delta?: string;
+  /** The unit is fixed with the cap (as setCap's): per person (this column) or, blank, per row. */
+  readonly unitColumn?: string;
 }
 
 export interface OpenDatasetArg {

@@ -296,10 +296,14 @@ describe.skipIf(!PG)('a database source with an identifier column (RAP_TEST_POST
       }),
     );
     expect(inWorkload.message).toContain('the workload names the unit column "person"');
+    const cap = await refusal(
+      app.call('setDatabaseCap', { source: source(), epsilon: '5', unitColumn: 'patient' }),
+    );
+    expect(cap.message).toContain('no column named "patient"');
   });
 
   it.skipIf(PERSON_IN_CORE)('not in the core yet: its refusal, before anything is reserved', async () => {
-    await app.call('setDatabaseCap', { source: source(), epsilon: '5' });
+    await app.call('setDatabaseCap', { source: source(), epsilon: '5', unitColumn: 'person' });
     const releases = () => {
       const ledger = Ledger.open(join(dir, 'ledger.sqlite'));
       try {
@@ -317,7 +321,7 @@ describe.skipIf(!PG)('a database source with an identifier column (RAP_TEST_POST
   it.skipIf(!PERSON_IN_CORE)(
     'released per person: the identifier never in the CSV; the ledger charges a person-level release',
     async () => {
-      await app.call('setDatabaseCap', { source: source(), epsilon: '5' });
+      await app.call('setDatabaseCap', { source: source(), epsilon: '5', unitColumn: 'person' });
       const started = await app.call('startDatabaseRun', { source: source(), thresholds, settings });
       let run = await app.call('runState', {});
       for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
