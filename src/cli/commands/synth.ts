@@ -242,16 +242,12 @@ async function unitFromFlags(flags: SynthFlags, source: DataSource) {
       throw new InputError('--rows-per-person goes with --unit-column <column>');
     return undefined;
   }
-  if (source.postgres) {
-    throw new InputError(
-      '--unit-column: the person level is not available for a database table yet; release per row, or export the table to a file',
-    );
-  }
   const spec: UnitSpec = { column: flags.unitColumn, bound: parseRowsPerPerson(flags.rowsPerPerson) };
-  const { header } = await readTableHeader(
-    source.path,
-    source.header === undefined ? {} : { header: source.header },
-  );
+  // A database source's columns come from its catalogue (no row read; counted in the database).
+  const pg = source.postgres;
+  const { header } = pg
+    ? { header: await withPostgres(pg, (client) => tableColumns(client, pg)) }
+    : await readTableHeader(source.path, source.header === undefined ? {} : { header: source.header });
   checkUnitColumn(source.path, spec, header, source.schema);
   // The release's columns are the header's in order, the unit column left out (release/person.ts).
   return {
