@@ -117,44 +117,53 @@ export async function postgresPersonTable(
         if (i < 0) throw new Error(`internal: "${name}" is not a released column`);
         return personColumn(i);
       };
-      const [[n]] = await run(`SELECT count(*) FROM ${relationSql(boundedRel, 'postgres')}`, keep);
+      // Every released column's histogram of the kept records, and their count, in one query:
+      // discovery and the curator's report read them (one derivation of the bounded records
+      // instead of one for the count and one per caller).
+      const q = groupingSetsQuery(boundedRel, [...names.map((w) => [alias(w)]), []], 'postgres');
+      const all = histogramsFromRows(
+        names.map((w) => q.columns.indexOf(alias(w))),
+        names,
+        q.columns.length,
+        await run(q.sql, keep),
+      );
       const table: BoundedTable = {
-        n: Number(n),
-        histograms: async (wanted): Promise<ColumnHistograms> => {
-          const q = groupingSetsQuery(boundedRel, [...wanted.map((w) => [alias(w)]), []], 'postgres');
-          return histogramsFromRows(
-            wanted.map((w) => q.columns.indexOf(alias(w))),
-            wanted,
-            q.columns.length,
-            await run(q.sql, keep),
-          );
-        },
+        n: all.n,
+        histograms: async (wanted): Promise<ColumnHistograms> => ({
+          n: all.n,
+          columns: new Map(
+            wanted.map((w) => {
+              const h = all.columns.get(w);
+              if (!h) throw new Error(`internal: "${w}" is not a released column`);
+              return [w, h];
+            }),
+          ),
+        }),
         persons: async (labels: PersonLabels) => {
-          const out = new Map<string, Map<string, number>>();
-          for (const [name, byRaw] of labels) {
-            const counts = new Map<string, number>();
-            out.set(name, counts);
-            // Labels travel as their indices: a label may hold a NUL (profile.ts's MISSING_KEY),
-            // which no PostgreSQL text can.
-            const raws: string[] = [];
-            const ids: number[] = [];
-            const index = new Map<string, number>();
-            for (const [raw, labelled] of byRaw) {
+          // Every column's labels in one query. Labels travel as their numbers: a label may hold
+          // a NUL (profile.ts's MISSING_KEY), which no PostgreSQL text can.
+          const named = [...labels.keys()];
+          const out = new Map<string, Map<string, number>>(named.map((name) => [name, new Map()]));
+          const cols: number[] = [];
+          const raws: string[] = [];
+          const ids: number[] = [];
+          const index = new Map<string, number>();
+          named.forEach((name, col) => {
+            for (const [raw, labelled] of labels.get(name)!) {
               for (const label of labelled) {
                 let id = index.get(label);
                 if (id === undefined) index.set(label, (id = index.size));
+                cols.push(col);
                 raws.push(raw);
                 ids.push(id);
               }
             }
-            if (raws.length === 0) continue;
-            const label = [...index.keys()];
-            const rows = await run(distinctPersonsSql(bounded, alias(name), 'postgres'), [
-              ...keep,
-              raws,
-              ids,
-            ]);
-            for (const [id, count] of rows) counts.set(label[Number(id)], Number(count));
+          });
+          if (raws.length === 0) return out;
+          const label = [...index.keys()];
+          const sql = distinctPersonsSql(bounded, named.map(alias), 'postgres');
+          for (const [col, id, count] of await run(sql, [...keep, cols, raws, ids])) {
+            out.get(named[Number(col)])!.set(label[Number(id)], Number(count));
           }
           return out;
         },

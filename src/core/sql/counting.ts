@@ -292,17 +292,25 @@ export function boundedRecordsSql(rel: Relation, spec: PersonRecords, k: number,
 }
 
 /**
- * Per label, the distinct persons among the bounded records (boundedRecordsSql's text) whose `column` text `$3` maps to it
- * (`$3`, `$4`: the raw texts and their labels' numbers, a text and an integer array: data, never
- * SQL text); rows (label number, persons).
+ * Per column and label, the distinct persons among the bounded records (boundedRecordsSql's text)
+ * whose column's text maps to the label, for the result columns `columns` (c0…) in ONE query (the
+ * bounded records derived once: a MATERIALIZED CTE). `$3`, `$4`, `$5`: each mapping's column
+ * position in `columns`, raw text and label number (integer, text and integer arrays: data, never
+ * SQL text). Rows (column position, label number, persons).
  */
-export function distinctPersonsSql(bounded: string, column: string, dialect: Dialect): string {
+export function distinctPersonsSql(bounded: string, columns: readonly string[], dialect: Dialect): string {
   if (dialect !== 'postgres')
     throw new RangeError('the person SQL is PostgreSQL’s (DuckDB: counting/person-table.ts)');
-  const c = `b.${quoteIdent(column, dialect)}`;
+  const p = quoteIdent(PERSON_COLUMN, dialect);
+  const per = columns.map(
+    (column, i) =>
+      `SELECT ${i} AS col, l.label, count(DISTINCT b.${p}) AS persons FROM b JOIN l ` +
+      `ON l.col = ${i} AND l.raw = b.${quoteIdent(column, dialect)} GROUP BY l.label`,
+  );
   return (
-    `SELECT l.label, count(DISTINCT b.${quoteIdent(PERSON_COLUMN, dialect)}) FROM (\n${bounded}\n) AS b ` +
-    `JOIN unnest($3::text[], $4::integer[]) AS l(raw, label) ON l.raw = ${c} GROUP BY l.label`
+    `WITH b AS MATERIALIZED (\n${bounded}\n), ` +
+    'l AS (SELECT * FROM unnest($3::integer[], $4::text[], $5::integer[]) AS l(col, raw, label)) ' +
+    per.join(' UNION ALL ')
   );
 }
 
