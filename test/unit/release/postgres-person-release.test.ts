@@ -82,6 +82,15 @@ describe.skipIf(!PG)(
 
     beforeAll(async () => {
       writeFileSync(path.join(dir, 'visits.csv'), csv(COLUMNS, visits()));
+      writeFileSync(
+        path.join(dir, 'w.json'),
+        JSON.stringify({
+          thresholds: [
+            { features: ['ward', 'diagnosis'], r: 2 },
+            { features: ['age', 'stay', 'ward'], r: 2 },
+          ],
+        }),
+      );
       await withPostgres(src(), (c) => createTable(c, table, COLUMNS, visits()));
     });
     afterAll(async () => {
@@ -137,15 +146,6 @@ describe.skipIf(!PG)(
 
     async function release(data: string, tag: string, k: string, extra: Partial<SynthFlags> = {}) {
       const at = (f: string) => path.join(dir, f);
-      writeFileSync(
-        at('w.json'),
-        JSON.stringify({
-          thresholds: [
-            { features: ['ward', 'diagnosis'], r: 2 },
-            { features: ['age', 'stay', 'ward'], r: 2 },
-          ],
-        }),
-      );
       const flags = {
         data,
         workload: at('w.json'),
@@ -246,6 +246,52 @@ describe.skipIf(!PG)(
       await expect(databaseFacts(query, [], Buffer.alloc(32), undefined, true, 'person_id')).rejects.toThrow(
         /the unit column "person_id" is not in the query's result \(it has: ward, diagnosis\)/,
       );
+    });
+
+    it('ledger set-cap --dataset postgres://… --unit-column: a person-level release spends that cap; a row-level one is refused', async () => {
+      const ledger = path.join(dir, 'cap-unit.sqlite');
+      const cap = await runCliInProcess(dir, [
+        'ledger',
+        'set-cap',
+        ...[
+          '--dataset',
+          url(),
+          '--epsilon',
+          '3',
+          '--delta',
+          '1e-6',
+          '--unit-column',
+          'patient',
+          '--ledger',
+          ledger,
+        ],
+      ]);
+      expect(cap.stderr).toBe('');
+      expect(cap.code).toBe(0);
+      const synth = (out: string, extra: string[]) => [
+        'synth',
+        ...['--data', url(), '--workload', path.join(dir, 'w.json'), '--epsilon', '1', '--rows', '30'],
+        ...['--out', path.join(dir, out), '--ledger', ledger, '--seed', '5', '--insecure-seed'],
+        ...['--hierarchy', 'diagnosis=icd10'],
+        ...extra,
+      ];
+      const perPerson = await runCliInProcess(dir, synth('cap-person.csv', ['--unit-column', 'patient']));
+      expect(perPerson.stderr).not.toContain('rap-studio:');
+      expect(perPerson.code).toBe(0);
+      const perRow = await runCliInProcess(dir, synth('cap-row.csv', []));
+      expect(perRow.code).not.toBe(0);
+      expect(perRow.stderr).toContain('per person (identified by column patient)');
+      const l = Ledger.open(ledger, { anchorFile: null });
+      try {
+        expect(l.datasets()).toHaveLength(1);
+        const [d] = l.datasets();
+        expect(d.cap?.epsilon).toBe(3);
+        expect(l.releases().map((r) => [r.status, r.datasetFingerprint])).toEqual([
+          ['committed', d.fingerprint],
+        ]);
+      } finally {
+        l.close();
+      }
     });
 
     /** The neighbouring test's records: person, category, number (texts). */
