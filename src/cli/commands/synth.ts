@@ -249,10 +249,16 @@ async function unitFromFlags(flags: SynthFlags, source: DataSource) {
     ? { header: await withPostgres(pg, (client) => tableColumns(client, pg)) }
     : await readTableHeader(source.path, source.header === undefined ? {} : { header: source.header });
   checkUnitColumn(source.path, spec, header, source.schema);
+  // Without discovery a database release reads the declared columns and the unit column only
+  // (release/database.ts databaseFacts); a file's must declare every other column (prepare).
+  const read =
+    pg && !source.discover
+      ? header.filter((n) => n === spec.column || source.schema.columns.some((c) => c.name === n))
+      : header;
   // The release's columns are the header's in order, the unit column left out (release/person.ts).
   return {
     spec,
-    withUnit: provisionalSchema(header, source.schema.columns),
+    withUnit: provisionalSchema(read, source.schema.columns),
   };
 }
 

@@ -210,6 +210,44 @@ describe.skipIf(!PG)(
       expect(spent.rho).toBeGreaterThan(0);
     });
 
+    it('a declared schema (no discovery): the declared and unit columns only, the same CSV as from a file of those columns', async () => {
+      writeFileSync(
+        path.join(dir, 'declared.json'),
+        JSON.stringify({
+          version: 1,
+          origin: 'declared',
+          columns: [
+            { name: 'ward', kind: 'categorical', categories: WARDS },
+            { name: 'diagnosis', kind: 'categorical', categories: DX },
+          ],
+        }),
+      );
+      writeFileSync(
+        path.join(dir, 'w-declared.json'),
+        JSON.stringify({ thresholds: [{ features: ['ward', 'diagnosis'], r: 2 }] }),
+      );
+      writeFileSync(
+        path.join(dir, 'declared.csv'),
+        csv(
+          ['patient', 'ward', 'diagnosis'],
+          visits().map((r) => r.slice(0, 3)),
+        ),
+      );
+      const declared = {
+        schema: path.join(dir, 'declared.json'),
+        workload: path.join(dir, 'w-declared.json'),
+        hierarchy: undefined,
+      } as unknown as Partial<SynthFlags>;
+      const fromCsv = await release(path.join(dir, 'declared.csv'), 'declared-csv', '3', {
+        ...declared,
+        header: 'yes',
+      } as Partial<SynthFlags>);
+      const fromPg = await release(url(), 'declared-pg', '3', declared);
+      expect(fromPg.report.counting).toEqual({ by: 'postgresql' });
+      expect(fromPg.csv.split(/\r?\n/)[0]).toBe('ward,diagnosis');
+      expect(fromPg.csv).toBe(fromCsv.csv);
+    });
+
     it('a query source: the person level over its result, the database charged', async () => {
       const fromQuery = await release(`${PG}`, 'query', '3', {
         sql: `SELECT ${COLUMNS.join(', ')} FROM ${table} WHERE ward <> 'Surgery'`,
