@@ -416,6 +416,10 @@ describe.skipIf(!PG)(
               expect(d.cat.get(key)).toBe(1);
             for (const key of [...e.cat.keys()].filter((key) => !d.cat.has(key)))
               expect(e.cat.get(key)).toBe(1);
+            const onlyOne = [...d.cat.keys(), ...e.cat.keys()].filter(
+              (key) => !(d.cat.has(key) && e.cat.has(key)),
+            );
+            expect(onlyOne.length).toBeLessThanOrEqual(2 * x.k);
           }),
           { numRuns: 25 },
         );
