@@ -6,9 +6,9 @@
  * page text. Then a query as the source, one column left out and one declared by the curator: the
  * released CSV's header, the declared domain used exactly, and the ledger's entry (the database's
  * keyed identity, as the CLI's --sql; no query text, no password); a query the database refuses
- * is named in the banner.
+ * is named in the banner. Then a column as the identifier of a person: a per-person cap and
+ * release, the identifier not released.
  */
-import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../src/core/counting/postgres.ts';
@@ -17,8 +17,6 @@ import { banner, downloadText, waitForRunStatus } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
-/** The person level for a database source is the core's (release/database-person.ts), where it has it. */
-const PERSON_IN_CORE = existsSync(new URL('../../src/core/release/database-person.ts', import.meta.url));
 
 describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from the app', () => {
   const app = useApp({ name: 'database' });
@@ -168,46 +166,43 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
     }
   });
 
-  it.skipIf(!PERSON_IN_CORE)(
-    'a column as the identifier of a person: per-person cap and release, the identifier not released',
-    async () => {
-      const ptable = `${table}_p`;
-      const psrc = () => parsePostgresSource(`${PG}?table=${ptable}`);
-      await withPostgres(psrc(), async (c) => {
-        await c.query(`CREATE TABLE ${ptable} (person integer, ward text, smoker text)`);
-        await c.query(
-          `INSERT INTO ${ptable} SELECT i % 200, (ARRAY['Oncology','Emergency','Cardiology'])[1 + i % 3], ` +
-            `(ARRAY['daily','never'])[1 + i % 2] FROM generate_series(0, 599) AS i`,
-        );
-      });
-      try {
-        const { page } = app;
-        await page.getByTestId('nav-Data').click();
-        const panel = page.getByTestId('db-source');
-        if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
-          await panel.locator('summary').click();
-        await page.getByTestId('db-url').fill(PG!);
-        await page.getByTestId('db-kind-table').check();
-        await page.getByTestId('db-table').fill(ptable);
-        await page.getByTestId('db-describe').click();
-        await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/person.*ward.*smoker/s);
-        await page.getByTestId('db-role-person').selectOption('identifier');
-        await expect(page.getByTestId('db-release-person').textContent()).resolves.toContain('identifier');
-        await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('1 two-way marginal');
-        await page.getByTestId('db-rows-per-person').fill('3');
-        await page.getByTestId('db-cap-epsilon').fill('5');
-        await page.getByTestId('db-set-cap').click();
-        await expect(page.getByTestId('db-cap').textContent()).resolves.toContain('5');
-        await page.getByTestId('db-epsilon').fill('1');
-        await page.getByTestId('db-rows').fill('40');
-        await page.getByTestId('db-run').click();
-        expect(await waitForRunStatus(page, ['finished'])).toBe('finished');
-        await page.getByTestId('nav-Export').click();
-        const csv = await downloadText(page, 'export-button');
-        expect(csv.trim().split(/\r?\n/)[0]).toBe('ward,smoker');
-      } finally {
-        await withPostgres(psrc(), (c) => c.query(`DROP TABLE IF EXISTS ${ptable}`));
-      }
-    },
-  );
+  it('a column as the identifier of a person: per-person cap and release, the identifier not released', async () => {
+    const ptable = `${table}_p`;
+    const psrc = () => parsePostgresSource(`${PG}?table=${ptable}`);
+    await withPostgres(psrc(), async (c) => {
+      await c.query(`CREATE TABLE ${ptable} (person integer, ward text, smoker text)`);
+      await c.query(
+        `INSERT INTO ${ptable} SELECT i % 200, (ARRAY['Oncology','Emergency','Cardiology'])[1 + i % 3], ` +
+          `(ARRAY['daily','never'])[1 + i % 2] FROM generate_series(0, 599) AS i`,
+      );
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-Data').click();
+      const panel = page.getByTestId('db-source');
+      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+        await panel.locator('summary').click();
+      await page.getByTestId('db-url').fill(PG!);
+      await page.getByTestId('db-kind-table').check();
+      await page.getByTestId('db-table').fill(ptable);
+      await page.getByTestId('db-describe').click();
+      await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/person.*ward.*smoker/s);
+      await page.getByTestId('db-role-person').selectOption('identifier');
+      await expect(page.getByTestId('db-release-person').textContent()).resolves.toContain('identifier');
+      await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('1 two-way marginal');
+      await page.getByTestId('db-rows-per-person').fill('3');
+      await page.getByTestId('db-cap-epsilon').fill('5');
+      await page.getByTestId('db-set-cap').click();
+      await expect(page.getByTestId('db-cap').textContent()).resolves.toContain('5');
+      await page.getByTestId('db-epsilon').fill('1');
+      await page.getByTestId('db-rows').fill('40');
+      await page.getByTestId('db-run').click();
+      expect(await waitForRunStatus(page, ['finished'])).toBe('finished');
+      await page.getByTestId('nav-Export').click();
+      const csv = await downloadText(page, 'export-button');
+      expect(csv.trim().split(/\r?\n/)[0]).toBe('ward,smoker');
+    } finally {
+      await withPostgres(psrc(), (c) => c.query(`DROP TABLE IF EXISTS ${ptable}`));
+    }
+  });
 });
