@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprintAndCountRows } from '../data/file-facts.ts';
 import { type Column, SCHEMA_VERSION, type Schema } from '../data/schema.ts';
 import { tempDir } from '../data/testing.ts';
+import { withDuckDb } from '../sql/duckdb.ts';
 import { fileHistogramCounter } from './histograms.ts';
 import { loadSourceTable } from './source-table.ts';
 import { countFileTables, NotForDuckDb, WIDE_COLUMN_TEXTS } from './tables.ts';
@@ -141,6 +142,30 @@ describe('a column with more distinct texts than WIDE_COLUMN_TEXTS is coded in D
       await table.dispose();
     }
   });
+  it.each([
+    ['fractional', 'TRY_CAST(trim(wide) AS DOUBLE)'],
+    ['whole (a CSV writes 1007, not 1007.0)', 'FLOOR(TRY_CAST(trim(wide) AS DOUBLE))'],
+  ])('a Parquet file counted in place, its wide DOUBLE column %s: the same tables coded as uncoded', async (_, expr) => {
+    const csv = dir.file(`wide-pq-${expr.length}.csv`, withWide(6000, 1));
+    const parquet = join(dir.path, `wide-${expr.length}.parquet`);
+    await withDuckDb((c) =>
+      c.run(
+        `COPY (SELECT age, city, note, ${expr} AS wide FROM read_csv('${csv}', header = true, all_varchar = true)) ` +
+          `TO '${parquet}' (FORMAT parquet)`,
+      ),
+    );
+    const table = await loadSourceTable(parquet, names);
+    try {
+      const uncoded = await countFileTables(parquet, schema, sets, opts);
+      const texts = new Map([...names.map((n): [string, number] => [n, 10]), ['wide', 6000]]);
+      expect(await table.tables(schema, sets, { ...opts, texts })).toEqual(uncoded);
+      // DuckDB's estimate of the distinct texts instead (no count given).
+      expect(await table.tables(schema, sets, opts)).toEqual(uncoded);
+    } finally {
+      await table.dispose();
+    }
+  });
+
   it('a text with no code is refused naming the column, as the file count refuses it', async () => {
     const file = dir.file('wide-bad.csv', `${withWide(6000, 1).trimEnd()}\n 30,Oslo,yes,not a number\n`);
     const table = await loadSourceTable(file, names);

@@ -59,6 +59,17 @@ const WEIGHT = 'w';
  * decides. Its 100,000 records cost about 0.1 CPU s; adult × 300's share is 0.33.
  */
 const SAMPLE_RECORDS = 100_000;
+
+/**
+ * A loaded CSV's DuckDB memory limit is at most this (sql/duckdb.ts sourceMemoryLimit's cap
+ * otherwise, 2 GiB): past it the table spills to the private folder. Measured by hand on
+ * adult.data × 300 with no repeated record (1.94 GB of raw texts held in memory; the load, the
+ * check, discovery and the tables, then a second stream and tables), beside other agents:
+ * with 2 GiB 82 CPU s and 2.59 GB peak RSS, 768 MiB 87 CPU s and 1.27 GB, 512 MiB 91 CPU s and
+ * 1.03 GB. A file whose records repeat is loaded as distinct records, far below it. (A Parquet
+ * file counted in place keeps the larger limit: its grouping sets need it.)
+ */
+const CSV_TABLE_LIMIT = 512 * 2 ** 20;
 const DISTINCT_SHARE = 0.5;
 
 export interface SourceTable {
@@ -114,7 +125,11 @@ export async function loadSourceTable(
   // grouping sets ran out of a limit sized from that (the release then streamed: 177 s).
   const memoryLimit =
     opts.duckdb?.memoryLimit ??
-    sourceMemoryLimit(relation.kind === 'csv' ? (await stat(file)).size : Number.POSITIVE_INFINITY);
+    sourceMemoryLimit(
+      relation.kind === 'csv'
+        ? Math.min((await stat(file)).size, CSV_TABLE_LIMIT / 2)
+        : Number.POSITIVE_INFINITY,
+    );
   const session = await openDuckDb({ ...opts.duckdb, memoryLimit, unordered: true });
   let counted: Relation;
   try {
@@ -166,9 +181,10 @@ export function sessionTable(
       onSession(session, signal, (c) => textSample(c, counted, source(name), stride)),
     tables: (schema, features, count = {}) => {
       const columns = schema.columns.map((c) => c.name);
-      // A loaded table's wide columns are coded in DuckDB first (tables.ts countCodedOnDuckDb).
+      // A loaded table's or a Parquet file's wide columns are coded in DuckDB first (tables.ts
+      // countCodedOnDuckDb).
       return onSession(session, count.signal, (c) =>
-        counted.kind === 'table'
+        counted.kind === 'table' || counted.kind === 'parquet'
           ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count)
           : countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
       );

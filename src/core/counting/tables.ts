@@ -22,10 +22,12 @@ import {
   csvColumnName,
   type Dialect,
   groupingSetsQuery,
+  isFloating,
   quoteIdent,
   type Relation,
   relationSql,
   spacedQuoteLinesSql,
+  textOf,
 } from '../sql/counting.ts';
 import { type DuckDbOptions, floatingColumns, resultChunks, withDuckDb } from '../sql/duckdb.ts';
 import { interruptibly } from '../sql/interruptible.ts';
@@ -188,14 +190,16 @@ export const WIDE_COLUMN_TEXTS = 4096;
 const CODED_WEIGHT = 'rap_records';
 
 /**
- * countOnDuckDb on a loaded table, with each wide column (WIDE_COLUMN_TEXTS) replaced by its code
- * first: its distinct texts are encoded once here (textEncoder, the streaming path's rule) and
- * joined back in DuckDB, so the same tables come back (a text with no code throws, as there).
- * The private tables it makes live in the session's private database and are dropped after.
+ * countOnDuckDb on a loaded table or a Parquet file counted in place, with each wide column
+ * (WIDE_COLUMN_TEXTS) replaced by its code first: its distinct texts are encoded once here
+ * (textEncoder, the streaming path's rule) and joined back in DuckDB, so the same tables come back
+ * (a text with no code throws, as there). A Parquet file's typed columns are read as their texts
+ * first (sql/counting.ts textOf, as the uncoded count reads them). The private tables it makes
+ * live in the session's private database and are dropped after.
  */
 export async function countCodedOnDuckDb(
   connection: DuckDBConnection,
-  rel: Extract<Relation, { kind: 'table' }>,
+  rel: Extract<Relation, { kind: 'table' | 'parquet' }>,
   schema: Schema,
   features: readonly (readonly number[])[],
   source: ColumnSource,
@@ -219,6 +223,14 @@ export async function countCodedOnDuckDb(
   if (wide.length === 0 || shared) return countOnDuckDb(connection, rel, schema, features, source, opts);
   const codes = (f: number) => quoteIdent(`rap_codes_${f}`);
   const coded = quoteIdent('rap_coded');
+  // A Parquet file's columns as the texts its uncoded count groups (a loaded table holds texts).
+  const texts =
+    rel.kind === 'parquet'
+      ? `(SELECT ${[...new Set(used.map(source))]
+          .map((c) => `${textOf(c, 'duckdb', isFloating(rel, c))} AS ${quoteIdent(c)}`)
+          .join(', ')} FROM ${from})`
+      : from;
+  const relWeight = rel.kind === 'table' ? rel.weight : undefined;
   try {
     for (const f of wide) {
       const encode = textEncoder(schema, f, opts);
@@ -226,7 +238,7 @@ export async function countCodedOnDuckDb(
       const appender = await connection.createAppender(`rap_codes_${f}`);
       try {
         const col = quoteIdent(source(f));
-        for await (const rows of resultChunks(connection, `SELECT DISTINCT ${col} FROM ${from}`)) {
+        for await (const rows of resultChunks(connection, `SELECT DISTINCT ${col} FROM ${texts} AS d`)) {
           for (const [text] of rows) {
             if (text === null || text === undefined) appender.appendNull();
             else appender.appendVarchar(String(text));
@@ -250,10 +262,10 @@ export async function countCodedOnDuckDb(
     // Distinct coded records with their counts: the wide column's millions of texts fall into its
     // few codes, so the grouping sets then run on far fewer rows (adult.data × 300 with no repeated
     // record: 9.77M records, about 10 CPU s for this GROUP BY against 24 for the sets on them all).
-    const weight = rel.weight === undefined ? 'COUNT(*)' : `SUM(s.${quoteIdent(rel.weight)})`;
+    const weight = relWeight === undefined ? 'COUNT(*)' : `SUM(s.${quoteIdent(relWeight)})`;
     await connection.run(
       `CREATE OR REPLACE TABLE ${coded} AS SELECT ${select.join(', ')}, CAST(${weight} AS BIGINT) AS ${quoteIdent(CODED_WEIGHT)} ` +
-        `FROM ${from} AS s ${joins} GROUP BY ALL`,
+        `FROM ${texts} AS s ${joins} GROUP BY ALL`,
     );
     return await countOnDuckDb(
       connection,
