@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ADULT_DOMAIN } from '../../support/adult.ts';
 
 export const CENSUS_ROWS = 2000;
 
@@ -165,22 +166,7 @@ export function censusCsv(rows = CENSUS_ROWS, seed = 20_261_125): string {
 }
 
 /** The benchmark format's domain (ADULT's public column sizes): every column integer-coded 0…size−1. */
-export const CENSUS_DOMAIN: Readonly<Record<string, number>> = {
-  age: 85,
-  workclass: 9,
-  fnlwgt: 100,
-  'education-num': 16,
-  'marital-status': 7,
-  occupation: 15,
-  relationship: 6,
-  race: 5,
-  sex: 2,
-  'capital-gain': 100,
-  'capital-loss': 100,
-  'hours-per-week': 99,
-  'native-country': 42,
-  'income>50K': 2,
-};
+export const CENSUS_DOMAIN = ADULT_DOMAIN;
 
 /**
  * The same table in the benchmark format (census-coded.csv with census-domain.json): categories
