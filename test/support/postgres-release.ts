@@ -1,26 +1,20 @@
 /**
  * What the PostgreSQL release tests share (test/unit/release/postgres-release.test.ts for a table,
- * postgres-query-release.test.ts for a query): the test table's rows, the quick seeded `synth`
- * arguments, a table made before a describe's tests and dropped after, and the check that
+ * postgres-query-release.test.ts for a query): the test table's rows (the people table, people.ts),
+ * a table made before a describe's tests and dropped after, and the check that
  * `ledger set-cap --dataset postgres://…` caps what a release then spends.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../src/core/counting/postgres.ts';
 import { withLedger } from './cli.ts';
 import type { InProcessResult } from './cli-in-process.ts';
+import { peopleRows, withoutBudget } from './people.ts';
 
 /** How many rows the test table holds. */
 export const N = 240;
 
 /** The test table's rows: age (integer), city (text), income (integer, some NULL), smoker (text). */
-export function rows(): (string | number | null)[][] {
-  return Array.from({ length: N }, (_, i) => [
-    18 + ((i * 7) % 60),
-    ['Oslo', 'Lima', 'Pune'][i % 3],
-    i % 17 === 0 ? null : (i * 9173) % 90_000,
-    i % 4 === 0 ? 'daily' : 'never',
-  ]);
-}
+export const rows = () => peopleRows(N);
 
 /**
  * Creates `table` in the database `pg` names (holding rows(); with `sequence`, also a sequence
@@ -43,23 +37,6 @@ export function useTestTable(pg: () => string, table: string, { sequence = false
     });
   });
 }
-
-/** A small, quick, seeded (insecure) synth run from `data` with workload w.json, a budget of ε = 10 confirmed. */
-export const synth = (data: string, ledger: string, out: string, extra: string[] = [], epsilon = '2') => [
-  'synth',
-  ...['--data', data, '--workload', 'w.json', '--epsilon', epsilon, '--rows', '30', '--oversample', '2'],
-  ...['--max-steps', '20', '--threads', '1', '--out', out, '--ledger', ledger],
-  ...['--seed', '5', '--insecure-seed', '--budget-epsilon', '10', '--budget-delta', '1e-5', '--confirm-cap'],
-  ...extra,
-];
-
-/** The synth arguments without the budget they would set (--budget-epsilon, --budget-delta, --confirm-cap). */
-export const withoutBudget = (args: string[]): string[] =>
-  args.filter(
-    (a, i, all) =>
-      !['--budget-epsilon', '--budget-delta', '--confirm-cap'].includes(a) &&
-      !['--budget-epsilon', '--budget-delta'].includes(all[i - 1]),
-  );
 
 /**
  * `ledger set-cap --dataset <dataset> --epsilon 3` succeeds, printing `listed` (the dataset's name);

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_TIMEOUT, withLedger } from '../../support/cli.ts';
 import { runCliInProcess } from '../../support/cli-in-process.ts';
-import { expectSetCapThenSpent, N, rows, synth, useTestTable } from '../../support/postgres-release.ts';
+import { synth } from '../../support/people.ts';
+import { expectSetCapThenSpent, N, rows, useTestTable } from '../../support/postgres-release.ts';
 
 let dir: string;
 

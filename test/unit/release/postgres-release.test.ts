@@ -11,27 +11,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_TIMEOUT, withLedger } from '../../support/cli.ts';
 import { runCliInProcess } from '../../support/cli-in-process.ts';
-import { expectSetCapThenSpent, N, rows, synth, useTestTable } from '../../support/postgres-release.ts';
+import { PEOPLE_WORKLOAD, peopleCsv, synth } from '../../support/people.ts';
+import { expectSetCapThenSpent, N, useTestTable } from '../../support/postgres-release.ts';
 
 let dir: string;
 
-function csvText(): string {
-  const lines = ['age,city,income,smoker', ...rows().map((r) => r.map((v) => v ?? '').join(','))];
-  return `${lines.join('\n')}\n`;
-}
-
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'rap-pg-release-'));
-  writeFileSync(path.join(dir, 'p.csv'), csvText());
-  writeFileSync(
-    path.join(dir, 'w.json'),
-    JSON.stringify({
-      thresholds: [
-        { features: ['age', 'city'], r: 2, weight: 1 },
-        { features: ['income', 'smoker'], r: 2, weight: 1 },
-      ],
-    }),
-  );
+  writeFileSync(path.join(dir, 'p.csv'), peopleCsv(N));
+  writeFileSync(path.join(dir, 'w.json'), JSON.stringify(PEOPLE_WORKLOAD));
   writeFileSync(
     path.join(dir, 'w-declared.json'),
     JSON.stringify({ thresholds: [{ features: ['city', 'smoker'], r: 2, weight: 1 }] }),
