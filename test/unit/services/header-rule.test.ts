@@ -5,8 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
+import { QUICK_SETTINGS as BASE, type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -23,8 +22,6 @@ function headerlessCsv(): string {
   for (let i = 0; i < 80; i++) lines.push(`${names[i % 3]},${status[i % 2]},${towns[i % 4]}`);
   return `${lines.join('\n')}\n`;
 }
-
-const BASE: RunSettingsInput = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' };
 
 describe('the header rule (app)', () => {
   it('asks when line 1 was guessed to be the header; refuses to run until answered; "no" names the columns column_N', async () => {
