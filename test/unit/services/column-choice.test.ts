@@ -4,15 +4,10 @@
  * as the identifier or raises its limit (nothing reserved meanwhile); a column left out is not
  * in the plan's columns, and a workload naming it is refused with the column's name.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUICK_SETTINGS as BASE, type Harness, harness, ledgerReleases } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 /** 1,200 rows: a unique visit code (1,200 distinct: past the 1,000 limit), ward, age. */
 function visits(): string {
   const lines = ['visit_code,ward,age'];

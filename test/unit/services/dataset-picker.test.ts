@@ -5,7 +5,7 @@
  * is reserved; choosing the known dataset spends its budget; choosing "new" gives the file its own.
  */
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type Harness,
   harness,
@@ -17,11 +17,6 @@ import {
 } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 async function open(hh: Harness, name: string, text: string) {
   const ds = await hh.call('openDataset', { path: hh.upload(name, text), header: 'yes' });
   await setSampleWorkload(hh, ds.id);

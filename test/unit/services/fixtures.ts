@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 import { forkSpawner } from '../../../src/core/engine/process/client.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { dispatch } from '../../../src/services/dispatch.ts';
@@ -36,6 +37,10 @@ export interface Harness {
   cleanup(): void;
 }
 
+/**
+ * Services over a private work directory (the fake engine child), made inside a test: the
+ * directory is removed when the test ends (or at `cleanup()`).
+ */
 export function harness(
   opts: { engine?: string; mode?: 'web' | 'electron'; dialogs?: NativeDialogs } = {},
 ): Harness {
@@ -54,6 +59,8 @@ export function harness(
     log: () => {},
   };
   const services = createServices(ctx);
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  onTestFinished(cleanup);
   let uploads = 0;
   return {
     dir,
@@ -68,7 +75,7 @@ export function harness(
       return path;
     },
     call: (method, arg) => dispatch(services, method, arg) as never,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UPLOAD_ONLY_MESSAGE } from '../../../src/services/upload-guard.ts';
 import {
   type Harness,
@@ -18,11 +18,6 @@ import {
 } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) {
   // The desktop app opens only files its dialog returned: pick the file first there.
   let pickedPath = '';

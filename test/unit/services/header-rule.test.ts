@@ -4,15 +4,10 @@
  * column_1…column_N, and the exported CSV and manifest carry no value of that row.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUICK_SETTINGS as BASE, type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 /** Headerless and all text: its first record looks like a header (no cell recurs below). */
 function headerlessCsv(): string {
   const lines = ['Jane Roe,HIV positive,Springfield'];

@@ -5,7 +5,7 @@
  * differentially private"; and a seeded run, which the services never export as a release.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ColumnView, RunSettingsInput } from '../../../src/shared/api.ts';
 import {
   QUICK_SETTINGS as BASE,
@@ -18,11 +18,6 @@ import {
 } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 const NOT_DP = 'domain not differentially private';
 
 async function ready() {

@@ -4,16 +4,11 @@
  * discovered privately at the release; the export writes the release's Data Package beside the CSV.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { releaseDataPackageJson } from '../../../src/core/release/data-package.ts';
 import { type Harness, harness, sampleCsv, settle, startSampleRun } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 const TABLE_SCHEMA = {
   fields: [
     {
