@@ -59,16 +59,16 @@ function parseAttrs(s: string): Record<string, string> {
   return attrs;
 }
 
-/** Whether `s` (a tag's inside so far) has an unclosed quoted attribute value. */
-function openQuote(s: string): boolean {
-  let quote = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (quote) {
-      if (c === quote) quote = '';
-    } else if (c === '"' || c === "'") quote = c;
+/** Whether `s` from `from` to `to` (a tag's inside so far) has an unclosed quoted attribute value. */
+function openQuote(s: string, from: number, to: number): boolean {
+  let quote = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+    } else if (c === 34 || c === 39) quote = c;
   }
-  return quote !== '';
+  return quote !== 0;
 }
 
 export class XmlScanner {
@@ -108,7 +108,7 @@ export class XmlScanner {
       let gt = s.indexOf('>', i + 1);
       if (gt < 0) break;
       // A '>' inside a quoted attribute value does not end the tag.
-      while (gt >= 0 && openQuote(s.slice(i, gt))) gt = s.indexOf('>', gt + 1);
+      while (gt >= 0 && openQuote(s, i, gt)) gt = s.indexOf('>', gt + 1);
       if (gt < 0) break;
       if (s.lastIndexOf('<', gt) !== i) throw new Corrupt('a "<" inside a tag');
       const c1 = s.charCodeAt(i + 1);
