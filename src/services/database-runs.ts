@@ -3,26 +3,34 @@
  * the same release pipeline as `synth --data postgres://…` / `--sql` (runs.ts startDatabase,
  * core/release/database.ts), with what is honest for a source the app holds no rows of:
  *
- * - every column is discovered privately at release (no schema is read off rows the app never sees);
+ * - a column is declared by the curator (its whole domain, database-schema.ts: used exactly, free)
+ *   or discovered privately at release (no schema is read off rows the app never sees);
+ * - columns left out (`settings.exclude`, the file's column choice) are never read, and the
+ *   workload over the columns kept (columns.ts keptWorkload, as for a file);
  * - the workload's thresholds name the source's columns (the catalogue's; no row read);
  * - the budget is the database dataset's in the ledger, its identity keyed with the ledger's key
  *   (databaseFacts), set here as setCap sets a file's.
  *
- * Not offered for a database source (refused, saying so): the person level (as the CLI), the
- * column choice (name the columns in a query instead) and hierarchies.
+ * - one person, several rows (`settings.unitColumn`, the Schema step's "identifier"): the unit
+ *   column is no column of the release and no column of the workload (as for a file); the person
+ *   level itself is the release pipeline's (core/release/database.ts), which says what it supports.
+ *
+ * Not offered for a database source (refused, saying so): hierarchies.
  * The password stays on the source object in memory (database-service.ts databaseSource).
  */
 import { randomUUID } from 'node:crypto';
 import { type PostgresSource, tableColumns, withPostgres } from '../core/counting/postgres.ts';
-import { SCHEMA_VERSION, type Schema } from '../core/data/schema.ts';
 import { provisionalSchema } from '../core/discovery/raw-source.ts';
 import { InputError } from '../core/errors.ts';
 import { parseDelta, parseEpsilon } from '../core/input/numbers.ts';
 import { defaultDelta } from '../core/privacy/accounting.ts';
 import { databaseDatasetName, databaseFacts } from '../core/release/database.ts';
+import { workloadWithoutUnit } from '../core/release/person.ts';
 import { dataSource, releaseSpec } from '../core/release/spec.ts';
 import type { Services } from './api-services.ts';
 import type { AppState } from './app-state.ts';
+import { keptWorkload } from './columns.ts';
+import { declaredDatabaseSchema } from './database-schema.ts';
 import { databaseSource } from './database-service.ts';
 import { budgetFromTotals } from './ledger-views.ts';
 import { runView } from './runs.ts';
@@ -41,11 +49,9 @@ export function databaseRunName(src: PostgresSource): string {
   return databaseDatasetName(src).replace(/[^\w-]+/g, '_');
 }
 
-const NO_COLUMNS: Schema = { version: SCHEMA_VERSION, origin: 'declared', columns: [] };
-
 export function databaseRunService(state: AppState): DatabaseRunService {
   return {
-    async setDatabaseCap({ source, epsilon, delta }) {
+    async setDatabaseCap({ source, epsilon, delta, unitColumn }) {
       const src = databaseSource(source);
       const eps = parseEpsilon('The cap ε', epsilon);
       const { header, facts } = await databaseFacts(src, [], await ledgerKey(state), undefined, true);
@@ -53,6 +59,15 @@ export function databaseRunService(state: AppState): DatabaseRunService {
         delta === undefined || delta.trim() === ''
           ? defaultDelta(Math.max(2, facts.rows))
           : parseDelta('The cap δ', delta);
+      // The unit is fixed with the cap: per person (the column) or per row (docs/privacy.md).
+      const unit = unitColumn === undefined || unitColumn.trim() === '' ? undefined : unitColumn;
+      if (unit !== undefined && !header.includes(unit)) {
+        throw new InputError(
+          `${src.location}: no column named "${unit}" (its columns: ${header.join(', ')}): choose the column ` +
+            'that identifies a person.',
+          { field: 'unitColumn', column: unit },
+        );
+      }
       const known = await state.ledger.ensureDataset({
         fingerprint: facts.fingerprint,
         name: databaseDatasetName(src),
@@ -60,34 +75,49 @@ export function databaseRunService(state: AppState): DatabaseRunService {
         columns: [...header],
         chosen: false,
       });
-      await state.ledger.setCap(known.fingerprint, eps, d, undefined);
+      await state.ledger.setCap(known.fingerprint, eps, d, unit);
       return budgetFromTotals(await state.ledger.totals(known.fingerprint));
     },
 
-    async startDatabaseRun({ source, thresholds, settings }) {
+    async startDatabaseRun({ source, thresholds, schema, settings }) {
       const src = databaseSource(source);
       const { parsed, problems } = parseSettings(settings);
       if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
       const refuse = (what: string, field: string) =>
         new InputError(`${src.location}: ${what} is not available for a database source.`, { field });
-      if (parsed.unit) throw refuse('the person level (a unit column)', 'unitColumn');
-      if (parsed.columns)
-        throw refuse('leaving columns out (name the columns in a query instead)', 'exclude');
       if (parsed.hierarchies) throw refuse('a hierarchical column', 'hierarchy');
       if (thresholds.length === 0) {
         throw new InputError('The workload has no thresholds: add some over the source’s columns.');
       }
       // The columns from the catalogue (no row read); the workload is checked against their names.
       const names = await withPostgres(src, (client) => tableColumns(client, src));
-      const workload = resolveWorkload(thresholds, provisionalSchema(names, []), src.location);
+      const unit = parsed.unit;
+      if (unit && !names.includes(unit.column)) {
+        throw new InputError(
+          `${src.location}: no column named "${unit.column}" (its columns: ${names.join(', ')}): choose the column ` +
+            'that identifies a person.',
+          { field: 'unitColumn', column: unit.column },
+        );
+      }
+      // The release's columns: the source's, without the unit column (never released), through the choice.
+      const all = provisionalSchema(names, []);
+      const resolved = resolveWorkload(thresholds, all, src.location);
+      const released = unit ? names.filter((n) => n !== unit.column) : names;
+      const workload = keptWorkload(
+        unit ? workloadWithoutUnit(resolved, names.indexOf(unit.column), unit.column) : resolved,
+        provisionalSchema(released, []),
+        parsed.columns,
+      );
+      const declared = declaredDatabaseSchema(src.location, names, schema);
       const spec = releaseSpec(parsed, {
         source: {
-          ...dataSource({ path: src.location, schema: NO_COLUMNS, undeclared: 'discover' }),
+          ...dataSource({ path: src.location, schema: declared, undeclared: 'discover' }),
           postgres: src,
         },
         datasetName: databaseDatasetName(src),
         workload,
         columns: names.length,
+        ...(unit && { unit }),
         allowNonPrivateDomain: false,
       });
       const dataset = {

@@ -17,6 +17,7 @@ import { parsePostgresQuerySource } from '../core/counting/postgres-query.ts';
 import { InputError } from '../core/errors.ts';
 import type { DatabaseSourceArg, DatabaseSourceView } from '../shared/api.ts';
 import type { Services } from './api-services.ts';
+import { databaseColumnView } from './database-schema.ts';
 
 export type DatabaseService = Pick<Services, 'describeDatabase'>;
 
@@ -48,7 +49,11 @@ export function databaseService(): DatabaseService {
     async describeDatabase(arg): Promise<DatabaseSourceView> {
       const src = databaseSource(arg);
       const columns = await withPostgres(src, (client) => describeColumns(client, src));
-      return { kind: src.query === undefined ? 'table' : 'query', location: src.location, columns };
+      return {
+        kind: src.query === undefined ? 'table' : 'query',
+        location: src.location,
+        columns: columns.map(databaseColumnView),
+      };
     },
   };
 }

@@ -103,9 +103,24 @@ export const argSchemas = {
   session: empty,
   pickFile: z.object({ purpose: z.literal('data') }).strict(),
   describeDatabase: databaseSource,
-  setDatabaseCap: z.object({ source: databaseSource, epsilon: field, delta: field.optional() }).strict(),
+  setDatabaseCap: z
+    .object({
+      source: databaseSource,
+      epsilon: field,
+      delta: field.optional(),
+      unitColumn: z.string().max(1000).optional(),
+    })
+    .strict(),
   startDatabaseRun: z
-    .object({ source: databaseSource, thresholds: z.array(threshold).max(100_000), settings })
+    .object({
+      source: databaseSource,
+      thresholds: z.array(threshold).max(100_000),
+      schema: z
+        .object({ columns: z.array(columnSchema).max(10_000) })
+        .strict()
+        .optional(),
+      settings,
+    })
     .strict(),
   openDataset: z
     .object({

@@ -159,7 +159,20 @@ export interface DatabaseSourceView {
   readonly kind: 'table' | 'query';
   /** How the ledger and the curator's screens name it (no user, no password, no query text). */
   readonly location: string;
-  readonly columns: readonly { readonly name: string; readonly type: string }[];
+  readonly columns: readonly DatabaseColumnView[];
+}
+
+/**
+ * One column of a database source: its name and PostgreSQL type (the catalogue's, public), and how
+ * the curator declares its domain if they do (services/database-schema.ts): numeric bins for a
+ * number type (`integer` for an integer type), categories otherwise. Undeclared, it is discovered
+ * privately at release.
+ */
+export interface DatabaseColumnView {
+  readonly name: string;
+  readonly type: string;
+  readonly kind: 'categorical' | 'numeric';
+  readonly integer: boolean;
 }
 
 /**
@@ -170,6 +183,12 @@ export interface DatabaseSourceView {
 export interface DatabaseRunArg {
   readonly source: DatabaseSourceArg;
   readonly thresholds: readonly ThresholdInput[];
+  /**
+   * The columns the curator declared (the Data step's "Declare…": each one's whole domain from
+   * public knowledge, used exactly and free); every other released column is discovered privately.
+   * The columns to leave out are `settings.exclude`, as for a file.
+   */
+  readonly schema?: SchemaInput;
   readonly settings: RunSettingsInput;
 }
 
@@ -178,6 +197,8 @@ export interface DatabaseCapArg {
   readonly source: DatabaseSourceArg;
   readonly epsilon: string;
   readonly delta?: string;
+  /** The unit is fixed with the cap (as setCap's): per person (this column) or, blank, per row. */
+  readonly unitColumn?: string;
 }
 
 export interface OpenDatasetArg {

@@ -1,9 +1,15 @@
 /**
  * A release from a PostgreSQL table in the app (Chromium, web mode; RAP_TEST_POSTGRES, started
- * by .ci/run): the Data step's "Database table" shows the table's columns from the catalogue,
- * sets the database dataset's cap, releases (every column discovered privately, counted in the
- * database), and the Export step downloads the released CSV. The typed password is in no page text.
+ * by .ci/run): the Data step's "Database table or query" shows the table's columns from the
+ * catalogue, sets the database dataset's cap, releases (every column discovered privately, counted
+ * in the database), and the Export step downloads the released CSV. The typed password is in no
+ * page text. Then a query as the source, one column left out and one declared by the curator: the
+ * released CSV's header, the declared domain used exactly, and the ledger's entry (the database's
+ * keyed identity, as the CLI's --sql; no query text, no password); a query the database refuses
+ * is named in the banner. Then a column as the identifier of a person: a per-person cap and
+ * release, the identifier not released.
  */
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../src/core/counting/postgres.ts';
 import { chromiumAvailable } from './harness.ts';
@@ -63,6 +69,140 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(await page.content()).not.toContain('typed-pw-e2e');
     } finally {
       await withPostgres(src(), (c) => c.query(`DROP TABLE IF EXISTS ${table}`));
+    }
+  });
+
+  it('a query: one column left out, one declared; the CSV header and the ledger entry', async () => {
+    const qtable = `${table}_q`;
+    const qsrc = () => parsePostgresSource(`${PG}?table=${qtable}`);
+    await withPostgres(qsrc(), async (c) => {
+      await c.query(`CREATE TABLE ${qtable} (id integer, ward text, smoker text, age integer)`);
+      await c.query(
+        `INSERT INTO ${qtable} SELECT i, (ARRAY['Oncology','Emergency','Cardiology'])[1 + i % 3], ` +
+          `(ARRAY['daily','never'])[1 + i % 2], 20 + i % 50 FROM generate_series(0, 699) AS i`,
+      );
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-Data').click();
+      const panel = page.getByTestId('db-source');
+      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+        await panel.locator('summary').click();
+      await page.getByTestId('db-url').fill(PG!);
+      await page.getByTestId('db-kind-query').check();
+      await page.getByTestId('db-password').fill('typed-pw-e2e-q');
+      // A query the database refuses: the banner names the source and the database's reason.
+      await page.getByTestId('db-sql').fill(`SELECT nosuch FROM ${qtable}`);
+      await page.getByTestId('db-describe').click();
+      await expect
+        .poll(async () => (await banner(page))?.message ?? '')
+        .toContain('the database refused the query');
+      expect((await banner(page))?.message).toContain('nosuch');
+
+      await page
+        .getByTestId('db-sql')
+        .fill(`SELECT id, ward, smoker, age FROM ${qtable} WHERE ward <> 'private-literal-e2e'`);
+      await page.getByTestId('db-describe').click();
+      await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/id.*integer.*ward.*text/s);
+      expect(await banner(page)).toBeNull();
+      expect(await page.getByTestId('db-location').textContent()).toMatch(/ \(SQL query\)$/);
+      // The identifier is left out: never read, out of the workload.
+      await page.getByTestId('db-role-id').selectOption('leave-out');
+      await expect(page.getByTestId('db-release-id').textContent()).resolves.toContain('left out');
+      // ward declared whole (a category no row holds kept: used exactly, not discovered).
+      await page.getByTestId('db-declare-ward').click();
+      await page.getByTestId('schema-edit-categories').fill('Cardiology\nEmergency\nOncology\nPaediatrics');
+      await page.getByTestId('schema-edit-save').click();
+      await expect(page.getByTestId('db-release-ward').textContent()).resolves.toContain('declared');
+      // ward, smoker, age: three two-way marginals.
+      await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('3 two-way marginals');
+      await page.getByTestId('db-cap-epsilon').fill('5');
+      await page.getByTestId('db-set-cap').click();
+      await expect(page.getByTestId('db-cap').textContent()).resolves.toContain('5');
+      await page.getByTestId('db-epsilon').fill('1');
+      await page.getByTestId('db-rows').fill('60');
+      await page.getByTestId('db-run').click();
+      expect(await waitForRunStatus(page, ['finished'])).toBe('finished');
+      expect(await banner(page)).toBeNull();
+
+      await page.getByTestId('nav-Export').click();
+      const csv = await downloadText(page, 'export-button');
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines[0]).toBe('ward,smoker,age');
+      for (const line of lines.slice(1))
+        expect(['Cardiology', 'Emergency', 'Oncology', 'Paediatrics']).toContain(line.split(',')[0]);
+      expect(await page.content()).not.toContain('typed-pw-e2e-q');
+      // Nor in the page's persisted state (the step and the settings form live in sessionStorage).
+      expect(
+        await page.evaluate(() =>
+          JSON.stringify((globalThis as unknown as { sessionStorage: object }).sessionStorage),
+        ),
+      ).not.toContain('typed-pw-e2e');
+
+      // The ledger: the query source's dataset (the database's, named as the CLI names it), one
+      // committed release over the kept columns; no query text and no password anywhere in it.
+      const db = new Database(app.host.ledgerPath, { readonly: true, fileMustExist: true });
+      try {
+        const ds = db
+          .prepare('SELECT fingerprint, rows FROM datasets WHERE name = ?')
+          .get('rap (SQL queries)') as { fingerprint: string; rows: number } | undefined;
+        expect(ds?.rows).toBe(700);
+        const released = db
+          .prepare(
+            "SELECT workload_json FROM releases WHERE dataset_fingerprint = ? AND status = 'committed'",
+          )
+          .all(ds?.fingerprint) as { workload_json: string }[];
+        expect(released).toHaveLength(1);
+        const dump = JSON.stringify(
+          ['events', 'datasets', 'releases'].map((t) => db.prepare(`SELECT * FROM ${t}`).all()),
+        );
+        expect(dump).not.toContain('private-literal-e2e');
+        expect(dump).not.toContain('typed-pw-e2e');
+      } finally {
+        db.close();
+      }
+    } finally {
+      await withPostgres(qsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${qtable}`));
+    }
+  });
+
+  it('a column as the identifier of a person: per-person cap and release, the identifier not released', async () => {
+    const ptable = `${table}_p`;
+    const psrc = () => parsePostgresSource(`${PG}?table=${ptable}`);
+    await withPostgres(psrc(), async (c) => {
+      await c.query(`CREATE TABLE ${ptable} (person integer, ward text, smoker text)`);
+      await c.query(
+        `INSERT INTO ${ptable} SELECT i % 200, (ARRAY['Oncology','Emergency','Cardiology'])[1 + i % 3], ` +
+          `(ARRAY['daily','never'])[1 + i % 2] FROM generate_series(0, 599) AS i`,
+      );
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-Data').click();
+      const panel = page.getByTestId('db-source');
+      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+        await panel.locator('summary').click();
+      await page.getByTestId('db-url').fill(PG!);
+      await page.getByTestId('db-kind-table').check();
+      await page.getByTestId('db-table').fill(ptable);
+      await page.getByTestId('db-describe').click();
+      await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/person.*ward.*smoker/s);
+      await page.getByTestId('db-role-person').selectOption('identifier');
+      await expect(page.getByTestId('db-release-person').textContent()).resolves.toContain('identifier');
+      await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('1 two-way marginal');
+      await page.getByTestId('db-rows-per-person').fill('3');
+      await page.getByTestId('db-cap-epsilon').fill('5');
+      await page.getByTestId('db-set-cap').click();
+      await expect(page.getByTestId('db-cap').textContent()).resolves.toContain('5');
+      await page.getByTestId('db-epsilon').fill('1');
+      await page.getByTestId('db-rows').fill('40');
+      await page.getByTestId('db-run').click();
+      expect(await waitForRunStatus(page, ['finished'])).toBe('finished');
+      await page.getByTestId('nav-Export').click();
+      const csv = await downloadText(page, 'export-button');
+      expect(csv.trim().split(/\r?\n/)[0]).toBe('ward,smoker');
+    } finally {
+      await withPostgres(psrc(), (c) => c.query(`DROP TABLE IF EXISTS ${ptable}`));
     }
   });
 });

@@ -242,21 +242,23 @@ async function unitFromFlags(flags: SynthFlags, source: DataSource) {
       throw new InputError('--rows-per-person goes with --unit-column <column>');
     return undefined;
   }
-  if (source.postgres) {
-    throw new InputError(
-      '--unit-column: the person level is not available for a database table yet; release per row, or export the table to a file',
-    );
-  }
   const spec: UnitSpec = { column: flags.unitColumn, bound: parseRowsPerPerson(flags.rowsPerPerson) };
-  const { header } = await readTableHeader(
-    source.path,
-    source.header === undefined ? {} : { header: source.header },
-  );
+  // A database source's columns come from its catalogue (no row read; counted in the database).
+  const pg = source.postgres;
+  const { header } = pg
+    ? { header: await withPostgres(pg, (client) => tableColumns(client, pg)) }
+    : await readTableHeader(source.path, source.header === undefined ? {} : { header: source.header });
   checkUnitColumn(source.path, spec, header, source.schema);
+  // Without discovery a database release reads the declared columns and the unit column only
+  // (release/database.ts databaseFacts); a file's must declare every other column (prepare).
+  const read =
+    pg && !source.discover
+      ? header.filter((n) => n === spec.column || source.schema.columns.some((c) => c.name === n))
+      : header;
   // The release's columns are the header's in order, the unit column left out (release/person.ts).
   return {
     spec,
-    withUnit: provisionalSchema(header, source.schema.columns),
+    withUnit: provisionalSchema(read, source.schema.columns),
   };
 }
 
@@ -413,7 +415,8 @@ async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void
       `${prepared.plan.kind} mode, T = ${prepared.plan.rounds}, K = ${prepared.plan.perRound}`,
   ];
   const raw = prepared.raw;
-  if (!raw) {
+  if (!raw || raw.undeclared.length === 0) {
+    // A person-level release builds the raw plan even when every other column is declared.
     out.push('every column declared: nothing is discovered, no category merges');
   } else {
     const b = raw.budget;

@@ -185,6 +185,9 @@ export async function checkDiscoverable(
     readonly trim?: boolean;
   } = {},
 ): Promise<{ readonly keptAsMissing: readonly RejectedRows[] }> {
+  // Nothing to discover (the person level with every other column declared): nothing to check,
+  // and no discovery budget to size σ₁ with.
+  if (plan.undeclared.length === 0) return { keptAsMissing: [] };
   if (opts.counter) {
     const histograms = await opts.counter(plan.undeclared).catch(() => {
       opts.signal?.throwIfAborted();

@@ -68,6 +68,7 @@ export async function databaseFacts(
   ledgerKey: Buffer,
   choice: ColumnChoice | undefined,
   discovering: boolean,
+  unit?: string,
 ): Promise<DatabaseFacts> {
   return withPostgres(src, async (client) => {
     const all = await tableColumns(client, src);
@@ -81,8 +82,16 @@ export async function databaseFacts(
         );
       }
     }
-    // Without discovery a release reads the declared columns only (as from a file).
-    const header = discovering ? kept : kept.filter((n) => declared.some((c) => c.name === n));
+    if (unit !== undefined && !all.includes(unit)) {
+      const what = src.query === undefined ? 'the table' : "the query's result";
+      throw new InputError(
+        `${src.location}: the unit column "${unit}" is not in ${what} (it has: ${all.join(', ')}); ` +
+          'name the column that identifies the person.',
+        { field: 'unit-column', column: unit },
+      );
+    }
+    // Without discovery a release reads the declared columns only (as from a file), and the unit column.
+    const header = discovering ? kept : kept.filter((n) => n === unit || declared.some((c) => c.name === n));
     const rows = await tableRows(client, src);
     if (rows < 1) {
       throw new InputError(
@@ -193,23 +202,11 @@ export function checkDatabaseValues(
   }
 }
 
-/**
- * What a database source cannot do yet, refused before anything is read: the person level (its
- * bounding samples rows, which stay in the database), and a header answer (a table names its
- * columns).
- */
+/** What a database source cannot take, refused before anything is read: a header answer (a table names its columns). */
 export function checkDatabaseSpec(spec: {
   readonly source: { readonly path: string; readonly header?: boolean };
-  readonly unit?: unknown;
 }): void {
   const where = spec.source.path;
-  if (spec.unit) {
-    throw new InputError(
-      `${where}: the person level (a unit column) is not available for a database table yet: release per row, ` +
-        'or export the table to a file.',
-      { field: 'unit' },
-    );
-  }
   if (spec.source.header !== undefined) {
     throw new InputError(`${where}: a database table names its columns; leave the header answer out.`, {
       field: 'header',

@@ -41,7 +41,7 @@ export interface PersonCounted {
 
 /** Bounds the table's persons to k records (k, its draws and n̂ as boundSource draws them). */
 export async function boundOnTable(
-  table: PersonTable,
+  table: Pick<PersonTable, 'contributions' | 'heavy' | 'bound'>,
   unit: UnitSpec,
   budget: UnitBudget,
   noise: NoiseSource,
@@ -76,14 +76,34 @@ export async function readPersonLevelSource(
   featureSets: (schema: Schema) => readonly (readonly number[])[],
   opts: { readonly header?: boolean; readonly signal?: AbortSignal } = {},
 ): Promise<PersonCounted> {
-  const { signal } = opts;
-  const { outcome, bounded } = await boundOnTable(table, unit, budget, noises.person, signal);
-  const trim = tableFormat(plan.path) === 'csv';
   // The table's columns as the streaming path's bounded file has them (the unit column among them).
   const { header } = await readTableHeader(plan.path, {
     ...(opts.header === undefined ? {} : { header: opts.header }),
     ...(plan.choice ? { choice: plan.choice } : {}),
   });
+  return countPersonLevel(table, plan, unit, budget, noises, featureSets, {
+    header,
+    trim: tableFormat(plan.path) === 'csv',
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+}
+
+/**
+ * readPersonLevelSource's steps on any table that bounds and counts (DuckDB's, or PostgreSQL's:
+ * counting/postgres-person.ts): `header` the source's columns (the unit column among them),
+ * `trim` whether its reader trims texts (a CSV's does, a database's does not).
+ */
+export async function countPersonLevel(
+  table: Pick<PersonTable, 'contributions' | 'heavy' | 'bound'>,
+  plan: RawSourcePlan,
+  unit: UnitSpec,
+  budget: UnitBudget,
+  noises: { readonly person: NoiseSource; readonly discovery: NoiseSource },
+  featureSets: (schema: Schema) => readonly (readonly number[])[],
+  opts: { readonly header: readonly string[]; readonly trim: boolean; readonly signal?: AbortSignal },
+): Promise<PersonCounted> {
+  const { signal, header, trim } = opts;
+  const { outcome, bounded } = await boundOnTable(table, unit, budget, noises.person, signal);
   const discovery = await discoverFromPersonCounts(
     plan.path,
     header,

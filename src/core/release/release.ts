@@ -61,6 +61,7 @@ import {
   ledgerKeyFor,
   validateDatabase,
 } from './database.ts';
+import { readPersonLevelDatabase } from './database-person.ts';
 import { manifestFields, planThatRan, type RanPlan } from './manifest.ts';
 import {
   abortCode,
@@ -350,7 +351,14 @@ export async function prepare(
   if (pg) checkDatabaseSpec(spec);
   // A database table: its columns and row count from the database, its identity keyed (database.ts).
   const db = pg
-    ? await databaseFacts(pg, schema.columns, ledgerKeyFor(pg, prepareOptions), choice.choice, discovering)
+    ? await databaseFacts(
+        pg,
+        schema.columns,
+        ledgerKeyFor(pg, prepareOptions),
+        choice.choice,
+        discovering,
+        unitSpec?.column,
+      )
     : null;
   if (db && db.repeats.length > 0) warn(warnings.queryRepeats(db.repeats));
   const names = db
@@ -798,6 +806,24 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
       loaded = read.counted;
       discovery = reserved.raw.undeclared.length > 0 ? read.discovery : null;
       counting = { by: 'duckdb' };
+      person = read.person;
+      options = { ...options, unit: { bound: person.bound, normaliser: person.rows.rows } };
+    } else if (reserved.raw && reserved.unit && spec.source.postgres) {
+      // The person level counted in the database (database-person.ts): the same bounding,
+      // discovery and tables as DuckDB's, no row leaving the database.
+      const read = await readPersonLevelDatabase(
+        spec.source.postgres,
+        reserved.raw,
+        reserved.facts.rows,
+        reserved.unit.spec,
+        reserved.unit.budget,
+        { person: personNoise(spec), discovery: discoveryNoise(spec) },
+        (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
+        signal,
+      );
+      loaded = read.counted;
+      discovery = reserved.raw.undeclared.length > 0 ? read.discovery : null;
+      counting = { by: 'postgresql' };
       person = read.person;
       options = { ...options, unit: { bound: person.bound, normaliser: person.rows.rows } };
     } else if (reserved.raw && reserved.unit) {

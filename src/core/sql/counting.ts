@@ -194,3 +194,129 @@ export function setKey(flags: readonly number[]): string {
   });
   return ps.join(',');
 }
+
+/**
+ * THE person level's SQL for an engine that holds the rows (PostgreSQL: counting/postgres-person.ts),
+ * the steps counting/person-table.ts runs in DuckDB, as queries over one snapshot that write
+ * nothing (no table, not even a temporary one: a read-only transaction allows none):
+ * - each record's person: the unit column's text (NULL as ''), every missing marker one and the
+ *   same person '' (the JS rule for a source read untrimmed);
+ * - persons numbered 0… by first appearance, records ranked 0… within their person, both in the
+ *   records' `order`: 'physical', a plain table's heap order (ctid: a table loaded in a file's
+ *   order has that file's order, so it bounds as the file does), or 'content', the records' own
+ *   texts (unit, then every released column) where no physical order exists (a view, a query):
+ *   records that tie are equal in every column the release reads, so which of them a rank names
+ *   changes no count;
+ * - the bounded records: all of a person with at most k, and of each heavy person the ranks the
+ *   JS draws kept (privacy/contribution.ts), given as the parameters $1 (persons) and $2 (ranks),
+ *   two bigint arrays: data, never SQL text, and no randomness in SQL.
+ * Columns come out under positional names (`c0…`, the person `p`), so no table's column name can
+ * clash with them. Each query re-derives the numbering, so every query must run in ONE snapshot
+ * (REPEATABLE READ) for the numbers to name the same records.
+ */
+export interface PersonRecords {
+  /** The released columns (source names), in order: result columns c0…. */
+  readonly columns: readonly string[];
+  /** The unit column (source name). */
+  readonly unit: string;
+  /** The missing markers: the person of each of these texts is ''. */
+  readonly markers: readonly string[];
+  readonly order: 'physical' | 'content';
+}
+
+/** The result column of `spec.columns[i]` in the person queries. */
+export function personColumn(i: number): string {
+  return `c${i}`;
+}
+/** The person's result column (its ordinal) in the bounded records. */
+export const PERSON_COLUMN = 'p';
+
+function personText(rel: Relation, spec: PersonRecords, dialect: Dialect): string {
+  const u = textOf(spec.unit, dialect, isFloating(rel, spec.unit));
+  return `CASE WHEN ${u} IN (${spec.markers.map(quoteString).join(', ')}) THEN '' ELSE ${u} END`;
+}
+
+/** `WITH t0, t, people`: each record's texts and person text, its place `rn`, each person's number and record count. */
+function personCtes(rel: Relation, spec: PersonRecords, dialect: Dialect): string {
+  if (dialect !== 'postgres')
+    throw new RangeError('the person SQL is PostgreSQL’s (DuckDB: counting/person-table.ts)');
+  if (spec.markers.length === 0 || !spec.markers.includes(''))
+    throw new Error('internal: the person level needs the empty text as a marker');
+  const q = (s: string) => quoteIdent(s, dialect);
+  const cs = spec.columns.map((_, i) => q(personColumn(i)));
+  const texts = spec.columns.map((c, i) => `${textOf(c, dialect, isFloating(rel, c))} AS ${cs[i]}`);
+  const physical = spec.order === 'physical';
+  const t0 = [
+    ...texts,
+    `${personText(rel, spec, dialect)} AS ${q('pid')}`,
+    ...(physical ? ['ctid AS "tid"'] : []),
+  ];
+  const order = physical ? q('tid') : [q('pid'), ...cs].map((c) => `${c} COLLATE "C"`).join(', ');
+  return (
+    `WITH t0 AS (SELECT ${t0.join(', ')} FROM ${relationSql(rel, dialect)}), ` +
+    `t AS (SELECT *, row_number() OVER (ORDER BY ${order}) AS rn FROM t0), ` +
+    'people AS (SELECT pid, row_number() OVER (ORDER BY min(rn)) - 1 AS person, count(*) AS r FROM t GROUP BY pid)'
+  );
+}
+
+/** How many persons hold each record count: rows (r, persons). No order needed. */
+export function personContributionsSql(
+  rel: Relation,
+  spec: Omit<PersonRecords, 'order' | 'columns'>,
+  dialect: Dialect,
+): string {
+  if (dialect !== 'postgres')
+    throw new RangeError('the person SQL is PostgreSQL’s (DuckDB: counting/person-table.ts)');
+  const pid = personText(rel, { ...spec, columns: [], order: 'content' }, dialect);
+  return `SELECT r, count(*) AS persons FROM (SELECT count(*) AS r FROM ${relationSql(rel, dialect)} GROUP BY ${pid}) AS c GROUP BY r`;
+}
+
+/** The persons with more than k records, in order of first appearance: rows (person, r). */
+export function heavyPersonsSql(rel: Relation, spec: PersonRecords, k: number, dialect: Dialect): string {
+  return `${personCtes(rel, spec, dialect)} SELECT person, r FROM people WHERE r > ${boundText(k)} ORDER BY person`;
+}
+
+/**
+ * The bounded records (at most k a person; $1, $2: the heavy persons' kept ranks), as a query
+ * whose columns are c0… and p: the relation every bounded count reads (kind 'query').
+ */
+export function boundedRecordsSql(rel: Relation, spec: PersonRecords, k: number, dialect: Dialect): string {
+  const cs = spec.columns.map((_, i) => `t.${quoteIdent(personColumn(i), dialect)}`);
+  return (
+    `${personCtes(rel, spec, dialect)}, ` +
+    `ranked AS (SELECT ${[...cs, 'people.person', 'people.r'].join(', ')}, ` +
+    'row_number() OVER (PARTITION BY people.person ORDER BY t.rn) - 1 AS rank FROM t JOIN people USING (pid)) ' +
+    `SELECT ${[...spec.columns.map((_, i) => quoteIdent(personColumn(i), dialect)), `person AS ${quoteIdent(PERSON_COLUMN, dialect)}`].join(', ')} ` +
+    `FROM ranked WHERE r <= ${boundText(k)} OR (person, rank) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))`
+  );
+}
+
+/**
+ * Per column and label, the distinct persons among the bounded records (boundedRecordsSql's text)
+ * whose column's text maps to the label, for the result columns `columns` (c0…) in ONE query (the
+ * bounded records derived once: a MATERIALIZED CTE). `$3`, `$4`, `$5`: each mapping's column
+ * position in `columns`, raw text and label number (integer, text and integer arrays: data, never
+ * SQL text). Rows (column position, label number, persons).
+ */
+export function distinctPersonsSql(bounded: string, columns: readonly string[], dialect: Dialect): string {
+  if (dialect !== 'postgres')
+    throw new RangeError('the person SQL is PostgreSQL’s (DuckDB: counting/person-table.ts)');
+  const p = quoteIdent(PERSON_COLUMN, dialect);
+  const per = columns.map(
+    (column, i) =>
+      `SELECT ${i} AS col, l.label, count(DISTINCT b.${p}) AS persons FROM b JOIN l ` +
+      `ON l.col = ${i} AND l.raw = b.${quoteIdent(column, dialect)} GROUP BY l.label`,
+  );
+  return (
+    `WITH b AS MATERIALIZED (\n${bounded}\n), ` +
+    'l AS (SELECT * FROM unnest($3::integer[], $4::text[], $5::integer[]) AS l(col, raw, label)) ' +
+    per.join(' UNION ALL ')
+  );
+}
+
+/** k as SQL text: a safe integer ≥ 1 only (public, and checked). */
+function boundText(k: number): string {
+  if (!Number.isSafeInteger(k) || k < 1)
+    throw new RangeError(`rows per person must be an integer >= 1, got ${k}`);
+  return String(k);
+}

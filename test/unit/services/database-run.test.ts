@@ -46,17 +46,13 @@ describe('startDatabaseRun / setDatabaseCap: refused before anything is reserved
     expect(e.message).not.toContain('s3cret');
   });
 
-  it('the person level and a column choice: not available for a database source', async () => {
+  it('a hierarchy: not available for a database source', async () => {
     const source = { url: 'postgres://127.0.0.1:1/db', table: 't' };
     const thresholds = [{ features: ['a', 'b'], r: 2, weight: 1 }];
-    const unit = await refusal(
-      app.call('startDatabaseRun', { source, thresholds, settings: { ...SETTINGS, unitColumn: 'a' } }),
+    const h = await refusal(
+      app.call('startDatabaseRun', { source, thresholds, settings: { ...SETTINGS, hierarchy: ['a=icd10'] } }),
     );
-    expect(unit.message).toContain('not available for a database source');
-    const left = await refusal(
-      app.call('startDatabaseRun', { source, thresholds, settings: { ...SETTINGS, exclude: ['a'] } }),
-    );
-    expect(left.message).toContain('not available for a database source');
+    expect(h.message).toContain('not available for a database source');
   });
 
   it('an unknown key in the source is refused by the dispatcher', async () => {

@@ -92,10 +92,10 @@ describe.skipIf(!PG)('describeDatabase against PostgreSQL (RAP_TEST_POSTGRES)', 
     const view = await app.call('describeDatabase', { url: PG!, table, password: 'typed-pw-3' });
     expect(view.kind).toBe('table');
     expect(view.columns).toEqual([
-      { name: 'age', type: 'integer' },
-      { name: 'city', type: 'character varying(20)' },
-      { name: 'score', type: 'double precision' },
-      { name: 'seen', type: 'date' },
+      { name: 'age', type: 'integer', kind: 'numeric', integer: true },
+      { name: 'city', type: 'character varying(20)', kind: 'categorical', integer: false },
+      { name: 'score', type: 'double precision', kind: 'numeric', integer: false },
+      { name: 'seen', type: 'date', kind: 'categorical', integer: false },
     ]);
     expect(view.location).toBe(`${PG!.replace(/\/\/[^@]*@/, '//')}?table=${table}`);
     expect(JSON.stringify(view)).not.toContain('typed-pw-3');
@@ -108,9 +108,9 @@ describe.skipIf(!PG)('describeDatabase against PostgreSQL (RAP_TEST_POSTGRES)', 
     });
     expect(view.kind).toBe('query');
     expect(view.columns).toEqual([
-      { name: 'city', type: 'character varying' },
-      { name: 'twice', type: 'integer' },
-      { name: 'mark', type: 'text' },
+      { name: 'city', type: 'character varying', kind: 'categorical', integer: false },
+      { name: 'twice', type: 'integer', kind: 'numeric', integer: true },
+      { name: 'mark', type: 'text', kind: 'categorical', integer: false },
     ]);
     expect(view.location).not.toContain('private-literal');
     expect(view.location).toMatch(/ \(SQL query\)$/);
