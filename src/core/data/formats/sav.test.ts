@@ -111,6 +111,69 @@ describe('an SPSS file read in chunks', () => {
     expect(lines).toEqual(Array.from({ length: n + 1 }, (_, i) => i + 1));
   });
 
+  const WIDE: SavVariable[] = [
+    ...VARS,
+    { name: 'note', type: 'string', width: 20 },
+    { name: 'n', type: 'numeric' },
+  ];
+  const wideRow = (i: number): (number | string | null)[] => [
+    ...row(i),
+    i % 4 === 0 ? '' : `note ${i} of the case`.slice(0, 20),
+    i % 9 === 0 ? null : (i % 300) - 120, // in and out of the compression codes' range (-99 … 151)
+  ];
+  const wideExpected = (i: number): string[] => [
+    ...expected(i),
+    i % 4 === 0 ? '' : `note ${i} of the case`.slice(0, 20),
+    i % 9 === 0 ? '' : String((i % 300) - 120),
+  ];
+
+  it.each([
+    false,
+    true,
+  ])('our case decoder equals sav-reader on strings over 8 bytes, numbers, missing values, labels (compressed: %s)', async (compressed) => {
+    const n = 700;
+    const file = dir.file(
+      `wide-${compressed}.sav`,
+      savBytes(
+        WIDE,
+        Array.from({ length: n }, (_, i) => wideRow(i)),
+        { compressed },
+      ),
+    );
+    const ours = await chunked(file);
+    expect(ours).toEqual([WIDE.map((v) => v.name), ...Array.from({ length: n }, (_, i) => wideExpected(i))]);
+    expect(await wholeRead(file)).toEqual(ours);
+  });
+
+  it('compressed data ended by a 252 code (as PSPP writes): the cases end there', async () => {
+    // sav-reader reads a case past the code, then fails at the file's end: the file was refused.
+    const n = 30;
+    const file = dir.file(
+      'pspp.sav',
+      savBytes(
+        WIDE,
+        Array.from({ length: n }, (_, i) => wideRow(i)),
+        { compressed: true, endCode: true },
+      ),
+    );
+    expect(await chunked(file)).toEqual([
+      WIDE.map((v) => v.name),
+      ...Array.from({ length: n }, (_, i) => wideExpected(i)),
+    ]);
+    await expect(wholeRead(file)).rejects.toThrow();
+  });
+
+  it('a file cut inside its cases is refused with a message naming it', async () => {
+    const whole = savBytes(
+      VARS,
+      Array.from({ length: 10 }, (_, i) => row(i)),
+    );
+    const file = dir.file('cut.sav', whole.subarray(0, whole.length - 5));
+    const err = await readFormatRecords(file, () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect((err as Error).message).toContain('not a readable SPSS data file (.sav)');
+  });
+
   it('value labels still become the declared categories', async () => {
     const file = dir.file('labels.sav', savBytes(VARS, [row(1)]));
     expect(await fileDeclaredColumns(file)).toEqual([

@@ -3,9 +3,9 @@
  * dependencies, no install script): the variable names first, then each case as text. A value
  * with a value label is its label (the labels are the column's declared categories:
  * `savDeclaredColumns`), another number its JavaScript text, system-missing the empty field,
- * strings trimmed. The file is read in bounded chunks (`SAV_CHUNK_BYTES`), its cases decoded one
- * at a time and handed on in chunks: memory does not grow with the number of cases. A corrupt
- * file is refused with a message naming it.
+ * strings trimmed. sav-reader reads the dictionary (the file in bounded chunks, `SAV_CHUNK_BYTES`);
+ * our decoder (sav-cases.ts) the cases, through a bounded window of the file, handed on in chunks:
+ * memory does not grow with the number of cases. A corrupt file is refused with a message naming it.
  */
 import { open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -13,13 +13,23 @@ import { InputError } from '../../errors.ts';
 import type { RecordChunk } from '../records.ts';
 import { CHUNK_RECORDS, unreadable } from '../records.ts';
 import type { CategoricalColumn } from '../schema.ts';
+import { Corrupt } from './binary.ts';
+import { openBytes } from './labelled.ts';
+import { type SavCaseLayout, SavCases, type SavCell } from './sav-cases.ts';
 
 interface SavVar {
   readonly name: string;
   readonly type: number;
+  /** sav-reader 2.0.8's (internal) layout of a string: its 8-byte continuation cells. */
+  readonly __nb_string_contin_recs?: number;
+  /** …and a very long string's further segments (variables of their own in the file). */
+  readonly __child_string_sysvars?: readonly SavVar[];
 }
 interface SavMeta {
   readonly sysvars: readonly SavVar[];
+  readonly header: { readonly compression?: { readonly bias: number } };
+  /** The byte offset of the first case. */
+  readonly firstRecordPosition: number;
   getValueLabels(name: string): readonly { val: number | string; label: string }[] | null;
 }
 interface SavReader {
@@ -128,9 +138,23 @@ function labelsOf(meta: SavMeta, name: string): Map<string, string> {
   return new Map(labels.map((l) => [String(l.val), l.label.trim()]));
 }
 
+/** Where the cases start and how each variable's cells lie, from sav-reader's dictionary. */
+function caseLayout(meta: SavMeta): SavCaseLayout {
+  const cells = meta.sysvars.map((v): SavCell => {
+    if (v.type === 0) return { kind: 'number' };
+    const segments = [v, ...(v.__child_string_sysvars ?? [])].map(
+      (s) => 1 + (s.__nb_string_contin_recs ?? 0),
+    );
+    return { kind: 'string', segments };
+  });
+  const bias = meta.header.compression?.bias;
+  return { cells, start: meta.firstRecordPosition, ...(bias === undefined ? {} : { bias }) };
+}
+
 /**
- * The variable names, then each case, read one at a time (`readNextRow`) from the file read in
- * chunks of `chunkBytes`: neither the file nor the cases already handed on are held.
+ * The variable names, then each case: sav-reader reads the dictionary (from the file read in
+ * chunks of `chunkBytes`), our decoder the cases (sav-cases.ts, the file read by position
+ * through a bounded window): neither the file nor the cases already handed on are held.
  */
 export async function* savChunks(
   file: string,
@@ -138,37 +162,43 @@ export async function* savChunks(
   chunkBytes = SAV_CHUNK_BYTES,
 ): AsyncGenerator<RecordChunk> {
   const { sav, check, close } = await openSav(file, chunkBytes);
+  close(); // the dictionary only: the cases are decoded below
+  check();
+  const vars = sav.meta.sysvars;
+  const labels = vars.map((v) => labelsOf(sav.meta, v.name));
+  const layout = caseLayout(sav.meta);
+  yield { records: [vars.map((v) => v.name)] };
+  const handle = openBytes(file);
   try {
-    const vars = sav.meta.sysvars;
-    const labels = vars.map((v) => labelsOf(sav.meta, v.name));
-    yield { records: [vars.map((v) => v.name)] };
+    const cases = new SavCases(handle.bytes, layout);
     for (;;) {
       const records: string[][] = [];
       while (records.length < CHUNK_RECORDS) {
-        let row: Record<string, unknown> | null;
+        let row: ReturnType<typeof cases.next>;
         try {
-          row = await sav.readNextRow();
-        } catch {
-          check();
-          throw damaged(file);
+          row = cases.next();
+        } catch (err) {
+          if (err instanceof Corrupt) throw damaged(file);
+          throw unreadable(file, err);
         }
-        if (row === null || row === undefined) break;
-        records.push(
-          vars.map((v, j) => {
-            const value = row[v.name];
-            if (value === null || value === undefined || value === SYSMIS) return '';
-            const text = typeof value === 'string' ? value.trim() : String(value);
-            return labels[j].get(text) ?? text;
-          }),
-        );
+        if (row === null) break;
+        const record: string[] = new Array(row.length);
+        for (let j = 0; j < row.length; j++) record[j] = text(row[j], labels[j]);
+        records.push(record);
       }
-      if (records.length < CHUNK_RECORDS) check(); // the cases ended: at the file's end, or a failed read
       if (records.length > 0) yield { records };
       if (records.length < CHUNK_RECORDS) return;
     }
   } finally {
-    close();
+    handle.close();
   }
+}
+
+/** A value as the counting module's text: its label, else a number's JavaScript text; system-missing empty. */
+function text(value: number | string | null, labels: ReadonlyMap<string, string>): string {
+  if (value === null || value === SYSMIS) return '';
+  const t = typeof value === 'string' ? value.trim() : String(value);
+  return labels.size === 0 ? t : (labels.get(t) ?? t);
 }
 
 /**
