@@ -4,34 +4,59 @@
  * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE and RDC
  * rows, mix pages).
  */
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 
-function zip(entries: readonly { name: string; data: Buffer }[]): Buffer {
+/**
+ * A ZIP archive of `entries`, stored, or deflated with the sizes and CRC in a data descriptor
+ * after each part (as write-excel-file and Excel write them; the local header's are zero).
+ */
+export function zipBytes(entries: readonly { name: string; data: Buffer }[], deflate = false): Buffer {
+  return zip(entries, deflate);
+}
+
+function zip(entries: readonly { name: string; data: Buffer }[], deflate = false): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
     const crc = crc32(e.data);
+    const data = deflate ? deflateRawSync(e.data) : e.data;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
+    if (deflate) {
+      local.writeUInt16LE(8, 6); // sizes and CRC in the data descriptor
+      local.writeUInt16LE(8, 8);
+    } else {
+      local.writeUInt32LE(crc, 14);
+      local.writeUInt32LE(data.length, 18);
+      local.writeUInt32LE(e.data.length, 22);
+    }
     local.writeUInt16LE(name.length, 26);
+    const descriptor = Buffer.alloc(deflate ? 16 : 0);
+    if (deflate) {
+      descriptor.writeUInt32LE(0x08074b50, 0);
+      descriptor.writeUInt32LE(crc, 4);
+      descriptor.writeUInt32LE(data.length, 8);
+      descriptor.writeUInt32LE(e.data.length, 12);
+    }
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
+    if (deflate) {
+      central.writeUInt16LE(8, 8);
+      central.writeUInt16LE(8, 10);
+    }
     central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(e.data.length, 20);
+    central.writeUInt32LE(data.length, 20);
     central.writeUInt32LE(e.data.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.data);
+    locals.push(local, name, data, descriptor);
     centrals.push(central, name);
-    offset += local.length + name.length + e.data.length;
+    offset += local.length + name.length + data.length + descriptor.length;
   }
   const dir = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
@@ -49,6 +74,44 @@ function columnName(i: number): string {
   let s = '';
   for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
+}
+
+/** The parts of a one-sheet workbook beside its sheet XML (`xlsxParts`). */
+export interface WorkbookParts {
+  /** The `<sheetData>` element's inside. */
+  readonly sheetData: string;
+  /** The `<sst>` element's inside (the `<si>` items), when the workbook has shared strings. */
+  readonly sharedStrings?: string;
+  /** The `<styleSheet>` element's inside, when the workbook has styles. */
+  readonly styles?: string;
+  /** 1904 date system. */
+  readonly date1904?: boolean;
+  readonly deflate?: boolean;
+}
+
+const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const RELS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** A one-sheet workbook from its parts' XML (the reader's fixtures: shared strings, styles, dates). */
+export function xlsxParts(p: WorkbookParts): Buffer {
+  const rel = (id: string, type: string, target: string) =>
+    `<Relationship Id="${id}" Type="${RELS}/${type}" Target="${target}"/>`;
+  const files: Record<string, string> = {
+    '[Content_Types].xml': `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`,
+    '_rels/.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId1', 'officeDocument', 'xl/workbook.xml')}</Relationships>`,
+    'xl/workbook.xml': `${XML}<workbook xmlns="${MAIN}" xmlns:r="${RELS}">${p.date1904 ? '<workbookPr date1904="1"/>' : '<workbookPr/>'}<sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId1', 'worksheet', 'worksheets/sheet1.xml')}${p.sharedStrings === undefined ? '' : rel('rId2', 'sharedStrings', 'sharedStrings.xml')}${p.styles === undefined ? '' : rel('rId3', 'styles', '/xl/styles.xml')}</Relationships>`,
+    'xl/worksheets/sheet1.xml': `${XML}<worksheet xmlns="${MAIN}"><dimension ref="A1"/><sheetData>${p.sheetData}</sheetData></worksheet>`,
+  };
+  if (p.sharedStrings !== undefined)
+    files['xl/sharedStrings.xml'] = `${XML}<sst xmlns="${MAIN}">${p.sharedStrings}</sst>`;
+  if (p.styles !== undefined)
+    files['xl/styles.xml'] = `${XML}<styleSheet xmlns="${MAIN}">${p.styles}</styleSheet>`;
+  return zip(
+    Object.entries(files).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })),
+    p.deflate,
+  );
 }
 
 /** A one-sheet workbook: strings as inline strings, numbers as numbers, null as no cell. */
