@@ -12,7 +12,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type BenchArgs, BenchArgsError, parseBenchArgs, USAGE } from './lib/args.ts';
-import { matchesFilter, seedList } from './lib/cases.ts';
+import { listedCases, selectedCases } from './lib/cases.ts';
 import { loadDataset } from './lib/datasets.ts';
 import {
   defaultOutDir,
@@ -44,9 +44,7 @@ function pickSuite(name: string): Suite | RawSuite | PremSuite {
 }
 
 function selectCases(suite: Suite, args: BenchArgs): BenchCase[] {
-  const cases = suite
-    .cases(seedList(args.seeds ?? suite.defaultSeeds))
-    .filter((c) => matchesFilter(c.id, args.filter));
+  const cases = selectedCases(suite, args);
   if (cases.length === 0)
     throw new BenchArgsError(`no case of suite '${suite.name}' matches the filter (see --list)`);
   return cases;
@@ -163,10 +161,7 @@ async function main(): Promise<number> {
   }
   const suite = picked;
   const cases = selectCases(suite, args);
-  if (args.list) {
-    process.stdout.write(`${cases.map((c) => c.id).join('\n')}\n`);
-    return 0;
-  }
+  if (listedCases(cases, args)) return 0;
   const outDir = path.resolve(args.out ?? defaultOutDir(suite.name));
   await mkdir(outDir, { recursive: true });
   const started = performance.now();

@@ -2,6 +2,7 @@
  * Case ids, seed expansion and `--filter`. An id reads like a path of the case's settings,
  * e.g. `adult/3of3/W16/eps0.1/T=def/K=def/query/s0`, so a filter is a plain substring.
  */
+import type { BenchArgs } from './args.ts';
 import type { BenchCase } from './types.ts';
 
 /** A case before seeding: what suite files write. */
@@ -70,4 +71,28 @@ export function matchesFilter(id: string, terms: readonly string[]): boolean {
 /** The cross product of two lists, for grids. */
 export function grid<A, B>(as: readonly A[], bs: readonly B[]): [A, B][] {
   return as.flatMap((a) => bs.map((b): [A, B] => [a, b]));
+}
+
+/**
+ * The cases a run selects: the suite's cases for `--seeds` (default the suite's own), kept where
+ * every `--filter` term matches. Every runner selects through here, so `--list` and the run
+ * agree on the ids for the same arguments.
+ */
+export function selectedCases<C extends { readonly id: string }>(
+  suite: { readonly defaultSeeds: number; cases(seeds: readonly number[]): C[] },
+  args: Pick<BenchArgs, 'seeds' | 'filter'>,
+): C[] {
+  return suite
+    .cases(seedList(args.seeds ?? suite.defaultSeeds))
+    .filter((c) => matchesFilter(c.id, args.filter));
+}
+
+/** `--list`: prints the selected ids, one a line, and says it did (the runner then stops). */
+export function listedCases(
+  cases: readonly { readonly id: string }[],
+  args: Pick<BenchArgs, 'list'>,
+): boolean {
+  if (!args.list) return false;
+  process.stdout.write(`${cases.map((c) => c.id).join('\n')}\n`);
+  return true;
 }

@@ -16,7 +16,7 @@ import type { AccuracyCertificate, RapReport } from '../../src/core/engine/types
 import { exactThresholdAnswers } from '../../src/core/workload/exact.ts';
 import { randomWorkload } from '../../src/core/workload/random.ts';
 import type { BenchArgs } from './args.ts';
-import { matchesFilter, seedList } from './cases.ts';
+import { listedCases, selectedCases } from './cases.ts';
 import { SHARED_DATASETS } from './datasets.ts';
 import { describeMachine, fileNameFor, writeAtomically } from './output.ts';
 import { releaseCase } from './release-run.ts';
@@ -174,13 +174,8 @@ export async function runPremSuite(
   latestPath: string,
   command: string,
 ): Promise<number> {
-  const cases = suite
-    .cases(seedList(args.seeds ?? suite.defaultSeeds))
-    .filter((c) => matchesFilter(c.id, args.filter));
-  if (args.list) {
-    process.stdout.write(`${cases.map((c) => c.id).join('\n')}\n`);
-    return 0;
-  }
+  const cases = selectedCases(suite, args);
+  if (listedCases(cases, args)) return 0;
   const results: PremResult[] = [];
   const failures: string[] = [];
   // --from DIR…: the table again from earlier runs' JSON files (the selected cases found there).

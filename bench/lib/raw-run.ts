@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BenchArgs } from './args.ts';
-import { matchesFilter, seedList } from './cases.ts';
+import { listedCases, selectedCases } from './cases.ts';
 import { describeMachine, fileNameFor, writeAtomically } from './output.ts';
 import { type RawCase, type RawResult, runRawCase } from './raw-pipeline.ts';
 import { formatNumber } from './table.ts';
@@ -106,13 +106,8 @@ export async function runRawSuite(
   latestPath: string,
   command: string,
 ): Promise<number> {
-  const cases = suite
-    .cases(seedList(args.seeds ?? suite.defaultSeeds))
-    .filter((c) => matchesFilter(c.id, args.filter));
-  if (args.list) {
-    process.stdout.write(`${cases.map((c) => c.id).join('\n')}\n`);
-    return 0;
-  }
+  const cases = selectedCases(suite, args);
+  if (listedCases(cases, args)) return 0;
   const started = performance.now();
   const results: RawResult[] = [];
   const failures: string[] = [];

@@ -17,7 +17,7 @@ import { Ledger } from '../../src/core/ledger/ledger.ts';
 import { type ReleaseSpec, releaseStraightThrough } from '../../src/core/release/release.ts';
 import type { Workload } from '../../src/core/workload/types.ts';
 import type { BenchArgs } from '../lib/args.ts';
-import { matchesFilter, seedList } from '../lib/cases.ts';
+import { listedCases, selectedCases } from '../lib/cases.ts';
 import { SHARED_DATASETS } from '../lib/datasets.ts';
 import { describeMachine, fileNameFor, writeAtomically } from '../lib/output.ts';
 import { type Fidelity, fidelity } from '../lib/raw-metrics.ts';
@@ -168,11 +168,8 @@ export async function runPersonSuite(
   latestPath: string,
   command: string,
 ): Promise<number> {
-  const all = cases(seedList(args.seeds ?? 1)).filter((c) => matchesFilter(c.id, args.filter));
-  if (args.list) {
-    process.stdout.write(`${all.map((c) => c.id).join('\n')}\n`);
-    return 0;
-  }
+  const all = selectedCases({ defaultSeeds: 1, cases }, args);
+  if (listedCases(all, args)) return 0;
   const { names, rows } = await readRows(FILE);
   const results: PersonResult[] = [];
   const failures: string[] = [];

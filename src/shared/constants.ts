@@ -16,6 +16,14 @@ export function isActiveStatus(status: RunStatus): boolean {
   return ACTIVE_RUN_STATUSES.includes(status);
 }
 
+/**
+ * A run that produced its synthetic table, exported or not: the Results and Export steps show it
+ * and the Run step offers the way on. One predicate so the steps never disagree on "done".
+ */
+export function hasResults(status: RunStatus): boolean {
+  return status === 'finished' || status === 'exported';
+}
+
 /** Electron IPC channels between the preload bridge and the main process. */
 export const IPC_CHANNELS = {
   /** renderer → main: one API call (method, argument) answered with { ok, result | error }. */

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,6 +146,11 @@ export function synthArgs(ledger: string, extra: readonly string[] = []): string
   ];
 }
 
+/** synthArgs with a budget for the dataset: ε = 10, confirmed (a first release may set it). */
+export function budgetedSynthArgs(ledger: string, extra: readonly string[] = []): string[] {
+  return synthArgs(ledger, ['--budget-epsilon', '10', '--confirm-cap', ...extra]);
+}
+
 /** Arguments of a run that keeps the engine busy (many steps, no early stop) until stopped. */
 export function slowSynthArgs(ledger: string): string[] {
   return synthArgs(ledger, [
@@ -177,6 +182,17 @@ export function withLedger<T>(ledgerPath: string, fn: (l: Ledger) => T): T {
   const ledger = Ledger.open(ledgerPath);
   try {
     return fn(ledger);
+  } finally {
+    ledger.close();
+  }
+}
+
+/** The releases a ledger file holds (its anchor not checked); none where no ledger file was made. */
+export function releasesIn(ledgerPath: string): ReturnType<Ledger['releases']> {
+  if (!existsSync(ledgerPath)) return [];
+  const ledger = Ledger.open(ledgerPath, { anchorFile: null });
+  try {
+    return ledger.releases();
   } finally {
     ledger.close();
   }

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCommand } from '../../../test/support/command.ts';
 import { schemaToJson } from '../../core/data/schema-file.ts';
 import { InputError } from '../../core/errors.ts';
 import { bruteForceAnswers, categoricalSchema, randomDataset } from '../../core/workload/test-data.ts';
@@ -10,7 +10,6 @@ import type { Threshold } from '../../core/workload/types.ts';
 import { register } from './answers.ts';
 
 let dir: string;
-let stderr: string;
 const sizes = [3, 4, 2];
 const names = ['a', 'b', 'c'];
 const data = randomDataset(sizes, 40, 5);
@@ -43,23 +42,13 @@ beforeEach(async () => {
     csv((_, v) => String(v)),
   );
   await writeFile(join(dir, 'w.json'), JSON.stringify(workloadJson));
-  stderr = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...args: string[]): Promise<void> {
-  const program = new Command('rap-studio').exitOverride().configureOutput({ writeErr: () => {} });
-  register(program);
-  await program.parseAsync(args, { from: 'user' });
-}
+const run = (...args: string[]) => runCommand(register, args);
 
 const benchmarkArgs = (out: string, ...extra: string[]) => [
   'answers',
@@ -78,7 +67,7 @@ const expected = (): number[] => thresholds.flatMap((t) => Array.from(bruteForce
 
 describe('rap-studio answers', () => {
   it('writes little-endian float64 answers in the implicit order and warns on stderr', async () => {
-    await run(...benchmarkArgs('answers.bin'));
+    const { stderr } = await run(...benchmarkArgs('answers.bin'));
     const bytes = await readFile(join(dir, 'answers.bin'));
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const got = Array.from({ length: bytes.length / 8 }, (_, i) => view.getFloat64(i * 8, true));

@@ -2,33 +2,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command } from 'commander';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { runCommand } from '../../../test/support/command.ts';
 import { BudgetRefusedError, exitCodeFor } from '../../core/errors.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { rawSql, requestFor, tempLedgerPath } from '../../core/ledger/testing/fixtures.ts';
 import { rhoFromEpsilon } from '../../core/privacy/accounting.ts';
 import { register } from './ledger.ts';
 
-afterEach(() => vi.restoreAllMocks());
-
 /** Runs `rap-studio ledger ARGS…` and returns stdout; rejects as the CLI would exit non-zero. */
 async function cli(...args: string[]): Promise<string> {
-  const program = new Command('rap-studio')
-    .exitOverride()
-    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
-  register(program);
-  let stdout = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    await program.parseAsync(['ledger', ...args], { from: 'user' });
-  } finally {
-    vi.restoreAllMocks();
-  }
-  return stdout;
+  return (await runCommand(register, ['ledger', ...args])).stdout;
 }
 
 function datasetFile(): { file: string; ledger: string; fingerprint: string } {

@@ -13,7 +13,6 @@ import {
 } from '../../core/counting/postgres.ts';
 import { queryDatasetName, queryFingerprint } from '../../core/counting/postgres-query.ts';
 import { fingerprintFile } from '../../core/data/fingerprint.ts';
-import { InputError } from '../../core/errors.ts';
 import { parseFinite } from '../../core/input/numbers.ts';
 import { describeDataset, fmt } from '../../core/ledger/admission.ts';
 import { asLedgerError, LedgerAnchorError } from '../../core/ledger/errors.ts';
@@ -27,6 +26,7 @@ import {
   SCHEMA_ORIGIN_WORDS,
 } from '../../core/ledger/types.ts';
 import { databaseDatasetName, databaseFacts } from '../../core/release/database.ts';
+import { findRelease } from '../release-id.ts';
 
 interface LedgerOpts {
   ledger?: string;
@@ -226,16 +226,6 @@ function releaseLine(r: ReleaseRecord, dataset: string): string {
 function unitColumn(params: ReleaseRecord['params']): string | undefined {
   const column = (params as { unit?: { column?: unknown } }).unit?.column;
   return typeof column === 'string' ? column : undefined;
-}
-
-function findRelease(l: Ledger, id: string): ReleaseRecord {
-  const exact = l.release(id);
-  if (exact) return exact;
-  const matches = id.length >= 4 ? l.releases().filter((r) => r.id.startsWith(id)) : [];
-  if (matches.length === 1) return matches[0];
-  const why =
-    matches.length > 1 ? `matches ${matches.length} releases; give more of it` : 'matches no release';
-  throw new InputError(`Release id ${JSON.stringify(id)} ${why} (see \`rap-studio ledger list\`).`, { id });
 }
 
 function show(l: Ledger, id: string, json: boolean): void {

@@ -18,22 +18,13 @@ import {
   reportPathsFor,
   writeReleaseReports,
 } from '../../core/release/report/index.ts';
+import { findRelease } from '../release-id.ts';
 
 interface ReportFlags {
   ledger?: string;
   outDir?: string;
   reportJson?: string;
   manifest?: string;
-}
-
-function findRelease(l: Ledger, id: string): ReleaseRecord {
-  const exact = l.release(id);
-  if (exact) return exact;
-  const matches = id.length >= 4 ? l.releases().filter((r) => r.id.startsWith(id)) : [];
-  if (matches.length === 1) return matches[0];
-  const why =
-    matches.length > 1 ? `matches ${matches.length} releases; give more of it` : 'matches no release';
-  throw new InputError(`Release id ${JSON.stringify(id)} ${why} (see \`rap-studio ledger list\`).`, { id });
 }
 
 function readJson(file: string): Record<string, unknown> | undefined {

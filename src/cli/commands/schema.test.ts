@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../../test/support/command.ts';
 import { parseSchemaJson } from '../../core/data/schema-file.ts';
 import { tempDir } from '../../core/data/testing.ts';
 import { InputError } from '../../core/errors.ts';
@@ -8,25 +8,11 @@ import { register } from './schema.ts';
 
 const dir = tempDir('rap-cli-schema-');
 afterAll(() => dir.remove());
-afterEach(() => vi.restoreAllMocks());
 
 /** Runs `rap-studio …args` in process, capturing stdout and stderr. */
 async function run(...args: string[]): Promise<{ out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    out += String(s);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    err += String(s);
-    return true;
-  });
-  const program = new Command('rap-studio').exitOverride();
-  register(program);
-  await program.parseAsync(args, { from: 'user' });
-  vi.restoreAllMocks();
-  return { out, err };
+  const { stdout, stderr } = await runCommand(register, args);
+  return { out: stdout, err: stderr };
 }
 
 const csv = dir.file('people.csv', 'age, city\n34, Paris\n51, ?\n29, Berlin\n');

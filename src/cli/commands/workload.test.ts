@@ -1,38 +1,27 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CommanderError } from 'commander';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCommand } from '../../../test/support/command.ts';
 import { parseDomainJson } from '../../core/data/benchmark.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseWorkloadJson } from '../../core/workload/workload.ts';
 import { register } from './workload.ts';
 
 let dir: string;
-let stdout: string;
 const domain = { age: 85, workclass: 9, education: 16, sex: 2, race: 5, income: 2, hours: 99 };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rap-workload-cli-'));
   await writeFile(join(dir, 'domain.json'), JSON.stringify(domain));
-  stdout = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
 });
 
 afterEach(async () => {
-  vi.restoreAllMocks();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function run(...args: string[]): Promise<void> {
-  const program = new Command('rap-studio').exitOverride().configureOutput({ writeErr: () => {} });
-  register(program);
-  await program.parseAsync(args, { from: 'user' });
-}
+const run = (...args: string[]) => runCommand(register, args);
 
 const schema = () => parseDomainJson(JSON.stringify(domain), 'domain.json');
 
@@ -123,7 +112,13 @@ describe('rap-studio workload stats', () => {
         ],
       }),
     );
-    await run('workload', 'stats', join(dir, 'w.json'), '--domain', join(dir, 'domain.json'));
+    const { stdout } = await run(
+      'workload',
+      'stats',
+      join(dir, 'w.json'),
+      '--domain',
+      join(dir, 'domain.json'),
+    );
     const out = JSON.parse(stdout);
     expect(out).toMatchObject({
       thresholds: 2,
@@ -147,53 +142,25 @@ describe('rap-studio workload stats', () => {
 });
 
 describe('workload default', () => {
+  const defaults = (out: string, ...extra: string[]) => [
+    ...['workload', 'default', '--data', join(dir, 'raw.csv'), '--header', 'yes'],
+    ...[...extra, '--out', join(dir, out)],
+  ];
+
   it('writes every 2-way marginal of the CSV header, plus 3-way with --target, weight 1; refuses an unknown target', async () => {
     await writeFile(join(dir, 'raw.csv'), 'age,sex,income\n30,F,low\n');
-    await run(
-      'workload',
-      'default',
-      '--data',
-      join(dir, 'raw.csv'),
-      '--header',
-      'yes',
-      '--out',
-      join(dir, 'd.json'),
-    );
+    await run(...defaults('d.json'));
     const plain = JSON.parse(await readFile(join(dir, 'd.json'), 'utf8'));
     expect(plain.thresholds.map((t: { features: string[] }) => t.features.join('+'))).toEqual([
       'age+sex',
       'age+income',
       'sex+income',
     ]);
-    await run(
-      'workload',
-      'default',
-      '--data',
-      join(dir, 'raw.csv'),
-      '--header',
-      'yes',
-      '--target',
-      'income',
-      '--out',
-      join(dir, 't.json'),
-    );
+    await run(...defaults('t.json', '--target', 'income'));
     const target = JSON.parse(await readFile(join(dir, 't.json'), 'utf8'));
     expect(target.thresholds).toHaveLength(4);
     expect(target.thresholds[3]).toMatchObject({ features: ['age', 'sex', 'income'], r: 3 });
     for (const t of target.thresholds) expect(t.weight ?? 1).toBe(1);
-    await expect(
-      run(
-        'workload',
-        'default',
-        '--data',
-        join(dir, 'raw.csv'),
-        '--header',
-        'yes',
-        '--target',
-        'salary',
-        '--out',
-        join(dir, 'x.json'),
-      ),
-    ).rejects.toThrow(InputError);
+    await expect(run(...defaults('x.json', '--target', 'salary'))).rejects.toThrow(InputError);
   });
 });

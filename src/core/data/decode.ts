@@ -60,23 +60,29 @@ function binPieces(column: NumericColumn): NumericPiece[][] {
   return byBin;
 }
 
+/**
+ * The piece at fraction `f` ∈ [0, 1) of the pieces' total weight: a draw by weight when `f` is
+ * uniform. Numeric and temporal decoding share it so both pick pieces the same way (the last
+ * piece when rounding leaves `f · total` unspent). Post-processing.
+ */
+function pieceAt(pieces: readonly NumericPiece[], f: number): NumericPiece {
+  let total = 0;
+  for (const p of pieces) total += p.weight;
+  let u = f * total;
+  for (const p of pieces) {
+    u -= p.weight;
+    if (u < 0) return p;
+  }
+  return pieces[pieces.length - 1];
+}
+
 function decodePiece(
   column: NumericColumn,
   bin: number,
   pieces: NumericPiece[],
   random: () => number,
 ): string {
-  let total = 0;
-  for (const p of pieces) total += p.weight;
-  let u = random() * total;
-  let piece = pieces[pieces.length - 1];
-  for (const p of pieces) {
-    u -= p.weight;
-    if (u < 0) {
-      piece = p;
-      break;
-    }
-  }
+  const piece = pieceAt(pieces, random());
   if (piece.hi <= piece.lo) return String(piece.lo + 0);
   const v = random();
   if (column.integer) return String(Math.min(piece.hi - 1, piece.lo + Math.floor(v * (piece.hi - piece.lo))));
@@ -101,17 +107,7 @@ function decodeTemporal(column: NumericColumn, bin: number, opts: DecodeOptions)
   let hi: number;
   const pieces = column.pieces ? binPieces(column)[bin] : [];
   if (pieces.length > 0) {
-    let total = 0;
-    for (const p of pieces) total += p.weight;
-    let u = (uniform ? random() : 0.5) * total;
-    let piece = pieces[pieces.length - 1];
-    for (const p of pieces) {
-      u -= p.weight;
-      if (u < 0) {
-        piece = p;
-        break;
-      }
-    }
+    const piece = pieceAt(pieces, uniform ? random() : 0.5);
     lo = Math.ceil(piece.lo);
     hi = Math.max(lo, Math.ceil(piece.hi) - 1);
   } else {

@@ -40,6 +40,20 @@ function options(overrides: Partial<RapOptions>): RapOptions {
   return defaultOptions({ epsilon: 2, delta: 1e-6, mode: 'table', rows: 25, maxSteps: 30, ...overrides });
 }
 
+/** A seeded table-mode run on the test data with `overrides`, and with `paidOneWays` where given: its report. */
+async function tableRun(overrides: Partial<RapOptions>, paidOneWays?: PaidOneWays) {
+  const noise = seededNoise(1);
+  return (
+    await runRap({
+      data,
+      workload,
+      options: options(overrides),
+      noise,
+      ...(paidOneWays ? { paidOneWays } : {}),
+    })
+  ).report;
+}
+
 describe('combineInverseVariance', () => {
   it('is the minimum-variance unbiased combination of two estimates (property, against a brute-force search)', () => {
     const cell = fc.record({
@@ -124,13 +138,7 @@ describe('paid one-ways in table mode (the budget spent once)', () => {
 
   it('direct plan, every one-way paid: no one-way share, the whole ρ measures the tables, Σρ = ρ', async () => {
     const paid: PaidOneWays = SIZES.map((_, f) => paidFor(f, 1e-4, f));
-    const { report } = await runRap({
-      data,
-      workload,
-      options: options({ tablePlan: 'direct' }),
-      noise: seededNoise(1),
-      paidOneWays: paid,
-    });
+    const report = await tableRun({ tablePlan: 'direct' }, paid);
     const trace = report.tableMode;
     if (trace?.strategy !== 'direct') throw new Error('a direct trace');
     expect(trace.direct.oneWay).toMatchObject({ rho: 0, paid: 4, features: 4 });
@@ -141,13 +149,7 @@ describe('paid one-ways in table mode (the budget spent once)', () => {
 
   it('direct plan, two of four paid: the other two measured at the σ₀ the whole start gives, the rest to the tables', async () => {
     const paid: PaidOneWays = [paidFor(0, 1e-4, 1), null, paidFor(2, 1e-4, 2), null];
-    const { report } = await runRap({
-      data,
-      workload,
-      options: options({ tablePlan: 'direct' }),
-      noise: seededNoise(1),
-      paidOneWays: paid,
-    });
+    const report = await tableRun({ tablePlan: 'direct' }, paid);
     const trace = report.tableMode;
     if (trace?.strategy !== 'direct') throw new Error('a direct trace');
     const rho0 = (DIRECT_ONE_WAY_SHARE * report.rho * 2) / 4;
@@ -161,13 +163,7 @@ describe('paid one-ways in table mode (the budget spent once)', () => {
 
   it('adaptive plan, every one-way paid: no one-way share, the rounds spend all of ρ', async () => {
     const paid: PaidOneWays = SIZES.map((_, f) => paidFor(f, 1e-4, f));
-    const { report } = await runRap({
-      data,
-      workload,
-      options: options({ tablePlan: 'adaptive', rounds: 4, perRound: 2 }),
-      noise: seededNoise(1),
-      paidOneWays: paid,
-    });
+    const report = await tableRun({ tablePlan: 'adaptive', rounds: 4, perRound: 2 }, paid);
     const trace = report.tableMode;
     if (trace?.strategy !== 'adaptive') throw new Error('an adaptive trace');
     expect(trace.oneWay).toMatchObject({ rho: 0, paid: 4, features: 4 });
@@ -177,12 +173,7 @@ describe('paid one-ways in table mode (the budget spent once)', () => {
     // (1 − share)ρ/(T₀K) there and ρ/(T₀K) here.
     const first = trace.measurements[0];
     expect(first.rhoSelect + first.rhoMeasure).toBeCloseTo(report.rho / 8, 12);
-    const { report: plain } = await runRap({
-      data,
-      workload,
-      options: options({ tablePlan: 'adaptive', rounds: 4, perRound: 2 }),
-      noise: seededNoise(1),
-    });
+    const plain = await tableRun({ tablePlan: 'adaptive', rounds: 4, perRound: 2 });
     if (plain.tableMode?.strategy !== 'adaptive') throw new Error('an adaptive trace');
     expect(plain.tableMode.oneWay.rho).toBeCloseTo(ONE_WAY_SHARE * plain.rho, 12);
     expect(plain.rho).toBeCloseTo(report.rho, 15);
@@ -195,13 +186,12 @@ describe('paid one-ways in table mode (the budget spent once)', () => {
     expect(fitWeight(0.01, 0)).toBe(1);
     expect(fitWeight(0.01, 0.02)).toBeCloseTo(0.25, 15);
     for (const tablePlan of ['adaptive', 'mixed'] as const) {
-      const { report } = await runRap({
-        data,
-        workload,
-        options: options({ tablePlan, rounds: 4, perRound: 2 }),
-        noise: seededNoise(1),
-        paidOneWays: [paidFor(0, 1e-4, 1), exact, null, null],
-      });
+      const report = await tableRun({ tablePlan, rounds: 4, perRound: 2 }, [
+        paidFor(0, 1e-4, 1),
+        exact,
+        null,
+        null,
+      ]);
       expect(Number.isFinite(report.presentError)).toBe(true);
       expect(report.tableMode?.rhoSpent).toBeCloseTo(report.rho, 12);
     }

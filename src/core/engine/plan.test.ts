@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ADULT_DOMAIN } from '../../../test/support/adult.ts';
 import { schemaFromDomain } from '../data/benchmark.ts';
 import type { EncodedDataset } from '../data/schema.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
@@ -15,24 +16,8 @@ import { planRun } from './plan.ts';
 import { directTables } from './table-mode/direct.ts';
 
 // ADULT's public schema and n; the dataset holds no values at all.
-const ADULT = {
-  age: 85,
-  workclass: 9,
-  fnlwgt: 100,
-  'education-num': 16,
-  'marital-status': 7,
-  occupation: 15,
-  relationship: 6,
-  race: 5,
-  sex: 2,
-  'capital-gain': 100,
-  'capital-loss': 100,
-  'hours-per-week': 99,
-  'native-country': 42,
-  'income>50K': 2,
-};
 const n = 48_842;
-const valueless: EncodedDataset = { schema: schemaFromDomain(ADULT), n, codes: [] };
+const valueless: EncodedDataset = { schema: schemaFromDomain(ADULT_DOMAIN), n, codes: [] };
 const untouchable = (): never => {
   throw new Error('the planner drew noise');
 };
@@ -44,7 +29,7 @@ const noNoise: NoiseSource = {
   exponential: untouchable,
   fillNormal: untouchable,
 };
-const sizes = Object.values(ADULT);
+const sizes = Object.values(ADULT_DOMAIN);
 
 function plan(epsilon: number, k: number, r: number) {
   const workload = randomWorkload({

@@ -446,17 +446,17 @@ function withHierarchies(
   return Object.keys(toDiscover).length > 0 ? { ...source, hierarchies: toDiscover } : source;
 }
 
-/** Everything a release needs besides the settings: all public. */
-export interface SpecInputs {
+/**
+ * Everything a release needs besides the settings: all public. The dataset's name and the
+ * evaluation workloads pass into the ReleaseSpec unchanged, so they are ReleaseSpec's own fields
+ * (one declaration, one meaning); the source and workload are taken before the column choice.
+ */
+export interface SpecInputs
+  extends Pick<ReleaseSpec, 'datasetName' | 'datasetChosen' | 'evalWorkload' | 'evalWorkloads'> {
   /** The file and its schema before the column choice (releaseSpec applies settings.columns). */
   readonly source: DataSource;
-  readonly datasetName?: string;
-  /** ReleaseSpec.datasetChosen: the curator named the dataset (never inferred from a default name). */
-  readonly datasetChosen?: boolean;
   /** Over the released columns (workloadOverKept drops those the choice leaves out). */
   readonly workload: Workload;
-  readonly evalWorkload?: Workload;
-  readonly evalWorkloads?: readonly Workload[];
   /** The historical workload for importance 'history' (default the workload itself). */
   readonly history?: Workload;
   /** The number of columns the workload's features index (for importance 'history'). */

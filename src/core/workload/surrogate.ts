@@ -39,6 +39,19 @@ function assertShape(D: Float32Array, nRows: number, layout: OneHotLayout): void
 }
 
 /**
+ * The threshold's polynomial as every surrogate evaluates it: its expansion under `options.form`,
+ * and whether the variables are the complements 1 − x (the negation trick). One place, so
+ * answers and gradients always expand the same polynomial.
+ */
+function polynomialOf(
+  t: Threshold,
+  options: SurrogateOptions,
+): { expansion: ThresholdExpansion; complement: boolean } {
+  const expansion = thresholdExpansion(t.features.length, t.r, options.form);
+  return { expansion, complement: expansion.form === 'negated' };
+}
+
+/**
  * (1/n') Σ_rows ⊗_{f ∈ features} block_f(row), row-major over the features: the product table of
  * the blocks (or of their complements 1 − x).
  */
@@ -86,8 +99,7 @@ export function surrogateThresholdAnswers(
 ): Float64Array {
   assertShape(D, nRows, layout);
   const k = t.features.length;
-  const expansion = thresholdExpansion(k, t.r, options.form);
-  const complement = expansion.form === 'negated';
+  const { expansion, complement } = polynomialOf(t, options);
   return combineTables(k, thresholdSizes(t, layout.sizes), expansion.terms, (subset) =>
     referenceProductTable(
       D,
@@ -153,8 +165,7 @@ export function surrogateSelectedAnswers(
 ): Float64Array {
   assertShape(D, nRows, layout);
   const k = t.features.length;
-  const expansion = thresholdExpansion(k, t.r, options.form);
-  const complement = expansion.form === 'negated';
+  const { expansion, complement } = polynomialOf(t, options);
   const z = new Float64Array(k);
   const out = new Float64Array(localIndices.length);
   for (let q = 0; q < localIndices.length; q++) {
@@ -181,16 +192,16 @@ export function surrogateSelectedGradient(
   const grad = new Float64Array(D.length);
   for (const { threshold: t, local, coeff } of queries) {
     const k = t.features.length;
-    const expansion = thresholdExpansion(k, t.r, options.form);
+    const { expansion, complement } = polynomialOf(t, options);
     // d(1 − x)/dx = −1 in the negated form.
-    const sign = expansion.form === 'negated' ? -1 : 1;
+    const sign = complement ? -1 : 1;
     const columns = targetColumns(layout, t, local);
     const z = new Float64Array(k);
     const g = new Float64Array(k);
     const scale = (sign * coeff) / nRows;
     for (let row = 0; row < nRows; row++) {
       const rowBase = row * layout.width;
-      rowVariables(D, rowBase, columns, expansion.form === 'negated', z);
+      rowVariables(D, rowBase, columns, complement, z);
       expansionGradient(expansion, z, g);
       for (let j = 0; j < k; j++) grad[rowBase + columns[j]] += scale * g[j];
     }

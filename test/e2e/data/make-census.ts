@@ -7,20 +7,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ADULT_DOMAIN } from '../../support/adult.ts';
+import { mulberry32 } from '../../support/prng.ts';
 
 export const CENSUS_ROWS = 2000;
-
-/** A small seeded generator (mulberry32): the file must not change between runs. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EDUCATION: [string, number, number][] = [
   // name, education-num, weight
@@ -107,7 +97,8 @@ function pick<T>(
 }
 
 export function censusCsv(rows = CENSUS_ROWS, seed = 20_261_125): string {
-  const random = generator(seed);
+  // A small seeded generator (mulberry32): the file must not change between runs.
+  const random = mulberry32(seed);
   const w = (x: readonly unknown[]) => x[x.length - 1] as number;
   const lines = [
     'age, workclass, fnlwgt, education, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, native-country, classification',
@@ -165,22 +156,7 @@ export function censusCsv(rows = CENSUS_ROWS, seed = 20_261_125): string {
 }
 
 /** The benchmark format's domain (ADULT's public column sizes): every column integer-coded 0…size−1. */
-export const CENSUS_DOMAIN: Readonly<Record<string, number>> = {
-  age: 85,
-  workclass: 9,
-  fnlwgt: 100,
-  'education-num': 16,
-  'marital-status': 7,
-  occupation: 15,
-  relationship: 6,
-  race: 5,
-  sex: 2,
-  'capital-gain': 100,
-  'capital-loss': 100,
-  'hours-per-week': 99,
-  'native-country': 42,
-  'income>50K': 2,
-};
+export const CENSUS_DOMAIN = ADULT_DOMAIN;
 
 /**
  * The same table in the benchmark format (census-coded.csv with census-domain.json): categories

@@ -206,24 +206,15 @@ describe('--columns / --exclude with --unit-column', () => {
 });
 
 describe('workload random|default --data with --columns / --exclude', () => {
+  const workload = (kind: 'random' | 'default', out: string, extra: string[]) => [
+    ...['workload', kind, '--data', 'visits.csv', '--header', 'yes'],
+    ...[...extra, '--out', out],
+  ];
+
   it(
     'draws over the kept columns only; an unknown name is refused with the header',
     async () => {
-      const r = await runCli(
-        [
-          'workload',
-          'default',
-          '--data',
-          'visits.csv',
-          '--header',
-          'yes',
-          '--exclude',
-          'patient_id',
-          '--out',
-          'wd.json',
-        ],
-        dir,
-      );
+      const r = await runCli(workload('default', 'wd.json', ['--exclude', 'patient_id']), dir);
       expect(r.code).toBe(0);
       const features = new Set(
         JSON.parse(readFileSync(path.join(dir, 'wd.json'), 'utf8')).thresholds.flatMap(
@@ -232,13 +223,7 @@ describe('workload random|default --data with --columns / --exclude', () => {
       );
       expect([...features].sort()).toEqual(['age', 'diagnosis', 'ward', 'zip']);
       const random = await runCli(
-        [
-          'workload',
-          'random',
-          '--data',
-          'visits.csv',
-          '--header',
-          'yes',
+        workload('random', 'wr.json', [
           '--columns',
           'ward,age',
           '--k',
@@ -249,29 +234,13 @@ describe('workload random|default --data with --columns / --exclude', () => {
           '1',
           '--seed',
           '1',
-          '--out',
-          'wr.json',
-        ],
+        ]),
         dir,
       );
       expect(random.code).toBe(0);
       const drawn = JSON.parse(readFileSync(path.join(dir, 'wr.json'), 'utf8'));
       expect(drawn.thresholds[0].features.sort()).toEqual(['age', 'ward']);
-      const bad = await runCli(
-        [
-          'workload',
-          'default',
-          '--data',
-          'visits.csv',
-          '--header',
-          'yes',
-          '--exclude',
-          'nope',
-          '--out',
-          'x.json',
-        ],
-        dir,
-      );
+      const bad = await runCli(workload('default', 'x.json', ['--exclude', 'nope']), dir);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('name "nope", which is not a column of the table (its header: patient_id');
     },

@@ -8,8 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { CLI_TIMEOUT, QUICK_RUN, runCli } from '../../support/cli.ts';
+import { CLI_TIMEOUT, QUICK_RUN, releasesIn, runCli } from '../../support/cli.ts';
 
 let dir: string;
 const FIRST = 'Jane Roe,HIV positive,Springfield';
@@ -50,16 +49,6 @@ const synth = (ledger: string, extra: string[]) => [
   ...extra,
 ];
 
-function releases(ledger: string): unknown[] {
-  if (!existsSync(ledger)) return [];
-  const l = Ledger.open(ledger, { anchorFile: null });
-  try {
-    return l.releases();
-  } finally {
-    l.close();
-  }
-}
-
 describe('the header rule (CLI)', { timeout: CLI_TIMEOUT }, () => {
   it('a first record that looks like a header: refused before reserving until --header is given', async () => {
     const ledger = path.join(dir, 'l1.sqlite');
@@ -69,7 +58,7 @@ describe('the header rule (CLI)', { timeout: CLI_TIMEOUT }, () => {
       expect(r.stderr).toMatch(/h\.csv, line 1: this row looks like a header.*--header yes.*--header no/);
       expect(r.stderr).toMatch(/Nothing was reserved/);
     }
-    expect(releases(ledger)).toEqual([]);
+    expect(releasesIn(ledger)).toEqual([]);
     expect(existsSync(path.join(dir, 'out.csv'))).toBe(false);
   });
 
@@ -85,7 +74,7 @@ describe('the header rule (CLI)', { timeout: CLI_TIMEOUT }, () => {
       expect(text).not.toContain('HIV positive');
       expect(text).not.toContain('Springfield');
     }
-    expect(releases(ledger)).toHaveLength(1);
+    expect(releasesIn(ledger)).toHaveLength(1);
   });
 
   it('--header must be yes or no', async () => {

@@ -5,29 +5,16 @@
  */
 import { appendFileSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CLI_TIMEOUT,
-  type Fixture,
-  makeFixture,
-  runCli,
-  setCap,
-  synthArgs,
-  withLedger,
-} from '../../support/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, cappedFixture, runCli, synthArgs, withLedger } from '../../support/cli.ts';
 
-let fx: Fixture;
-beforeAll(() => {
-  fx = makeFixture(120);
-});
-afterAll(() => fx.cleanup());
+// The fixture's dataset, capped at ε = 2 in its own ledger.
+const { fx, ledger } = cappedFixture(120, 2);
 
 const withData = (args: string[], file: string) => args.map((a) => (a === 'data.csv' ? file : a));
 
 describe('a re-saved copy of a released file', { timeout: CLI_TIMEOUT }, () => {
   it('is refused until named; named after the dataset it spends that budget', async () => {
-    const ledger = fx.ledgerPath();
-    setCap(ledger, fx, 2);
     const first = await runCli(synthArgs(ledger), fx.dir);
     expect(first.code, first.stderr).toBe(0);
 

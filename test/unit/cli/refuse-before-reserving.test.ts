@@ -5,27 +5,13 @@
  * discovery would have found only after the reservation.
  */
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { CLI_TIMEOUT, makeFixture, runCli, synthArgs } from '../../support/cli.ts';
+import { budgetedSynthArgs, CLI_TIMEOUT, makeFixture, releasesIn, runCli } from '../../support/cli.ts';
 
 const fx = makeFixture(200);
 afterAll(() => fx.cleanup());
-
-function releases(ledger: string): unknown[] {
-  if (!existsSync(ledger)) return [];
-  const l = Ledger.open(ledger, { anchorFile: null });
-  try {
-    return l.releases();
-  } finally {
-    l.close();
-  }
-}
-
-const capped = (ledger: string, extra: string[] = []) =>
-  synthArgs(ledger, ['--budget-epsilon', '10', '--confirm-cap', ...extra]);
 
 /** synthArgs with one flag's value replaced. */
 function withFlag(args: string[], flag: string, value: string): string[] {
@@ -36,13 +22,13 @@ function withFlag(args: string[], flag: string, value: string): string[] {
 describe('refused before reserving (CLI)', { timeout: CLI_TIMEOUT }, () => {
   it('--threads past 256 and --max-steps past 10⁶: exit 2, names the limit, ledger untouched', async () => {
     const ledger = fx.ledgerPath();
-    const threads = await runCli(withFlag(capped(ledger), '--threads', '100000'), fx.dir);
+    const threads = await runCli(withFlag(budgetedSynthArgs(ledger), '--threads', '100000'), fx.dir);
     expect(threads.code).toBe(2);
     expect(threads.stderr).toMatch(/--threads: threads must be an integer from 1 to 256/);
-    const steps = await runCli(withFlag(capped(ledger), '--max-steps', '100000000'), fx.dir);
+    const steps = await runCli(withFlag(budgetedSynthArgs(ledger), '--max-steps', '100000000'), fx.dir);
     expect(steps.code).toBe(2);
     expect(steps.stderr).toMatch(/--max-steps: max steps must be an integer from 1 to 1000000/);
-    expect(releases(ledger)).toEqual([]);
+    expect(releasesIn(ledger)).toEqual([]);
   });
 
   it('a domain of 4·10⁹ and bins of 4·10⁹: exit 2 at once (no out-of-memory), ledger untouched', async () => {
@@ -66,16 +52,16 @@ describe('refused before reserving (CLI)', { timeout: CLI_TIMEOUT }, () => {
       JSON.stringify({ thresholds: [{ features: ['age', 'sex'], r: 2 }] }),
     );
     const ledger = path.join(dir, 'ledger.sqlite');
-    const domain = await runCli(capped(ledger), dir);
+    const domain = await runCli(budgetedSynthArgs(ledger), dir);
     expect(domain.code).toBe(2);
     expect(domain.stderr).toMatch(/"age": must be at most 100,000/);
-    const schemaArgs = withFlag(capped(ledger), '--domain', 'x').filter(
+    const schemaArgs = withFlag(budgetedSynthArgs(ledger), '--domain', 'x').filter(
       (a, i, all) => a !== '--domain' && all[i - 1] !== '--domain',
     );
     const bins = await runCli([...schemaArgs, '--schema', 'schema.json'], dir);
     expect(bins.code).toBe(2);
     expect(bins.stderr).toMatch(/\("age"\)\.bins: must be at most 100,000/);
-    expect(releases(ledger)).toEqual([]);
+    expect(releasesIn(ledger)).toEqual([]);
   });
 
   it('a raw column with more than 100,000 distinct texts: refused before reserving, naming the column and the limit', async () => {
@@ -89,11 +75,13 @@ describe('refused before reserving (CLI)', { timeout: CLI_TIMEOUT }, () => {
       JSON.stringify({ thresholds: [{ features: ['id', 'group'], r: 2 }] }),
     );
     const ledger = path.join(dir, 'ledger.sqlite');
-    const args = capped(ledger).filter((a, i, all) => a !== '--domain' && all[i - 1] !== '--domain');
+    const args = budgetedSynthArgs(ledger).filter(
+      (a, i, all) => a !== '--domain' && all[i - 1] !== '--domain',
+    );
     const r = await runCli([...args, '--header', 'yes'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/column "id": more than 100,000 distinct values, not all numbers/);
     expect(r.stderr).toMatch(/Nothing was reserved/);
-    expect(releases(ledger)).toEqual([]);
+    expect(releasesIn(ledger)).toEqual([]);
   });
 });

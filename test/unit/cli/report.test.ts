@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, type Manifest, shown } from '../../../src/core/release/report/public-html.ts';
 import { CLI_TIMEOUT, type CliResult, runCli } from '../../support/cli.ts';
+import { splitReport } from '../../support/public-report.ts';
 
 let dir: string;
 let synth: CliResult;
@@ -101,16 +102,9 @@ describe('synth writes both reports', () => {
     const text = read('out.manifest.json');
     const manifest = JSON.parse(text) as Manifest;
     const html = read('out.report.html');
-    const spans = [...html.matchAll(/<span data-m="([^"]*)"[^>]*>([^<]*)<\/span>/g)];
-    expect(spans.length).toBeGreaterThan(30);
-    const unescapeHtml = (t: string) =>
-      t
-        .replace(/&lt;/g, '<')
-        .replace(/&gt;/g, '>')
-        .replace(/&quot;/g, '"')
-        .replace(/&#39;/g, "'")
-        .replace(/&amp;/g, '&');
-    for (const [, p, t] of spans) expect(unescapeHtml(t), p).toBe(shown(at(manifest, p)));
+    const { marked } = splitReport(html);
+    expect(marked.length).toBeGreaterThan(30);
+    for (const { path: p, text } of marked) expect(text, p).toBe(shown(at(manifest, p)));
     expect(html).toContain(createHash('sha256').update(text).digest('hex'));
     expect(html).not.toContain(SECRET);
     expect(text).not.toContain(SECRET);

@@ -5,33 +5,19 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { epsilonFromRho, rhoFromEpsilon } from '../../../src/core/privacy/accounting.ts';
-import {
-  CLI_TIMEOUT,
-  type Fixture,
-  makeFixture,
-  runCli,
-  setCap,
-  synthArgs,
-  withLedger,
-} from '../../support/cli.ts';
+import { CLI_TIMEOUT, cappedFixture, runCli, synthArgs, withLedger } from '../../support/cli.ts';
 
 const RUNS = 20;
 const ADMITTED = 5;
 
-let fx: Fixture;
-beforeAll(() => {
-  fx = makeFixture(60);
-});
-afterAll(() => fx.cleanup());
+// Every run asks ε = 1 at δ = 1e-6 (synthArgs); the cap holds 5.5 of them.
+const perRun = rhoFromEpsilon(1, 1e-6);
+const { fx, ledger } = cappedFixture(60, epsilonFromRho((ADMITTED + 0.5) * perRun, 1e-6));
 
 describe('20 concurrent synth runs, a cap for 5', { timeout: CLI_TIMEOUT }, () => {
   it('exactly 5 run and 15 are refused with exit 3', async () => {
-    const ledger = fx.ledgerPath();
-    // Every run asks ε = 1 at δ = 1e-6 (synthArgs); the cap holds 5.5 of them.
-    const perRun = rhoFromEpsilon(1, 1e-6);
-    setCap(ledger, fx, epsilonFromRho((ADMITTED + 0.5) * perRun, 1e-6));
     const results = await Promise.all(
       Array.from({ length: RUNS }, (_, i) =>
         runCli(

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { withDuckDb } from '../../../src/core/sql/duckdb.ts';
 import { CLI_TIMEOUT, runCli, withLedger } from '../../support/cli.ts';
+import { PEOPLE_WORKLOAD, peopleCsv, synth as quickSynth, withoutBudget } from '../../support/people.ts';
 
 let dir: string;
 const N = 300;
@@ -25,17 +26,6 @@ function fixtureCopy(name: string) {
     expect(readFileSync(from, 'utf8')).toBe(readFileSync(path.join(FIXTURES, 'people.csv'), 'utf8'));
     copyFileSync(path.join(FIXTURES, name), to);
   };
-}
-
-function csv(): string {
-  const lines = ['age,city,income,smoker'];
-  for (let i = 0; i < N; i++) {
-    const age = String(18 + ((i * 7) % 60));
-    const city = ['Oslo', 'Lima', 'Pune'][i % 3];
-    const income = i % 17 === 0 ? '' : String((i * 9173) % 90_000);
-    lines.push(`${age},${city},${income},${i % 4 === 0 ? 'daily' : 'never'}`);
-  }
-  return `${lines.join('\n')}\n`;
 }
 
 /** Each format: how the tests copy p.csv into it, a corrupt file's bytes, and its refusal. */
@@ -86,29 +76,17 @@ const FORMATS = [
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'rap-copy-release-'));
-  writeFileSync(path.join(dir, 'p.csv'), csv());
+  writeFileSync(path.join(dir, 'p.csv'), peopleCsv(N));
   for (const f of FORMATS) {
     await f.copy(path.join(dir, 'p.csv'), path.join(dir, `p.${f.ext}`));
     writeFileSync(path.join(dir, `broken.${f.ext}`), f.broken);
   }
-  writeFileSync(
-    path.join(dir, 'w.json'),
-    JSON.stringify({
-      thresholds: [
-        { features: ['age', 'city'], r: 2, weight: 1 },
-        { features: ['income', 'smoker'], r: 2, weight: 1 },
-      ],
-    }),
-  );
+  writeFileSync(path.join(dir, 'w.json'), JSON.stringify(PEOPLE_WORKLOAD));
 }, CLI_TIMEOUT);
 afterAll(() => (process.env.KEEP ? console.log(dir) : rmSync(dir, { recursive: true, force: true })));
 
-const synth = (data: string, ledger: string, out: string) => [
-  'synth',
-  ...['--data', data, '--workload', 'w.json', '--epsilon', '2', '--rows', '30', '--oversample', '2'],
-  ...['--max-steps', '20', '--threads', '1', '--out', out, '--ledger', ledger],
-  ...['--seed', '5', '--insecure-seed'],
-];
+/** The quick seeded run, spending the ledger's own cap (set before each release). */
+const synth = (data: string, ledger: string, out: string) => withoutBudget(quickSynth(data, ledger, out));
 
 /** A seeded release of `data` on a fresh capped ledger: its CSV and manifest schema. */
 async function release(data: string): Promise<{ csv: string; schema: unknown }> {

@@ -2,20 +2,9 @@
  * Seeded mutations of a valid CSV for the loader fuzz test: byte flips, truncations, inserted
  * quotes, delimiters and line breaks, deleted and duplicated ranges, invalid UTF-8. The same
  * (seed, case) always gives the same bytes, so a failure reproduces from its numbers alone.
- * Test data, not privacy noise: a plain 32-bit PRNG is what we want here.
+ * Test data, not privacy noise: a plain 32-bit PRNG (mulberry32) is what we want here.
  */
-
-/** mulberry32: tiny, fast, good enough to spread mutations. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../support/prng.ts';
 
 /** The seed of one case: distinct per case, derived from the run's seed. */
 export function caseSeed(seed: number, index: number): number {
@@ -103,7 +92,7 @@ const MUTATIONS: readonly Mutation[] = [
 
 /** 1 to 4 mutations of `base`, chosen by `seed`; the list says what was done, in order. */
 export function mutate(base: Buffer, seed: number): { bytes: Buffer; ops: string[] } {
-  const rng = prng(seed);
+  const rng = mulberry32(seed);
   const count = 1 + int(rng, 4);
   let bytes = base;
   const ops: string[] = [];

@@ -7,35 +7,19 @@
  * DuckDB folder is left behind. Files of more than one reader chunk (8,192 records) are made by
  * the tests' writers (data/formats/testing.ts); the Stata files were written by pandas.
  */
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SynthFlags, synthSpec } from '../../../src/cli/commands/synth.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordTable } from '../../../src/core/counting/record-table.ts';
 import { sasBytes, savBytes, xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { discoverAndLoad, planRawSource } from '../../../src/core/discovery/raw-source.ts';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { seededNoise } from '../../../src/core/privacy/noise.ts';
 import { discoverAndCount } from '../../../src/core/release/counted-source.ts';
-import { releaseStraightThrough } from '../../../src/core/release/release.ts';
 import { contingencyTable } from '../../../src/core/workload/exact.ts';
+import { privateTempFolder, releaseFromFlags } from '../../support/counted-release.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rap-counted-formats-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // DuckDB's private folders go under a temp folder of this file's own, to see what is left behind.
-const temp = path.join(dir, 'tmp');
-mkdirSync(temp);
-process.env.TMPDIR = temp;
-const duckdbLeft = () => readdirSync(temp).filter((f) => f.startsWith('rap-duckdb-'));
+const { dir, left: duckdbLeft } = privateTempFolder('rap-counted-formats-');
 const FIXTURES = path.join(import.meta.dirname, '..', 'formats', 'fixtures');
 
 /** More rows than one reader chunk (8,192); numbers, texts, missing values, a rare value. */
@@ -135,33 +119,25 @@ async function release(file: string, names: readonly string[], streaming: boolea
   const tag = `${path.basename(file)}-${streaming ? 'streamed' : 'counted'}`;
   const at = (f: string) => path.join(dir, f);
   writeFileSync(at(`w-${tag}.json`), JSON.stringify(WORKLOAD(names)));
-  const flags = {
-    data: file,
-    workload: at(`w-${tag}.json`),
-    out: at(`${tag}.csv`),
-    epsilon: '1',
-    rows: '100',
-    oversample: '2',
-    maxSteps: '20',
-    threads: '1',
-    seed: '4',
-    insecureSeed: true,
-    budgetEpsilon: '100',
-    confirmCap: true,
-  } as unknown as SynthFlags;
-  const spec = await synthSpec(flags);
-  const ledger = Ledger.open(at(`${tag}.sqlite`), { anchorFile: null });
-  try {
-    const r = await releaseStraightThrough(
-      ledger,
-      spec,
-      { outPath: spec.outPath, reportPath: at(`${tag}.report.json`) },
-      streaming ? { counting: 'streaming' as const } : {},
-    );
-    return { csv: readFileSync(spec.outPath), report: r.report };
-  } finally {
-    ledger.close();
-  }
+  return releaseFromFlags(
+    dir,
+    tag,
+    {
+      data: file,
+      workload: at(`w-${tag}.json`),
+      out: at(`${tag}.csv`),
+      epsilon: '1',
+      rows: '100',
+      oversample: '2',
+      maxSteps: '20',
+      threads: '1',
+      seed: '4',
+      insecureSeed: true,
+      budgetEpsilon: '100',
+      confirmCap: true,
+    },
+    streaming ? { counting: 'streaming' as const } : {},
+  );
 }
 
 describe.each(FORMATS)('$name, appended to a private DuckDB table', (f) => {

@@ -5,22 +5,14 @@
  * the file as the streaming reader does, the release is streamed, and the curator's report says
  * which reader counted (the public manifest does not: the fallback can depend on the rows).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type SynthFlags, synthSpec } from '../../../src/cli/commands/synth.ts';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { releaseStraightThrough } from '../../../src/core/release/release.ts';
+import { describe, expect, it } from 'vitest';
+import { privateTempFolder, releaseFromFlags } from '../../support/counted-release.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rap-counted-release-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // DuckDB's private folders (the parsed table, the spill) are made under the OS temp folder: a
 // folder of this file's own, so each test sees exactly what a release leaves behind.
-const temp = path.join(dir, 'tmp');
-mkdirSync(temp);
-process.env.TMPDIR = temp;
-const duckdbLeft = () => readdirSync(temp).filter((f) => f.startsWith('rap-duckdb-'));
+const { dir, left: duckdbLeft } = privateTempFolder('rap-counted-release-');
 
 const day = (d: number) => new Date(Date.UTC(2018, 2, 1) + d * 86_400_000).toISOString().slice(0, 10);
 
@@ -55,33 +47,23 @@ async function release(
 ) {
   const at = (f: string) => path.join(dir, f);
   writeFileSync(at(`w-${tag}.json`), JSON.stringify(WORKLOAD(names)));
-  const flags = {
-    data: file,
-    workload: at(`w-${tag}.json`),
-    out: at(`${tag}-${streaming ? 'streamed' : 'counted'}.csv`),
-    epsilon: '1',
-    rows: '300',
-    seed: '4',
-    insecureSeed: true,
-    budgetEpsilon: '100',
-    confirmCap: true,
-    header: names[0] === 'column_1' ? 'no' : 'yes',
-  } as unknown as SynthFlags;
-  const spec = await synthSpec(flags);
-  const ledgerPath = at(`${tag}-${streaming}.sqlite`);
-  const ledger = Ledger.open(ledgerPath, { anchorFile: null });
-  try {
-    const r = await releaseStraightThrough(
-      ledger,
-      spec,
-      { outPath: spec.outPath, reportPath: at(`${tag}-${streaming}.report.json`) },
-      { ...hooks, ...(streaming ? { counting: 'streaming' as const } : {}) },
-    );
-    const manifest = readFileSync(r.manifestPath, 'utf8');
-    return { csv: readFileSync(spec.outPath), report: r.report, manifest };
-  } finally {
-    ledger.close();
-  }
+  return releaseFromFlags(
+    dir,
+    `${tag}-${streaming}`,
+    {
+      data: file,
+      workload: at(`w-${tag}.json`),
+      out: at(`${tag}-${streaming ? 'streamed' : 'counted'}.csv`),
+      epsilon: '1',
+      rows: '300',
+      seed: '4',
+      insecureSeed: true,
+      budgetEpsilon: '100',
+      confirmCap: true,
+      header: names[0] === 'column_1' ? 'no' : 'yes',
+    },
+    { ...hooks, ...(streaming ? { counting: 'streaming' as const } : {}) },
+  );
 }
 
 describe('a raw release counted by DuckDB = the streaming release, byte for byte', () => {

@@ -5,19 +5,15 @@
  * counts it, and refused (nothing reserved) where the streaming reader must: asked for, or found
  * by the checks (a row of another width).
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type SynthFlags, synthSpec } from '../../../src/cli/commands/synth.ts';
 import { type MachineMemory, MEMORY_SHARE, memoryEstimate } from '../../../src/core/engine/limits.ts';
 import { disposeValidated, prepare, validate } from '../../../src/core/release/release.ts';
+import { privateTempFolder } from '../../support/counted-release.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rap-memory-guard-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const temp = path.join(dir, 'tmp');
-mkdirSync(temp);
-process.env.TMPDIR = temp;
+const { dir, left: duckdbLeft } = privateTempFolder('rap-memory-guard-');
 
 const N = 20_000;
 function data(ragged: boolean): string {
@@ -105,7 +101,7 @@ describe('the memory check before the reservation assumes the reader that will c
     const machine = await tightMachine(file);
     const prepared = await prepare(await specFor(file), () => {}, { machine });
     await expect(validate(prepared)).rejects.toThrow(/would need about .* of memory.*Nothing was reserved/);
-    expect(readdirSync(temp).filter((f) => f.startsWith('rap-duckdb-'))).toEqual([]);
+    expect(duckdbLeft()).toEqual([]);
     // With room for the rows, the same file is streamed.
     const roomy = { totalBytes: 2 ** 40, availableBytes: 2 ** 40 };
     const validated = await validate(await prepare(await specFor(file), () => {}, { machine: roomy }));

@@ -6,23 +6,14 @@
  * the release is streamed and the curator's report says why. DuckDB's private folders are gone
  * after each release.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type SynthFlags, synthSpec } from '../../../src/cli/commands/synth.ts';
-import { Ledger } from '../../../src/core/ledger/ledger.ts';
-import { releaseStraightThrough } from '../../../src/core/release/release.ts';
+import { describe, expect, it } from 'vitest';
 import { quoteString } from '../../../src/core/sql/counting.ts';
 import { withDuckDb } from '../../../src/core/sql/duckdb.ts';
+import { privateTempFolder, releaseFromFlags } from '../../support/counted-release.ts';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'rap-person-counted-release-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const temp = path.join(dir, 'tmp');
-mkdirSync(temp);
-process.env.TMPDIR = temp;
-const left = () =>
-  readdirSync(temp).filter((f) => f.startsWith('rap-duckdb-') || f.startsWith('rap-person-'));
+const { dir, left } = privateTempFolder('rap-person-counted-release-', ['rap-duckdb-', 'rap-person-']);
 
 const WARDS = ['Cardiology', 'Oncology', 'Emergency', 'Surgery'];
 const DX = ['I10', 'I10.9', 'C34.90', 'C34.10', 'J45.20', 'E11.65', 'NA'];
@@ -56,35 +47,27 @@ async function release(
       ],
     }),
   );
-  const flags = {
-    data: file,
-    workload: at('w.json'),
-    out: at(`${tag}.csv`),
-    epsilon: '2',
-    rows: '200',
-    seed: '5',
-    insecureSeed: true,
-    budgetEpsilon: '100',
-    confirmCap: true,
-    header: 'yes',
-    unitColumn: 'patient',
-    rowsPerPerson: opts.k ?? '3',
-    hierarchy: ['diagnosis=icd10'],
-    ...(opts.columns ? { columns: opts.columns } : {}),
-  } as unknown as SynthFlags;
-  const spec = await synthSpec(flags);
-  const ledger = Ledger.open(at(`${tag}.sqlite`), { anchorFile: null });
-  try {
-    const r = await releaseStraightThrough(
-      ledger,
-      spec,
-      { outPath: spec.outPath, reportPath: at(`${tag}.report.json`) },
-      opts.streaming ? { counting: 'streaming' as const } : {},
-    );
-    return { csv: readFileSync(spec.outPath), report: r.report };
-  } finally {
-    ledger.close();
-  }
+  return releaseFromFlags(
+    dir,
+    tag,
+    {
+      data: file,
+      workload: at('w.json'),
+      out: at(`${tag}.csv`),
+      epsilon: '2',
+      rows: '200',
+      seed: '5',
+      insecureSeed: true,
+      budgetEpsilon: '100',
+      confirmCap: true,
+      header: 'yes',
+      unitColumn: 'patient',
+      rowsPerPerson: opts.k ?? '3',
+      hierarchy: ['diagnosis=icd10'],
+      ...(opts.columns ? { columns: opts.columns } : {}),
+    },
+    opts.streaming ? { counting: 'streaming' as const } : {},
+  );
 }
 
 describe('a person-level release counted by DuckDB = the streaming person release, byte for byte', () => {

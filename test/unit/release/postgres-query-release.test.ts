@@ -9,22 +9,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePostgresSource, withPostgres } from '../../../src/core/counting/postgres.ts';
 import { CLI_TIMEOUT, withLedger } from '../../support/cli.ts';
 import { runCliInProcess } from '../../support/cli-in-process.ts';
+import { synth } from '../../support/people.ts';
+import { expectSetCapThenSpent, N, rows, useTestTable } from '../../support/postgres-release.ts';
 
 let dir: string;
-const N = 240;
-
-/** The test table's rows: age (integer), city (text), income (integer, some NULL), smoker (text). */
-function rows(): (string | number | null)[][] {
-  return Array.from({ length: N }, (_, i) => [
-    18 + ((i * 7) % 60),
-    ['Oslo', 'Lima', 'Pune'][i % 3],
-    i % 17 === 0 ? null : (i * 9173) % 90_000,
-    i % 4 === 0 ? 'daily' : 'never',
-  ]);
-}
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'rap-pg-query-'));
@@ -37,14 +27,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The CLI's main() in this process, cwd = the test folder, stdout and stderr captured. */
 const runInProcess = (args: string[]) => runCliInProcess(dir, args);
-
-const synth = (data: string, ledger: string, out: string, extra: string[] = [], epsilon = '2') => [
-  'synth',
-  ...['--data', data, '--workload', 'w.json', '--epsilon', epsilon, '--rows', '30', '--oversample', '2'],
-  ...['--max-steps', '20', '--threads', '1', '--out', out, '--ledger', ledger],
-  ...['--seed', '5', '--insecure-seed', '--budget-epsilon', '10', '--budget-delta', '1e-5', '--confirm-cap'],
-  ...extra,
-];
 
 describe('synth --sql: refused before anything connects or is reserved', { timeout: CLI_TIMEOUT }, () => {
   const refused = async (data: string, sql: string, name: string) => {
@@ -77,21 +59,7 @@ const PG = process.env.RAP_TEST_POSTGRES;
 
 describe.skipIf(!PG)('synth --sql from PostgreSQL (RAP_TEST_POSTGRES)', { timeout: CLI_TIMEOUT }, () => {
   const table = `rap_query_release_${process.pid}_${Date.now()}`;
-  const source = () => parsePostgresSource(`${PG}?table=${table}`);
-
-  beforeAll(async () => {
-    await withPostgres(source(), async (c) => {
-      await c.query(`CREATE TABLE ${table} (age integer, city text, income integer, smoker text)`);
-      await c.query(`CREATE SEQUENCE ${table}_seq`);
-      for (const r of rows()) await c.query(`INSERT INTO ${table} VALUES ($1, $2, $3, $4)`, r);
-    });
-  });
-  afterAll(async () => {
-    await withPostgres(source(), async (c) => {
-      await c.query(`DROP TABLE IF EXISTS ${table}`);
-      await c.query(`DROP SEQUENCE IF EXISTS ${table}_seq`);
-    });
-  });
+  useTestTable(() => PG!, table, { sequence: true });
 
   it('SELECT * FROM the table: the same seeded CSV and domain as from the table; the query in no file', async () => {
     const fromTable = await runInProcess(synth(`${PG}?table=${table}`, path.join(dir, 't.sqlite'), 't.csv'));
@@ -152,34 +120,11 @@ describe.skipIf(!PG)('synth --sql from PostgreSQL (RAP_TEST_POSTGRES)', { timeou
 
   it('ledger set-cap --dataset postgres://…/db caps the database; synth --sql then spends that cap', async () => {
     const ledger = path.join(dir, 'set-cap.sqlite');
-    const cap = await runInProcess([
-      'ledger',
-      'set-cap',
-      '--dataset',
-      PG!,
-      '--epsilon',
-      '3',
-      '--delta',
-      '1e-5',
-      '--ledger',
+    await expectSetCapThenSpent(runInProcess, {
+      dataset: PG!,
       ledger,
-    ]);
-    expect(cap.stderr).toBe('');
-    expect(cap.code).toBe(0);
-    expect(cap.stdout).toContain('(SQL queries)');
-    const args = synth(PG!, ledger, 'set-cap.csv', ['--sql', `SELECT city, smoker FROM ${table}`]).filter(
-      (a, i, all) =>
-        !['--budget-epsilon', '--budget-delta', '--confirm-cap'].includes(a) &&
-        !['--budget-epsilon', '--budget-delta'].includes(all[i - 1]),
-    );
-    const r = await runInProcess(args);
-    expect(r.stderr).not.toContain('rap-studio:');
-    expect(r.code).toBe(0);
-    withLedger(ledger, (l) => {
-      const [d] = l.datasets();
-      expect(l.datasets()).toHaveLength(1);
-      expect(d.cap?.epsilon).toBe(3);
-      expect(l.releases()[0].datasetFingerprint).toBe(d.fingerprint);
+      listed: '(SQL queries)',
+      synthArgs: synth(PG!, ledger, 'set-cap.csv', ['--sql', `SELECT city, smoker FROM ${table}`]),
     });
   });
 

@@ -9,44 +9,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePostgresSource, withPostgres } from '../../../src/core/counting/postgres.ts';
 import { CLI_TIMEOUT, withLedger } from '../../support/cli.ts';
 import { runCliInProcess } from '../../support/cli-in-process.ts';
+import { PEOPLE_WORKLOAD, peopleCsv, synth } from '../../support/people.ts';
+import { expectSetCapThenSpent, N, useTestTable } from '../../support/postgres-release.ts';
 
 let dir: string;
-const N = 240;
-
-/** The test table's rows: age (integer), city (text), income (integer, some NULL), smoker (text). */
-function rows(): (string | number | null)[][] {
-  const out: (string | number | null)[][] = [];
-  for (let i = 0; i < N; i++) {
-    out.push([
-      18 + ((i * 7) % 60),
-      ['Oslo', 'Lima', 'Pune'][i % 3],
-      i % 17 === 0 ? null : (i * 9173) % 90_000,
-      i % 4 === 0 ? 'daily' : 'never',
-    ]);
-  }
-  return out;
-}
-
-function csvText(): string {
-  const lines = ['age,city,income,smoker', ...rows().map((r) => r.map((v) => v ?? '').join(','))];
-  return `${lines.join('\n')}\n`;
-}
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'rap-pg-release-'));
-  writeFileSync(path.join(dir, 'p.csv'), csvText());
-  writeFileSync(
-    path.join(dir, 'w.json'),
-    JSON.stringify({
-      thresholds: [
-        { features: ['age', 'city'], r: 2, weight: 1 },
-        { features: ['income', 'smoker'], r: 2, weight: 1 },
-      ],
-    }),
-  );
+  writeFileSync(path.join(dir, 'p.csv'), peopleCsv(N));
+  writeFileSync(path.join(dir, 'w.json'), JSON.stringify(PEOPLE_WORKLOAD));
   writeFileSync(
     path.join(dir, 'w-declared.json'),
     JSON.stringify({ thresholds: [{ features: ['city', 'smoker'], r: 2, weight: 1 }] }),
@@ -56,14 +29,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The CLI's main() in this process, cwd = the test folder, stdout and stderr captured. */
 const runInProcess = (args: string[]) => runCliInProcess(dir, args);
-
-const synth = (data: string, ledger: string, out: string, extra: string[] = []) => [
-  'synth',
-  ...['--data', data, '--workload', 'w.json', '--epsilon', '2', '--rows', '30', '--oversample', '2'],
-  ...['--max-steps', '20', '--threads', '1', '--out', out, '--ledger', ledger],
-  ...['--seed', '5', '--insecure-seed', '--budget-epsilon', '10', '--budget-delta', '1e-5', '--confirm-cap'],
-  ...extra,
-];
 
 describe('synth --data postgres://…: refused before anything is reserved', { timeout: CLI_TIMEOUT }, () => {
   it('a password in the URL: exit 2, the password in no message, no ledger created', async () => {
@@ -101,18 +66,7 @@ const PG = process.env.RAP_TEST_POSTGRES;
 describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { timeout: CLI_TIMEOUT }, () => {
   const table = `rap_release_${process.pid}_${Date.now()}`;
   const url = `${PG}?table=${table}`;
-  // Parsed lazily: a skipped describe still runs its body.
-  const source = () => parsePostgresSource(url);
-
-  beforeAll(async () => {
-    await withPostgres(source(), async (c) => {
-      await c.query(`CREATE TABLE ${table} (age integer, city text, income integer, smoker text)`);
-      for (const r of rows()) await c.query(`INSERT INTO ${table} VALUES ($1, $2, $3, $4)`, r);
-    });
-  });
-  afterAll(async () => {
-    await withPostgres(source(), (c) => c.query(`DROP TABLE IF EXISTS ${table}`));
-  });
+  useTestTable(() => PG!, table);
 
   it('a missing table: exit 2, naming it and the database; no ledger created', async () => {
     const ledger = path.join(dir, 'missing.sqlite');
@@ -265,34 +219,11 @@ describe.skipIf(!PG)('synth from a PostgreSQL table (RAP_TEST_POSTGRES)', { time
 
   it('ledger set-cap --dataset postgres://… caps the table; synth then spends that cap', async () => {
     const ledger = path.join(dir, 'set-cap.sqlite');
-    const cap = await runInProcess([
-      'ledger',
-      'set-cap',
-      '--dataset',
-      url,
-      '--epsilon',
-      '3',
-      '--delta',
-      '1e-5',
-      '--ledger',
+    await expectSetCapThenSpent(runInProcess, {
+      dataset: url,
       ledger,
-    ]);
-    expect(cap.stderr).toBe('');
-    expect(cap.code).toBe(0);
-    expect(cap.stdout).toContain(`rap/${table}`);
-    const args = synth(url, ledger, 'set-cap.csv').filter(
-      (a, i, all) =>
-        !['--budget-epsilon', '--budget-delta', '--confirm-cap'].includes(a) &&
-        !['--budget-epsilon', '--budget-delta'].includes(all[i - 1]),
-    );
-    const r = await runInProcess(args);
-    expect(r.stderr).not.toContain('rap-studio:');
-    expect(r.code).toBe(0);
-    withLedger(ledger, (l) => {
-      expect(l.datasets()).toHaveLength(1);
-      const [d] = l.datasets();
-      expect(d.cap?.epsilon).toBe(3);
-      expect(l.releases()[0].datasetFingerprint).toBe(d.fingerprint);
+      listed: `rap/${table}`,
+      synthArgs: synth(url, ledger, 'set-cap.csv'),
     });
   });
 

@@ -4,24 +4,16 @@
  * as the identifier or raises its limit (nothing reserved meanwhile); a column left out is not
  * in the plan's columns, and a workload naming it is refused with the column's name.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { type Harness, harness, ledgerReleases } from './fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { QUICK_SETTINGS as BASE, type Harness, harness, ledgerReleases } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 /** 1,200 rows: a unique visit code (1,200 distinct: past the 1,000 limit), ward, age. */
 function visits(): string {
   const lines = ['visit_code,ward,age'];
   for (let i = 0; i < 1200; i++) lines.push(`V${10000 + i},${['A', 'B', 'C'][i % 3]},${20 + (i % 50)}`);
   return `${lines.join('\n')}\n`;
 }
-
-const BASE: RunSettingsInput = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' };
 
 describe('column choice (app)', () => {
   it('opens a file with a column past the category limit; the run waits until it is decided', async () => {

@@ -5,24 +5,21 @@
  * is reserved; choosing the known dataset spends its budget; choosing "new" gives the file its own.
  */
 import { createHash } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  type Harness,
+  harness,
+  ledgerReleases,
+  QUICK_SETTINGS as SETTINGS,
+  sampleCsv,
+  setSampleWorkload,
+  settle,
+} from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
-const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' as const };
-
 async function open(hh: Harness, name: string, text: string) {
   const ds = await hh.call('openDataset', { path: hh.upload(name, text), header: 'yes' });
-  await hh.call('setWorkload', {
-    datasetId: ds.id,
-    role: 'main',
-    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
-  });
+  await setSampleWorkload(hh, ds.id);
   return ds;
 }
 

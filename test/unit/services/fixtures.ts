@@ -3,12 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 import { forkSpawner } from '../../../src/core/engine/process/client.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { dispatch } from '../../../src/services/dispatch.ts';
 import type { NativeDialogs, ServiceContext } from '../../../src/services/service-context.ts';
 import { createServices } from '../../../src/services/services.ts';
-import type { ApiArg, ApiMethod, ApiResult, AppEvent } from '../../../src/shared/api.ts';
+import type { ApiArg, ApiMethod, ApiResult, AppEvent, RunSettingsInput } from '../../../src/shared/api.ts';
 import { isActiveStatus } from '../../../src/shared/constants.ts';
 
 export const FAKE_CHILD = fileURLToPath(
@@ -36,6 +37,10 @@ export interface Harness {
   cleanup(): void;
 }
 
+/**
+ * Services over a private work directory (the fake engine child), made inside a test: the
+ * directory is removed when the test ends (or at `cleanup()`).
+ */
 export function harness(
   opts: { engine?: string; mode?: 'web' | 'electron'; dialogs?: NativeDialogs } = {},
 ): Harness {
@@ -54,6 +59,8 @@ export function harness(
     log: () => {},
   };
   const services = createServices(ctx);
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  onTestFinished(cleanup);
   let uploads = 0;
   return {
     dir,
@@ -68,12 +75,12 @@ export function harness(
       return path;
     },
     call: (method, arg) => dispatch(services, method, arg) as never,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup,
   };
 }
 
 /** Polls the run until it leaves the active states. */
-export async function settle(h: Harness, timeoutMs = 20_000) {
+export async function settle(h: Pick<Harness, 'call'>, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const run = await h.call('runState', {});
@@ -119,24 +126,36 @@ export function webApp(dir: string, n: number, ledger = 'ledger.sqlite') {
   return { workDir, offered, call };
 }
 
-/** Opens `upload` (sampleCsv), runs one small query-mode release on color × size, and waits for it. */
-export async function finishedSampleRun(app: Pick<ReturnType<typeof webApp>, 'call'>, upload: string) {
-  const ds = await app.call('openDataset', { path: upload, header: 'yes' });
-  await app.call('setWorkload', {
-    datasetId: ds.id,
+/** The small query-mode run the service tests start: 10 rows, one round of 5 queries, ε = 1. */
+export const QUICK_SETTINGS = {
+  epsilon: '1',
+  rows: '10',
+  rounds: '1',
+  perRound: '5',
+  mode: 'query',
+} as const satisfies RunSettingsInput;
+
+/** The sample's workload (sampleCsv): the 2-way marginal color × size, r = 2, as `datasetId`'s main workload. */
+export function setSampleWorkload(app: Pick<Harness, 'call'>, datasetId: string) {
+  return app.call('setWorkload', {
+    datasetId,
     role: 'main',
     thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
   });
-  await app.call('setCap', { datasetId: ds.id, epsilon: '5' });
-  await app.call('startRun', {
-    datasetId: ds.id,
-    settings: { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' },
-  });
-  let run = await app.call('runState', {});
-  for (let i = 0; run && isActiveStatus(run.status) && i < 400; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    run = await app.call('runState', {});
-  }
-  if (run?.status !== 'finished') throw new Error(`the run ended ${run?.status ?? 'nowhere'}, not finished`);
+}
+
+/** The sample workload on `datasetId`, a cap of ε = 5, and one quick run started (QUICK_SETTINGS). */
+export async function startSampleRun(app: Pick<Harness, 'call'>, datasetId: string) {
+  await setSampleWorkload(app, datasetId);
+  await app.call('setCap', { datasetId, epsilon: '5' });
+  return app.call('startRun', { datasetId, settings: QUICK_SETTINGS });
+}
+
+/** Opens `upload` (sampleCsv), runs one small query-mode release on color × size, and waits for it. */
+export async function finishedSampleRun(app: Pick<Harness, 'call'>, upload: string) {
+  const ds = await app.call('openDataset', { path: upload, header: 'yes' });
+  await startSampleRun(app, ds.id);
+  const run = await settle(app);
+  if (run.status !== 'finished') throw new Error(`the run ended ${run.status}, not finished`);
   return run;
 }

@@ -5,18 +5,19 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UPLOAD_ONLY_MESSAGE } from '../../../src/services/upload-guard.ts';
-import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
+import {
+  type Harness,
+  harness,
+  ledgerReleases,
+  QUICK_SETTINGS as SETTINGS,
+  sampleCsv,
+  setSampleWorkload,
+  settle,
+} from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
-const SETTINGS = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' as const };
-
 async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) {
   // The desktop app opens only files its dialog returned: pick the file first there.
   let pickedPath = '';
@@ -26,11 +27,7 @@ async function ready(engine = 'done', opts: Parameters<typeof harness>[0] = {}) 
   pickedPath = path;
   if (opts.mode === 'electron') await h.call('pickFile', { purpose: 'data' });
   const ds = await h.call('openDataset', { path, header: 'yes' });
-  await h.call('setWorkload', {
-    datasetId: ds.id,
-    role: 'main',
-    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
-  });
+  await setSampleWorkload(h, ds.id);
   return { h, ds, path };
 }
 

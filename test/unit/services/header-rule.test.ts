@@ -4,16 +4,10 @@
  * column_1…column_N, and the exported CSV and manifest carry no value of that row.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { QUICK_SETTINGS as BASE, type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 /** Headerless and all text: its first record looks like a header (no cell recurs below). */
 function headerlessCsv(): string {
   const lines = ['Jane Roe,HIV positive,Springfield'];
@@ -23,8 +17,6 @@ function headerlessCsv(): string {
   for (let i = 0; i < 80; i++) lines.push(`${names[i % 3]},${status[i % 2]},${towns[i % 4]}`);
   return `${lines.join('\n')}\n`;
 }
-
-const BASE: RunSettingsInput = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' };
 
 describe('the header rule (app)', () => {
   it('asks when line 1 was guessed to be the header; refuses to run until answered; "no" names the columns column_N', async () => {

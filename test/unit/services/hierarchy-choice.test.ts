@@ -6,16 +6,11 @@
  * letters and categories, the ledger names the hierarchy), as `synth --hierarchy` does.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunSettingsInput } from '../../../src/shared/api.ts';
 import { type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 /** 1,500 visits: ICD-10 codes under C34, I10 and J18, and a ward. */
 function visits(): string {
   const codes = ['C34.10', 'C34.10', 'C34.90', 'I10', 'I10', 'J18.9'];

@@ -2,15 +2,10 @@
  * One rule for rows with the wrong number of fields, in the app as in `synth`: kept as records
  * with every value missing (n is the file's record count), listed as kept, never as rejected.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Harness, harness } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 describe('rows of the wrong width (app)', () => {
   it('are kept with every value missing and listed as kept, not rejected', async () => {
     h = harness();

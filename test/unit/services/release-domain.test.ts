@@ -5,27 +5,25 @@
  * differentially private"; and a seeded run, which the services never export as a release.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ColumnView, RunSettingsInput } from '../../../src/shared/api.ts';
-import { type Harness, harness, ledgerReleases, sampleCsv, settle } from './fixtures.ts';
+import {
+  QUICK_SETTINGS as BASE,
+  type Harness,
+  harness,
+  ledgerReleases,
+  sampleCsv,
+  setSampleWorkload,
+  settle,
+} from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
-const BASE: RunSettingsInput = { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' };
 const NOT_DP = 'domain not differentially private';
 
 async function ready() {
   h = harness();
   const ds = await h.call('openDataset', { path: h.upload('shop.csv', sampleCsv()), header: 'yes' });
-  await h.call('setWorkload', {
-    datasetId: ds.id,
-    role: 'main',
-    thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
-  });
+  await setSampleWorkload(h, ds.id);
   await h.call('setCap', { datasetId: ds.id, epsilon: '5' });
   return { h, ds };
 }

@@ -4,16 +4,11 @@
  * discovered privately at the release; the export writes the release's Data Package beside the CSV.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { releaseDataPackageJson } from '../../../src/core/release/data-package.ts';
-import { type Harness, harness, sampleCsv, settle } from './fixtures.ts';
+import { type Harness, harness, sampleCsv, settle, startSampleRun } from './fixtures.ts';
 
 let h: Harness | undefined;
-afterEach(() => {
-  h?.cleanup();
-  h = undefined;
-});
-
 const TABLE_SCHEMA = {
   fields: [
     {
@@ -40,16 +35,7 @@ describe('importing a Table Schema in the app', () => {
       name: 'color',
       categories: ['red', 'green', 'blue', 'violet'],
     });
-    await h.call('setWorkload', {
-      datasetId: ds.id,
-      role: 'main',
-      thresholds: [{ features: ['color', 'size'], r: 2, weight: 1 }],
-    });
-    await h.call('setCap', { datasetId: ds.id, epsilon: '5' });
-    await h.call('startRun', {
-      datasetId: ds.id,
-      settings: { epsilon: '1', rows: '10', rounds: '1', perRound: '5', mode: 'query' },
-    });
+    await startSampleRun(h, ds.id);
     const run = await settle(h);
     expect(run.status).toBe('finished');
     const out = await h.call('exportRun', { runId: run.runId });

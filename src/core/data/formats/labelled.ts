@@ -53,8 +53,8 @@ export class UnsupportedVariant extends Error {
   override readonly name = 'UnsupportedVariant';
 }
 
-/** The file read by position (a bounded window: binary.ts), for `parse`; closed by the caller. */
-function openBytes(file: string): { readonly bytes: Bytes; close(): void } {
+/** The file read by position (a bounded window: binary.ts), for `parse` (and the SPSS cases: sav-cases.ts); closed by the caller. */
+export function openBytes(file: string): { readonly bytes: Bytes; close(): void } {
   let fd: number | undefined;
   let length: number;
   try {

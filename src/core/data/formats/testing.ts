@@ -4,34 +4,59 @@
  * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE and RDC
  * rows, mix pages).
  */
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 
-function zip(entries: readonly { name: string; data: Buffer }[]): Buffer {
+/**
+ * A ZIP archive of `entries`, stored, or deflated with the sizes and CRC in a data descriptor
+ * after each part (as write-excel-file and Excel write them; the local header's are zero).
+ */
+export function zipBytes(entries: readonly { name: string; data: Buffer }[], deflate = false): Buffer {
+  return zip(entries, deflate);
+}
+
+function zip(entries: readonly { name: string; data: Buffer }[], deflate = false): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
     const crc = crc32(e.data);
+    const data = deflate ? deflateRawSync(e.data) : e.data;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
+    if (deflate) {
+      local.writeUInt16LE(8, 6); // sizes and CRC in the data descriptor
+      local.writeUInt16LE(8, 8);
+    } else {
+      local.writeUInt32LE(crc, 14);
+      local.writeUInt32LE(data.length, 18);
+      local.writeUInt32LE(e.data.length, 22);
+    }
     local.writeUInt16LE(name.length, 26);
+    const descriptor = Buffer.alloc(deflate ? 16 : 0);
+    if (deflate) {
+      descriptor.writeUInt32LE(0x08074b50, 0);
+      descriptor.writeUInt32LE(crc, 4);
+      descriptor.writeUInt32LE(data.length, 8);
+      descriptor.writeUInt32LE(e.data.length, 12);
+    }
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
+    if (deflate) {
+      central.writeUInt16LE(8, 8);
+      central.writeUInt16LE(8, 10);
+    }
     central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(e.data.length, 20);
+    central.writeUInt32LE(data.length, 20);
     central.writeUInt32LE(e.data.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
-    locals.push(local, name, e.data);
+    locals.push(local, name, data, descriptor);
     centrals.push(central, name);
-    offset += local.length + name.length + e.data.length;
+    offset += local.length + name.length + data.length + descriptor.length;
   }
   const dir = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
@@ -49,6 +74,44 @@ function columnName(i: number): string {
   let s = '';
   for (let n = i + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
+}
+
+/** The parts of a one-sheet workbook beside its sheet XML (`xlsxParts`). */
+export interface WorkbookParts {
+  /** The `<sheetData>` element's inside. */
+  readonly sheetData: string;
+  /** The `<sst>` element's inside (the `<si>` items), when the workbook has shared strings. */
+  readonly sharedStrings?: string;
+  /** The `<styleSheet>` element's inside, when the workbook has styles. */
+  readonly styles?: string;
+  /** 1904 date system. */
+  readonly date1904?: boolean;
+  readonly deflate?: boolean;
+}
+
+const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const RELS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** A one-sheet workbook from its parts' XML (the reader's fixtures: shared strings, styles, dates). */
+export function xlsxParts(p: WorkbookParts): Buffer {
+  const rel = (id: string, type: string, target: string) =>
+    `<Relationship Id="${id}" Type="${RELS}/${type}" Target="${target}"/>`;
+  const files: Record<string, string> = {
+    '[Content_Types].xml': `${XML}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`,
+    '_rels/.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId1', 'officeDocument', 'xl/workbook.xml')}</Relationships>`,
+    'xl/workbook.xml': `${XML}<workbook xmlns="${MAIN}" xmlns:r="${RELS}">${p.date1904 ? '<workbookPr date1904="1"/>' : '<workbookPr/>'}<sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': `${XML}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rel('rId1', 'worksheet', 'worksheets/sheet1.xml')}${p.sharedStrings === undefined ? '' : rel('rId2', 'sharedStrings', 'sharedStrings.xml')}${p.styles === undefined ? '' : rel('rId3', 'styles', '/xl/styles.xml')}</Relationships>`,
+    'xl/worksheets/sheet1.xml': `${XML}<worksheet xmlns="${MAIN}"><dimension ref="A1"/><sheetData>${p.sheetData}</sheetData></worksheet>`,
+  };
+  if (p.sharedStrings !== undefined)
+    files['xl/sharedStrings.xml'] = `${XML}<sst xmlns="${MAIN}">${p.sharedStrings}</sst>`;
+  if (p.styles !== undefined)
+    files['xl/styles.xml'] = `${XML}<styleSheet xmlns="${MAIN}">${p.styles}</styleSheet>`;
+  return zip(
+    Object.entries(files).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })),
+    p.deflate,
+  );
 }
 
 /** A one-sheet workbook: strings as inline strings, numbers as numbers, null as no cell. */
@@ -80,21 +143,26 @@ export function xlsxBytes(rows: readonly (readonly (string | number | null)[])[]
   return zip(Object.entries(files).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })));
 }
 
-/** A variable of a test .sav file: numeric (with value labels) or a string of at most 8 bytes. */
+/** A variable of a test .sav file: numeric (with value labels) or a string of `width` bytes (default 8, at most 255). */
 export interface SavVariable {
   readonly name: string;
   readonly type: 'numeric' | 'string';
   readonly labels?: readonly (readonly [number, string])[];
+  readonly width?: number;
 }
 
 /**
- * A minimal uncompressed SPSS system file (the layout PSPP documents: header, variable records,
- * value labels, dictionary end, then 8-byte cells). Numeric null is SYSMIS.
+ * A minimal SPSS system file (the layout PSPP documents: header, variable records, value labels,
+ * dictionary end, then 8-byte cells), uncompressed or bytecode-compressed (bias 100, ended by a
+ * 252 code and zero padding, as PSPP writes). Numeric null is SYSMIS; a string of `width` > 8
+ * bytes has its continuation records.
  */
 export function savBytes(
   vars: readonly SavVariable[],
   rows: readonly (readonly (number | string | null)[])[],
+  opts: { readonly compressed?: boolean; readonly endCode?: boolean } = {},
 ): Buffer {
+  const cellsOf = (v: SavVariable) => (v.type === 'numeric' ? 1 : Math.ceil((v.width ?? 8) / 8));
   const parts: Buffer[] = [];
   const i32 = (n: number) => {
     const b = Buffer.alloc(4);
@@ -111,8 +179,8 @@ export function savBytes(
     Buffer.from('$FL2', 'latin1'),
     text('@(#) SPSS DATA FILE rap-studio test fixture', 60),
     i32(2),
-    i32(vars.length),
-    i32(0),
+    i32(vars.reduce((n, v) => n + cellsOf(v), 0)),
+    i32(opts.compressed ? 1 : 0),
     i32(0),
     i32(rows.length),
     f64(100),
@@ -125,15 +193,20 @@ export function savBytes(
     const format = v.type === 'numeric' ? (5 << 16) | (8 << 8) | 0 : (1 << 16) | (8 << 8);
     parts.push(
       i32(2),
-      i32(v.type === 'numeric' ? 0 : 8),
+      i32(v.type === 'numeric' ? 0 : (v.width ?? 8)),
       i32(0),
       i32(0),
       i32(format),
       i32(format),
       text(v.name, 8),
     );
+    for (let k = 1; k < cellsOf(v); k++)
+      parts.push(i32(2), i32(-1), i32(0), i32(0), i32(0), i32(0), text('', 8));
   }
-  vars.forEach((v, index) => {
+  let index = 1; // a variable's dictionary index counts its continuation records
+  vars.forEach((v) => {
+    const at = index;
+    index += cellsOf(v);
     if (!v.labels?.length) return;
     parts.push(i32(3), i32(v.labels.length));
     for (const [value, label] of v.labels) {
@@ -144,15 +217,47 @@ export function savBytes(
       bytes.copy(cell, 1);
       parts.push(f64(value), cell);
     }
-    parts.push(i32(4), i32(1), i32(index + 1));
+    parts.push(i32(4), i32(1), i32(at));
   });
   parts.push(i32(999), i32(0));
+  const cells: { readonly bytes: Buffer; readonly string: boolean }[] = [];
   for (const row of rows) {
     row.forEach((value, j) => {
-      if (vars[j].type === 'numeric') parts.push(f64(value === null ? -Number.MAX_VALUE : Number(value)));
-      else parts.push(text(value === null ? '' : String(value), 8));
+      const v = vars[j];
+      if (v.type === 'numeric')
+        cells.push({ bytes: f64(value === null ? -Number.MAX_VALUE : Number(value)), string: false });
+      else {
+        const all = text(value === null ? '' : String(value), cellsOf(v) * 8);
+        for (let k = 0; k < all.length; k += 8) cells.push({ bytes: all.subarray(k, k + 8), string: true });
+      }
     });
   }
+  if (!opts.compressed) return Buffer.concat([...parts, ...cells.map((c) => c.bytes)]);
+  // Bytecode compression: blocks of 8 codes, each followed by the cells its 253 codes announce.
+  const codes: number[] = [];
+  const raw: Buffer[] = [];
+  const flush = () => {
+    while (codes.length < 8) codes.push(0);
+    parts.push(Buffer.from(codes), ...raw);
+    codes.length = 0;
+    raw.length = 0;
+  };
+  const code = (c: number, cell?: Buffer) => {
+    codes.push(c);
+    if (cell) raw.push(cell);
+    if (codes.length === 8) flush();
+  };
+  for (const { bytes: cell, string } of cells) {
+    const x = cell.readDoubleLE(0);
+    if (string) {
+      if (cell.every((b) => b === 0x20)) code(254);
+      else code(253, cell);
+    } else if (x === -Number.MAX_VALUE) code(255);
+    else if (Number.isInteger(x) && x >= -99 && x <= 151 && !Object.is(x, -0)) code(x + 100);
+    else code(253, cell);
+  }
+  if (opts.endCode) code(252);
+  if (codes.length > 0) flush();
   return Buffer.concat(parts);
 }
 

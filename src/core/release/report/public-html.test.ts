@@ -5,6 +5,7 @@
  * outside those elements). Nothing on it can be fetched.
  */
 import { describe, expect, it } from 'vitest';
+import { splitReport } from '../../../../test/support/public-report.ts';
 import { at, type Manifest, renderPublicReport, shown } from './public-html.ts';
 
 /** A manifest as `synth` writes it with discovery, plus the optional parts other issues add. */
@@ -67,25 +68,6 @@ const MANIFEST: Manifest = {
 };
 const SHA = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
-/** The page's visible text and its manifest-marked elements. */
-function split(html: string): { rest: string; marked: { path: string; text: string }[] } {
-  const marked: { path: string; text: string }[] = [];
-  const unescapeHtml = (t: string) =>
-    t
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&amp;/g, '&');
-  const withoutMarked = html
-    .replace(/<span data-m="([^"]*)"[^>]*>([^<]*)<\/span>/g, (_, path: string, text: string) => {
-      marked.push({ path: unescapeHtml(path), text: unescapeHtml(text) });
-      return '⟨m⟩';
-    })
-    .replace(/<span data-manifest-sha256[^>]*>[^<]*<\/span>/g, '⟨sha⟩');
-  return { rest: withoutMarked, marked };
-}
-
 /** The same shape with every leaf changed (numbers, strings, booleans). */
 function mutate(v: unknown, path = ''): unknown {
   if (typeof v === 'number') return v * 7 + 0.123;
@@ -101,7 +83,7 @@ describe('the public report', () => {
   const html = renderPublicReport(MANIFEST, SHA);
 
   it('shows every value in an element naming its manifest path, equal to the manifest value there', () => {
-    const { marked } = split(html);
+    const { marked } = splitReport(html);
     expect(marked.length).toBeGreaterThan(30);
     for (const { path, text } of marked) {
       const v = at(MANIFEST, path);
@@ -132,8 +114,8 @@ describe('the public report', () => {
 
   it('holds nothing else: the text outside those elements does not depend on the manifest', () => {
     const other = renderPublicReport(mutate(MANIFEST) as Manifest, 'f'.repeat(64));
-    expect(split(other).rest).toBe(split(html).rest);
-    expect(split(html).rest).not.toContain('adult');
+    expect(splitReport(other).rest).toBe(splitReport(html).rest);
+    expect(splitReport(html).rest).not.toContain('adult');
   });
 
   it('references nothing outside the page', () => {
@@ -153,12 +135,12 @@ describe('the public report', () => {
       accuracyCertificate: certificate,
     };
     const page = renderPublicReport(other, SHA);
-    const { marked, rest: text } = split(page);
+    const { marked, rest: text } = splitReport(page);
     const paths = marked.map((x) => x.path);
     expect(paths).toContain('unit.idColumn');
     expect(paths).toContain('accuracyCertificate.bound');
     for (const { path, text: t } of marked) expect(t, path).toBe(shown(at(other, path)));
-    expect(text).toBe(split(renderPublicReport(mutate(other) as Manifest, SHA)).rest);
+    expect(text).toBe(splitReport(renderPublicReport(mutate(other) as Manifest, SHA)).rest);
     expect(unit).toBeDefined();
   });
 
