@@ -125,7 +125,9 @@ export async function makeFiles(
     const out = createWriteStream(distinct);
     out.write(`${head}\n`);
     for (let i = 0; i < copies; i++) {
-      const shifted = fields.map((f) => f.map((v, j) => (j === fnlwgt ? ` ${Number(v) + i * DISTINCT_SHIFT}` : v)).join(','));
+      const shifted = fields.map((f) =>
+        f.map((v, j) => (j === fnlwgt ? ` ${Number(v) + i * DISTINCT_SHIFT}` : v)).join(','),
+      );
       if (!out.write(`${shifted.join('\n')}\n`)) await once(out, 'drain');
     }
     out.end();
