@@ -166,6 +166,46 @@ describe('a column with more distinct texts than WIDE_COLUMN_TEXTS is coded in D
     }
   });
 
+  it('more distinct texts than an appender flush (204,800): every text coded, the same tables, run after run', async () => {
+    // Appending codes while the distinct texts still streamed ended the stream at the appender's
+    // first flush (204,800 rows), silently: the other texts fell in code 0, and which ones
+    // depended on the order DuckDB's parallel DISTINCT returned them (a seeded release of a large
+    // file with no repeated record did not reproduce).
+    const n = 300_000;
+    const lines = ['age,city,note,wide'];
+    for (let i = 0; i < n; i++) {
+      const w = i % 29 === 0 ? '?' : ` ${(i * 7919) % n}.5`;
+      lines.push(`${18 + (i % 70)},${i % 3 === 0 ? 'Oslo' : 'Bergen'},${i % 2 ? 'yes' : 'no'},${w}`);
+    }
+    const file = dir.file('wide-flush.csv', `${lines.join('\n')}\n`);
+    const big: Schema = {
+      ...SCHEMA,
+      columns: [...SCHEMA.columns, { ...wide, edges: [0, 1000, 100_000, 200_000, 300_000] }],
+    };
+    const flushSets = [[3], [1, 3], [0, 3]];
+    const uncoded = await countFileTables(file, big, flushSets, opts);
+    // Brute force: the wide column's bins (missing, then the four bins' records).
+    const bins = [0, 0, 0, 0];
+    let missing = 0;
+    for (let i = 0; i < n; i++) {
+      if (i % 29 === 0) missing++;
+      else {
+        const x = ((i * 7919) % n) + 0.5;
+        bins[x < 1000 ? 0 : x < 100_000 ? 1 : x < 200_000 ? 2 : 3]++;
+      }
+    }
+    expect([...uncoded.tables[0]].sort((a, b) => a - b)).toEqual([missing, ...bins].sort((a, b) => a - b));
+    const table = await loadSourceTable(file, names);
+    try {
+      const texts = new Map([...names.map((m): [string, number] => [m, 10]), ['wide', n]]);
+      for (let run = 0; run < 2; run++) {
+        expect(await table.tables(big, flushSets, { ...opts, texts })).toEqual(uncoded);
+      }
+    } finally {
+      await table.dispose();
+    }
+  });
+
   it('a text with no code is refused naming the column, as the file count refuses it', async () => {
     const file = dir.file('wide-bad.csv', `${withWide(6000, 1).trimEnd()}\n 30,Oslo,yes,not a number\n`);
     const table = await loadSourceTable(file, names);

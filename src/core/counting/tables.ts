@@ -115,7 +115,7 @@ function tableAccumulator(
   const encoderOf = (f: number): ((text: string) => number) => {
     const known = encoders.get(f);
     if (known) return known;
-    const encoder = opts.precoded?.has(f) ? Number : textEncoder(schema, f, opts);
+    const encoder = opts.precoded?.has(f) ? precodedEncoder(schema, f) : textEncoder(schema, f, opts);
     encoders.set(f, encoder);
     return encoder;
   };
@@ -148,6 +148,18 @@ function tableAccumulator(
     },
     // An empty relation has no row for the empty set under some engines; n is then 0.
     result: (): CountedTables => ({ n: Math.max(n, 0), tables: plans.map((p) => p.table) }),
+  };
+}
+
+/** A column coded in DuckDB (countCodedOnDuckDb): its texts are codes; none missing (a text left uncoded). */
+function precodedEncoder(schema: Schema, f: number): (text: string) => number {
+  const size = domainSize(schema.columns[f]);
+  return (text: string): number => {
+    const code = text === '' ? Number.NaN : Number(text);
+    if (!(Number.isInteger(code) && code >= 0 && code < size)) {
+      throw new Error(`internal: column "${schema.columns[f].name}" has a record with no code (${code})`);
+    }
+    return code;
   };
 }
 
@@ -232,25 +244,8 @@ export async function countCodedOnDuckDb(
       : from;
   const relWeight = rel.kind === 'table' ? rel.weight : undefined;
   try {
-    for (const f of wide) {
-      const encode = textEncoder(schema, f, opts);
-      await connection.run(`CREATE OR REPLACE TABLE ${codes(f)} (t VARCHAR, code VARCHAR)`);
-      const appender = await connection.createAppender(`rap_codes_${f}`);
-      try {
-        const col = quoteIdent(source(f));
-        for await (const rows of resultChunks(connection, `SELECT DISTINCT ${col} FROM ${texts} AS d`)) {
-          for (const [text] of rows) {
-            if (text === null || text === undefined) appender.appendNull();
-            else appender.appendVarchar(String(text));
-            appender.appendVarchar(String(encode(String(text ?? ''))));
-            appender.endRow();
-          }
-        }
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
-    }
+    for (const f of wide)
+      await codeColumn(connection, texts, quoteIdent(source(f)), f, textEncoder(schema, f, opts));
     const isWide = new Set(wide);
     const select = used.map((f) => {
       const col = quoteIdent(source(f));
@@ -277,8 +272,63 @@ export async function countCodedOnDuckDb(
     );
   } finally {
     await connection.run(`DROP TABLE IF EXISTS ${coded}`);
-    for (const f of wide) await connection.run(`DROP TABLE IF EXISTS ${codes(f)}`);
+    for (const f of wide) {
+      await connection.run(`DROP TABLE IF EXISTS ${codes(f)}`);
+      for (const t of [distinctTexts(f), textCodes(f)]) await connection.run(`DROP TABLE IF EXISTS ${t}`);
+    }
   }
+}
+
+/** A wide column's distinct texts, numbered by their rowid (codeColumn). */
+const distinctTexts = (f: number) => quoteIdent(`rap_texts_${f}`);
+/** The code of each of them, by that number (codeColumn). */
+const textCodes = (f: number) => quoteIdent(`rap_text_codes_${f}`);
+
+/**
+ * Makes `rap_codes_<f>` (t, code): each distinct text of relation column `col` of `from` with its
+ * code under `encode`. The texts are numbered in DuckDB and their codes kept in JS by that number
+ * (4 bytes a text), then appended once the read has ENDED: an appender's flush on the connection
+ * ends a streamed result still being read, silently (DuckDB 1.5: the read stopped at the first
+ * flush, 204,800 texts), which left a column with more distinct texts partly uncoded (code 0), and
+ * which of them depended on the order DuckDB's parallel DISTINCT returned them: adult.data × 300
+ * with no repeated record released a different CSV under the same seed. Every text's code is
+ * checked to have been read.
+ */
+async function codeColumn(
+  connection: DuckDBConnection,
+  from: string,
+  col: string,
+  f: number,
+  encode: (text: string) => number,
+): Promise<void> {
+  await connection.run(
+    `CREATE OR REPLACE TABLE ${distinctTexts(f)} AS SELECT DISTINCT ${col} AS t FROM ${from} AS d`,
+  );
+  const count = Number(
+    (await connection.runAndReadAll(`SELECT count(*) FROM ${distinctTexts(f)}`)).getRows()[0]?.[0] ?? 0,
+  );
+  const codes = new Int32Array(count).fill(-1);
+  for await (const rows of resultChunks(connection, `SELECT rowid, t FROM ${distinctTexts(f)}`)) {
+    for (const [id, text] of rows) codes[Number(id)] = encode(String(text ?? ''));
+  }
+  if (codes.includes(-1))
+    throw new Error(`internal: a distinct text of column ${f} was not read to be coded`);
+  await connection.run(`CREATE OR REPLACE TABLE ${textCodes(f)} (id BIGINT, code INTEGER)`);
+  const appender = await connection.createAppender(`rap_text_codes_${f}`);
+  try {
+    for (let id = 0; id < count; id++) {
+      appender.appendBigInt(BigInt(id));
+      appender.appendInteger(codes[id]);
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+  await connection.run(
+    `CREATE OR REPLACE TABLE ${quoteIdent(`rap_codes_${f}`)} AS SELECT x.t AS t, c.code AS code ` +
+      `FROM ${distinctTexts(f)} AS x JOIN ${textCodes(f)} AS c ON x.rowid = c.id`,
+  );
 }
 
 /** Runs the counting query for `features` (plus the row count) on a DuckDB connection. */
