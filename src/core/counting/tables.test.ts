@@ -8,7 +8,7 @@ import { tempDir } from '../data/testing.ts';
 import { groupingSetsQuery } from '../sql/counting.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
-import { countFileTables } from './tables.ts';
+import { countFileTables, fileRelation, tablesFromGroups } from './tables.ts';
 
 const dir = tempDir('rap-sql-');
 afterAll(() => dir.remove());
@@ -100,6 +100,34 @@ describe('DuckDB counting (GROUPING SETS) = the streaming path, table by table',
     const fromParquet = await countFileTables(parquet, schema, SETS);
     expect(fromParquet.n).toBe(n);
     expect(fromParquet.tables.map((t) => Array.from(t))).toEqual(streamed);
+  });
+
+  it('the grouped rows in any order (a parallel GROUP BY returns another each run): the same tables', async () => {
+    const lines = ['age,city,score'];
+    for (let i = 0; i < 500; i++) {
+      lines.push(
+        `${i % 13 === 0 ? '?' : 18 + ((i * 37) % 70)},${['Oslo', 'Bergen', ' Paris'][i % 3]},${(i * 7) % 41}.5`,
+      );
+    }
+    const file = dir.file('order.csv', `${lines.join('\n')}\n`);
+    const schema = (await loadCsv(file)).dataset.schema;
+    const names = schema.columns.map((c) => c.name);
+    const { relation, source } = await fileRelation(file, names, { header: true });
+    const col = (f: number) => source(names[f]);
+    const query = groupingSetsQuery(relation, [...SETS.map((fs) => fs.map(col)), []], 'duckdb');
+    const rows = await withDuckDb(async (c) => (await c.runAndReadAll(query.sql)).getRows());
+    const expected = tablesFromGroups(schema, SETS, col, query, { rows });
+    expect(expected).toEqual(await countFileTables(file, schema, SETS));
+    expect(expected.n).toBe(500);
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { minLength: rows.length, maxLength: rows.length }), (keys) => {
+        const shuffled = rows.map((r, i) => [keys[i], r] as const).sort((a, b) => a[0] - b[0]);
+        expect(tablesFromGroups(schema, SETS, col, query, { rows: shuffled.map(([, r]) => r) })).toEqual(
+          expected,
+        );
+      }),
+      { numRuns: 20 },
+    );
   });
 
   it.each([

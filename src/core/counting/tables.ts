@@ -313,11 +313,11 @@ async function codeColumn(
   }
   if (codes.includes(-1))
     throw new Error(`internal: a distinct text of column ${f} was not read to be coded`);
-  await connection.run(`CREATE OR REPLACE TABLE ${textCodes(f)} (id BIGINT, code INTEGER)`);
+  await connection.run(`CREATE OR REPLACE TABLE ${textCodes(f)} (id INTEGER, code INTEGER)`);
   const appender = await connection.createAppender(`rap_text_codes_${f}`);
   try {
     for (let id = 0; id < count; id++) {
-      appender.appendBigInt(BigInt(id));
+      appender.appendInteger(id);
       appender.appendInteger(codes[id]);
       appender.endRow();
     }
