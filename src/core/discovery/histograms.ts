@@ -226,21 +226,16 @@ export function formatCounter(name: string, f: ColumnFormat, forms: number): Cel
 
 /** Feeds a column's histogram into a counter as the streaming profile feeds its cells. */
 export function feeder(histograms: ColumnHistograms, markers: readonly string[], trim: boolean) {
-  // As DiscoveryProfile: a value is missing when it is one of the markers (the last index of a repeated one).
-  const forms = new Map(markers.map((m, i) => [m, i]));
+  const cell = cellFeeder(markers, trim);
   return <C extends CellCounter>(name: string, counter: C): C => {
     const histogram = histograms.columns.get(name);
     if (!histogram) throw new Error(`internal: no histogram for column "${name}"`);
     let total = 0;
     for (const [raw, count] of histogram) {
-      const value = trim ? raw.trim() : raw;
-      const form = forms.get(value);
-      counter.add(value, form !== undefined, form ?? 0, count);
+      cell(counter, raw, count);
       total += count;
     }
-    if (total !== histograms.n) {
-      throw new Error(`internal: column "${name}" counts ${total} records, the table ${histograms.n}`);
-    }
+    checkTotal(name, total, histograms.n);
     return counter;
   };
 }
