@@ -4,6 +4,7 @@
  * throws `Corrupt`, which the format's reader turns into an InputError naming the file. Nothing
  * here loops on a count read from the file.
  */
+import { readSync } from 'node:fs';
 
 /** The file's bytes do not follow the format (damaged, truncated, or another kind of file). */
 export class Corrupt extends Error {
@@ -15,6 +16,22 @@ export interface ByteFile {
   readonly length: number;
   /** Up to `length` bytes from `offset` (fewer only at the end of the file). */
   read(offset: number, length: number): Buffer;
+}
+
+/**
+ * Up to `want` bytes of the open file `fd` from `offset`, read by position until they are all in
+ * or the file ends (fewer only at its end): ByteFile.read of an open file (labelled.ts), and the
+ * ZIP directory's reads (zip.ts).
+ */
+export function readFileAt(fd: number, offset: number, want: number): Buffer {
+  const buf = Buffer.allocUnsafe(want);
+  let got = 0;
+  while (got < want) {
+    const n = readSync(fd, buf, got, want - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }
 
 /**

@@ -6,12 +6,12 @@
  * the rows to the same table, load and discovery code as a CSV's, and turns any fault in the
  * bytes into an InputError naming the file.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { InputError } from '../../errors.ts';
 import type { CsvReadOptions, RecordChunk, RecordChunks } from '../records.ts';
 import { CHUNK_RECORDS, unreadable } from '../records.ts';
 import type { CategoricalColumn } from '../schema.ts';
-import { type ByteFile, Bytes } from './binary.ts';
+import { type ByteFile, Bytes, readFileAt } from './binary.ts';
 
 export interface LabelledTable {
   readonly names: readonly string[];
@@ -67,16 +67,7 @@ export function openBytes(file: string): { readonly bytes: Bytes; close(): void 
   const opened = fd;
   const source: ByteFile = {
     length,
-    read(offset, want) {
-      const buf = Buffer.allocUnsafe(want);
-      let got = 0;
-      while (got < want) {
-        const n = readSync(opened, buf, got, want - got, offset + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buf.subarray(0, got);
-    },
+    read: (offset, want) => readFileAt(opened, offset, want),
   };
   return { bytes: new Bytes(source, true), close: () => closeSync(opened) };
 }

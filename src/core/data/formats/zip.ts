@@ -7,10 +7,10 @@
  * Every fault in the bytes throws `Corrupt` (binary.ts), which the reader turns into an
  * InputError naming the file.
  */
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
 import { pipeline } from 'node:stream';
 import { crc32, createInflateRaw } from 'node:zlib';
-import { Corrupt } from './binary.ts';
+import { Corrupt, readFileAt } from './binary.ts';
 
 export interface ZipEntry {
   readonly name: string;
@@ -28,15 +28,10 @@ const LOCAL = 0x04034b50;
 /** End-of-central-directory record: 22 bytes and a comment of at most 65,535. */
 const EOCD_SEARCH = 22 + 0xffff;
 
+/** Exactly `length` bytes from `offset` (binary.ts readFileAt), or Corrupt where the file ends first. */
 function readAt(fd: number, offset: number, length: number): Buffer {
-  const buf = Buffer.alloc(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, offset + got);
-    if (n === 0) break;
-    got += n;
-  }
-  if (got < length) throw new Corrupt('the archive ends early');
+  const buf = readFileAt(fd, offset, length);
+  if (buf.length < length) throw new Corrupt('the archive ends early');
   return buf;
 }
 
