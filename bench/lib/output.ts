@@ -33,6 +33,21 @@ export async function writeAtomically(file: string, text: string): Promise<void>
   await rename(tmp, file);
 }
 
+/**
+ * A suite's Markdown report: written as `table.md` in its run folder, as its latest table
+ * (bench/results/latest-<suite>.md) when `--latest` asked and a case ran, and printed.
+ */
+export async function publishReport(
+  outDir: string,
+  latestPath: string,
+  report: string,
+  latest: boolean,
+): Promise<void> {
+  await writeAtomically(path.join(outDir, 'table.md'), report);
+  if (latest) await writeAtomically(latestPath, report);
+  process.stdout.write(report);
+}
+
 export async function writeRunJson(outDir: string, result: BenchResult): Promise<string> {
   const file = path.join(outDir, 'runs', `${fileNameFor(result.case.id)}.json`);
   await writeAtomically(file, `${JSON.stringify(result, null, 2)}\n`);

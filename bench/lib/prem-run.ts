@@ -18,7 +18,7 @@ import { randomWorkload } from '../../src/core/workload/random.ts';
 import type { BenchArgs } from './args.ts';
 import { listedCases, selectedCases } from './cases.ts';
 import { SHARED_DATASETS } from './datasets.ts';
-import { describeMachine, fileNameFor, writeAtomically } from './output.ts';
+import { describeMachine, fileNameFor, publishReport, writeAtomically } from './output.ts';
 import { releaseCase } from './release-run.ts';
 import { formatNumber } from './table.ts';
 
@@ -222,8 +222,6 @@ export async function runPremSuite(
       : 'CPU s include the engine process (release-run.ts).\n\n') +
     premTable(results) +
     (failures.length ? `\nFailed: ${failures.join('; ')}\n` : '');
-  await writeAtomically(path.join(outDir, 'table.md'), report);
-  if (args.latest && results.length > 0) await writeAtomically(latestPath, report);
-  process.stdout.write(report);
+  await publishReport(outDir, latestPath, report, args.latest && results.length > 0);
   return failures.length > 0 ? 1 : 0;
 }

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BenchArgs } from './args.ts';
 import { listedCases, selectedCases } from './cases.ts';
-import { describeMachine, fileNameFor, writeAtomically } from './output.ts';
+import { describeMachine, fileNameFor, publishReport, writeAtomically } from './output.ts';
 import { type RawCase, type RawResult, runRawCase } from './raw-pipeline.ts';
 import { formatNumber } from './table.ts';
 
@@ -152,8 +152,6 @@ export async function runRawSuite(
     '',
     rawTable(results),
   ].join('\n');
-  await writeAtomically(path.join(outDir, 'table.md'), report);
-  if (args.latest && results.length > 0) await writeAtomically(latestPath, report);
-  process.stdout.write(report);
+  await publishReport(outDir, latestPath, report, args.latest && results.length > 0);
   return failures.length > 0 && !args.from.length ? 1 : 0;
 }

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { BenchArgs } from './args.ts';
 import { seedList } from './cases.ts';
-import { describeMachine, fileNameFor, writeAtomically } from './output.ts';
+import { describeMachine, fileNameFor, publishReport, writeAtomically } from './output.ts';
 import { formatNumber } from './table.ts';
 
 export interface ShapesCheck {
@@ -95,8 +95,6 @@ export async function runShapesParts(
     '',
     shapesTable(results),
   ].join('\n');
-  await writeAtomically(path.join(outDir, 'table.md'), report);
-  if (args.latest && results.length > 0) await writeAtomically(latestPath, report);
-  process.stdout.write(report);
+  await publishReport(outDir, latestPath, report, args.latest && results.length > 0);
   return failures.length > 0 ? 1 : 0;
 }

@@ -19,7 +19,7 @@ import type { Workload } from '../../src/core/workload/types.ts';
 import type { BenchArgs } from '../lib/args.ts';
 import { listedCases, selectedCases } from '../lib/cases.ts';
 import { SHARED_DATASETS } from '../lib/datasets.ts';
-import { describeMachine, fileNameFor, writeAtomically } from '../lib/output.ts';
+import { describeMachine, fileNameFor, publishReport, writeAtomically } from '../lib/output.ts';
 import { type Fidelity, fidelity } from '../lib/raw-metrics.ts';
 import { readRows } from '../lib/raw-pipeline.ts';
 import { cpuWithChildren } from '../lib/release-run.ts';
@@ -199,8 +199,6 @@ export async function runPersonSuite(
     table(results),
     '',
   ].join('\n');
-  await writeAtomically(path.join(outDir, 'table.md'), report);
-  if (args.latest && results.length > 0) await writeAtomically(latestPath, report);
-  process.stdout.write(report);
+  await publishReport(outDir, latestPath, report, args.latest && results.length > 0);
   return failures.length > 0 ? 1 : 0;
 }

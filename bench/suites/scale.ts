@@ -27,7 +27,7 @@ import type { BenchArgs } from '../lib/args.ts';
 import { matchesFilter } from '../lib/cases.ts';
 import { SHARED_DATASETS } from '../lib/datasets.ts';
 import { PeakRssMeter } from '../lib/memory.ts';
-import { describeMachine, writeAtomically } from '../lib/output.ts';
+import { describeMachine, publishReport } from '../lib/output.ts';
 import { formatNumber } from '../lib/table.ts';
 
 export const SCALE_SUITE = 'scale';
@@ -359,8 +359,6 @@ export async function runScaleSuite(
     ),
     '',
   ].join('\n');
-  await writeAtomically(path.join(outDir, 'table.md'), report);
-  if (args.latest && results.length > 0) await writeAtomically(latestPath, report);
-  process.stdout.write(report);
+  await publishReport(outDir, latestPath, report, args.latest && results.length > 0);
   return failures.length > 0 ? 1 : 0;
 }

@@ -24,7 +24,7 @@ import type { Workload } from '../../src/core/workload/types.ts';
 import type { BenchArgs } from '../lib/args.ts';
 import { listedCases, selectedCases } from '../lib/cases.ts';
 import { SHARED_DATASETS } from '../lib/datasets.ts';
-import { describeMachine, fileNameFor, writeAtomically } from '../lib/output.ts';
+import { describeMachine, fileNameFor, publishReport, writeAtomically } from '../lib/output.ts';
 import { readRows } from '../lib/raw-pipeline.ts';
 import { cpuWithChildren } from '../lib/release-run.ts';
 import { formatNumber } from '../lib/table.ts';
@@ -230,9 +230,7 @@ export async function runShapesDatesSuite(
     shapesDatesTable(results),
     '',
   ].join('\n');
-  await writeAtomically(path.join(outDir, 'table.md'), report);
-  if (args.latest && results.length > 0) await writeAtomically(latestPath, report);
-  process.stdout.write(report);
+  await publishReport(outDir, latestPath, report, args.latest && results.length > 0);
   const failed = failures.length > 0 || results.some((r) => !r.pass);
   return failed ? 1 : 0;
 }
