@@ -200,8 +200,7 @@ describe.skipIf(skipReason !== null)('the curator flow in web mode on a raw cens
 
   it('runs with live charts, and the run survives a page reload (which asks first)', async () => {
     const { page } = app;
-    await page.getByTestId('run-button').click();
-    await page.getByTestId('run-status').waitFor();
+    await startRun(page);
     await expect.poll(() => chartPoints(page, 'chart-loss'), { timeout: 60_000 }).toBeGreaterThan(3);
     expect(await page.getByTestId('run-cancel').isVisible()).toBe(true);
     expect(await stat(page, 'run-backend')).not.toBe('');

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.ts';
 import { garbage, peopleCsv } from './fixtures.ts';
 import { callApi, chromiumAvailable, ledgerCounts } from './harness.ts';
-import { banner, expectBanner, openFile, shot, stat, waitForRunStatus } from './ui.ts';
+import { banner, expectBanner, openFile, shot, startRun, stat } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 /** The files a curator might give by mistake (and one good one), written into `dir`. */
@@ -206,8 +206,7 @@ describe.skipIf(!chromiumAvailable())(
     it('a budget cap already spent: Run disabled with the reason, the host refuses too', async () => {
       const { page, host } = app;
       // Spend the whole cap (ε = 0.5 of 0.5) with one small run.
-      await page.getByTestId('run-button').click();
-      await waitForRunStatus(page, ['finished']);
+      await startRun(page, ['finished']);
       const spent = counts();
       expect(spent.releases).toBe(1);
       await page.getByTestId('nav-Privacy').click();

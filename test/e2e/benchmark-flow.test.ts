@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OVERSAMPLE } from '../../src/core/engine/defaults.ts';
 import { CENSUS_ROWS } from './data/make-census.ts';
 import { chromiumAvailable, ledgerCounts, repoRoot } from './harness.ts';
-import { chartPoints, num, openFile, shot, stat, waitForRunStatus } from './ui.ts';
+import { chartPoints, num, openFile, shot, startRun, stat, waitForRunStatus } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 /** The vendored census table in the benchmark format (test/e2e/data/make-census.ts writes it). */
@@ -122,8 +122,7 @@ describe.skipIf(skipReason !== null)('the curator flow on a benchmark-format (in
 
   it('runs: live charts, T = 2 rounds, the backend that ran', async () => {
     const { page, host } = app;
-    await page.getByTestId('run-button').click();
-    await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
+    await startRun(page, ['running', 'finished']);
     expect(ledgerCounts(host.ledgerPath).byStatus.reserved).toHaveLength(1);
     await waitForRunStatus(page, ['finished']);
     expect(await chartPoints(page, 'chart-loss')).toBeGreaterThan(0);

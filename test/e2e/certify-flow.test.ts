@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { wideCsv } from './fixtures.ts';
 import { chromiumAvailable } from './harness.ts';
-import { num, openFile, prepareRun, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
+import { num, openFile, prepareRun, shot, startRun, stat, waitForRunEnabled } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 const skipReason = chromiumAvailable() ? null : 'Chromium is not installed';
@@ -49,9 +49,7 @@ describe.skipIf(skipReason !== null)('the accuracy certificate in the app', () =
     // α is an estimate until discovery has fixed the number of queries.
     expect(await stat(page, 'plan-certify-alpha')).toMatch(/^\(1 ± 0\.25\)·q ± ≈/);
     await shot(page, 'certify-1-privacy');
-    await page.getByTestId('run-button').click();
-    await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
-    await waitForRunStatus(page, ['finished']);
+    await startRun(page, ['finished']);
   });
 
   it('shows the certificate on the Results step', async () => {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.ts';
 import { wideCsv } from './fixtures.ts';
 import { chromiumAvailable } from './harness.ts';
-import { num, openFile, shot, stat, waitForRunEnabled, waitForRunStatus } from './ui.ts';
+import { num, openFile, shot, startRun, stat } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 const skipReason = chromiumAvailable() ? null : 'Chromium is not installed';
@@ -65,10 +65,7 @@ describe.skipIf(skipReason !== null)('future workloads in the app', () => {
     );
     await page.getByTestId('cap-epsilon').fill('3');
     await page.getByTestId('cap-set').click();
-    await waitForRunEnabled(page);
-    await page.getByTestId('run-button').click();
-    await page.getByTestId('run-status').waitFor({ timeout: 60_000 });
-    await waitForRunStatus(page, ['finished']);
+    await startRun(page, ['finished']);
   });
 
   it('shows future error beside present error, each with All-0 and GM, per threshold', async () => {
