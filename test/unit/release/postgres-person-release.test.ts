@@ -23,7 +23,7 @@ import {
   readQuery,
   withPostgres,
 } from '../../../src/core/counting/postgres.ts';
-import { postgresPersonTable, withPersonSnapshot } from '../../../src/core/counting/postgres-person.ts';
+import { postgresPersonTable } from '../../../src/core/counting/postgres-person.ts';
 import { parsePostgresQuerySource } from '../../../src/core/counting/postgres-query.ts';
 import type { Schema } from '../../../src/core/data/schema.ts';
 import { personProfile } from '../../../src/core/discovery/person-histograms.ts';
@@ -133,10 +133,11 @@ describe.skipIf(!PG)(
       } finally {
         await duck.dispose();
       }
-      const fromPg = await withPostgres(src(), (c) =>
-        withPersonSnapshot(c, src(), async () =>
-          counted(await postgresPersonTable(c, src(), names, 'patient')),
-        ),
+      const fromPg = await withPostgres(
+        src(),
+        async (c) => counted(await postgresPersonTable(c, src(), names, 'patient')),
+        undefined,
+        { snapshot: true },
       );
       // Bounding kept records: fewer than the table's, more than none.
       expect(fromPg.n).toBeLessThan(visits().length);
@@ -370,14 +371,17 @@ describe.skipIf(!PG)(
           seed: fc.integer(),
         }),
       );
-      await withPostgres(src(), async (c) => {
-        const counts = async (rows: string[][], k: number, seed: number) => {
-          const name = `${table}_n${neighbour++}`;
-          made.push(name);
-          await createTable(c, name, ['person', 'cat', 'num'], rows);
-          const s = parsePostgresSource(`${PG}?table=${name}`);
-          try {
-            return await withPersonSnapshot(c, s, async () => {
+      // Each neighbour's table is made on a connection of its own, then counted as a release counts
+      // it: on a fresh connection, in one snapshot (release/database-person.ts).
+      const counts = async (rows: string[][], k: number, seed: number) => {
+        const name = `${table}_n${neighbour++}`;
+        made.push(name);
+        await withPostgres(src(), (c) => createTable(c, name, ['person', 'cat', 'num'], rows));
+        const s = parsePostgresSource(`${PG}?table=${name}`);
+        try {
+          return await withPostgres(
+            s,
+            async (c) => {
               const t = await postgresPersonTable(c, s, ['cat', 'num'], 'person');
               const budget = { rhoCount: 0.1, rhoBound: 0, engineEpsilon: 1, engineRho: 1 };
               const { bounded } = await boundOnTable(
@@ -392,38 +396,40 @@ describe.skipIf(!PG)(
               });
               const tables = await bounded.tables(pairSchema, [[0], [1], [0, 1]]);
               return { n: bounded.n, cat: columns[0].values!, tables: tables.tables };
-            });
-          } finally {
-            await c.query(`DROP TABLE ${name}`);
-          }
-        };
-        await fc.assert(
-          fc.asyncProperty(caseArb, async (x) => {
-            const base = x.others.flatMap((rows, p) => rows.map(([cat, num]) => [`p${p}`, cat, num]));
-            const d = await counts([...base, ...changed(x.k, x.before, x.cellBefore)], x.k, x.seed);
-            const e = await counts([...base, ...changed(x.k, x.after, x.cellAfter)], x.k, x.seed);
-            expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(x.k);
-            d.tables.forEach((td, i) => {
-              const te = e.tables[i];
-              const diffs = Array.from(td, (v, j) => Math.abs(v - te[j]));
-              expect(Math.max(...diffs)).toBeLessThanOrEqual(x.k);
-              expect(diffs.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * x.k);
-            });
-            const both = [...d.cat.keys()].filter((key) => e.cat.has(key));
-            const moved = Math.hypot(...both.map((key) => d.cat.get(key)! - e.cat.get(key)!));
-            expect(moved).toBeLessThanOrEqual(Math.sqrt(2 * x.k) + 1e-9);
-            for (const key of [...d.cat.keys()].filter((key) => !e.cat.has(key)))
-              expect(d.cat.get(key)).toBe(1);
-            for (const key of [...e.cat.keys()].filter((key) => !d.cat.has(key)))
-              expect(e.cat.get(key)).toBe(1);
-            const onlyOne = [...d.cat.keys(), ...e.cat.keys()].filter(
-              (key) => !(d.cat.has(key) && e.cat.has(key)),
-            );
-            expect(onlyOne.length).toBeLessThanOrEqual(2 * x.k);
-          }),
-          { numRuns: 25 },
-        );
-      });
+            },
+            undefined,
+            { snapshot: true },
+          );
+        } finally {
+          await withPostgres(src(), (c) => c.query(`DROP TABLE ${name}`));
+        }
+      };
+      await fc.assert(
+        fc.asyncProperty(caseArb, async (x) => {
+          const base = x.others.flatMap((rows, p) => rows.map(([cat, num]) => [`p${p}`, cat, num]));
+          const d = await counts([...base, ...changed(x.k, x.before, x.cellBefore)], x.k, x.seed);
+          const e = await counts([...base, ...changed(x.k, x.after, x.cellAfter)], x.k, x.seed);
+          expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(x.k);
+          d.tables.forEach((td, i) => {
+            const te = e.tables[i];
+            const diffs = Array.from(td, (v, j) => Math.abs(v - te[j]));
+            expect(Math.max(...diffs)).toBeLessThanOrEqual(x.k);
+            expect(diffs.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * x.k);
+          });
+          const both = [...d.cat.keys()].filter((key) => e.cat.has(key));
+          const moved = Math.hypot(...both.map((key) => d.cat.get(key)! - e.cat.get(key)!));
+          expect(moved).toBeLessThanOrEqual(Math.sqrt(2 * x.k) + 1e-9);
+          for (const key of [...d.cat.keys()].filter((key) => !e.cat.has(key)))
+            expect(d.cat.get(key)).toBe(1);
+          for (const key of [...e.cat.keys()].filter((key) => !d.cat.has(key)))
+            expect(e.cat.get(key)).toBe(1);
+          const onlyOne = [...d.cat.keys(), ...e.cat.keys()].filter(
+            (key) => !(d.cat.has(key) && e.cat.has(key)),
+          );
+          expect(onlyOne.length).toBeLessThanOrEqual(2 * x.k);
+        }),
+        { numRuns: 25 },
+      );
     });
   },
 );
