@@ -34,13 +34,18 @@ import { boundOnTable } from '../../../src/core/release/person-counted.ts';
 import { releaseStraightThrough } from '../../../src/core/release/release.ts';
 import { CLI_TIMEOUT } from '../../support/cli.ts';
 import { runCliInProcess } from '../../support/cli-in-process.ts';
+import {
+  DX,
+  neighbouringPersons,
+  VISITS_WORKLOAD,
+  visitsPersonFlags,
+  WARDS,
+} from '../../support/person-level.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-pg-person-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const WARDS = ['Cardiology', 'Oncology', 'Emergency', 'Surgery'];
-const DX = ['I10', 'I10.9', 'C34.90', 'C34.10', 'J45.20', 'E11.65', 'NA'];
 const COLUMNS = ['patient', 'ward', 'diagnosis', 'age', 'stay'];
 
 /** Public test data: 300 persons with 1–7 visits each, interleaved (some ids missing: '?' or empty). */
@@ -82,15 +87,7 @@ describe.skipIf(!PG)(
 
     beforeAll(async () => {
       writeFileSync(path.join(dir, 'visits.csv'), csv(COLUMNS, visits()));
-      writeFileSync(
-        path.join(dir, 'w.json'),
-        JSON.stringify({
-          thresholds: [
-            { features: ['ward', 'diagnosis'], r: 2 },
-            { features: ['age', 'stay', 'ward'], r: 2 },
-          ],
-        }),
-      );
+      writeFileSync(path.join(dir, 'w.json'), JSON.stringify(VISITS_WORKLOAD));
       await withPostgres(src(), (c) => createTable(c, table, COLUMNS, visits()));
     });
     afterAll(async () => {
@@ -148,18 +145,7 @@ describe.skipIf(!PG)(
     async function release(data: string, tag: string, k: string, extra: Partial<SynthFlags> = {}) {
       const at = (f: string) => path.join(dir, f);
       const flags = {
-        data,
-        workload: at('w.json'),
-        out: at(`${tag}.csv`),
-        epsilon: '2',
-        rows: '200',
-        seed: '5',
-        insecureSeed: true,
-        budgetEpsilon: '100',
-        confirmCap: true,
-        unitColumn: 'patient',
-        rowsPerPerson: k,
-        hierarchy: ['diagnosis=icd10'],
+        ...visitsPersonFlags(data, at('w.json'), at(`${tag}.csv`), k),
         ...extra,
       } as unknown as SynthFlags;
       const spec = await synthSpec(flags);
@@ -336,13 +322,7 @@ describe.skipIf(!PG)(
     /** The neighbouring test's records: person, category, number (texts). */
     const CATS = ['a', 'b', 'c', 'd', 'e'];
     const NUMS = ['0', '3', '7.5', '40', '1000.5', '-2', 'x'];
-    /** The changed person: k rows in one cell, spread over k cells, or 60 rows in one cell (or absent). */
-    function changed(k: number, shape: string, cell: number): string[][] {
-      if (shape === 'absent') return [];
-      if (shape === 'spread')
-        return Array.from({ length: k }, (_, j) => ['z', CATS[(cell + j) % 5], NUMS[(cell + j) % 7]]);
-      return Array.from({ length: shape === 'many' ? 60 : k }, () => ['z', CATS[cell % 5], NUMS[cell % 7]]);
-    }
+    const NEIGHBOURS = neighbouringPersons(CATS, NUMS);
     const pairSchema = {
       columns: [
         { name: 'cat', kind: 'categorical', categories: CATS },
@@ -352,25 +332,6 @@ describe.skipIf(!PG)(
     let neighbour = 0;
 
     it('neighbours (one PERSON changed, all their rows): bounded n and every table cell move by ≤ k, a table by ≤ 2k in ℓ1; distinct persons per value by ≤ √(2k)', async () => {
-      const caseArb = fc.constantFrom(1, 2, 4).chain((k) =>
-        fc.record({
-          k: fc.constant(k),
-          // Everyone else within k rows: bounding draws nothing for them (the coupling); the changed
-          // person comes last, so its draws are the last.
-          others: fc.array(
-            fc.array(fc.tuple(fc.constantFrom(...CATS), fc.constantFrom(...NUMS)), {
-              minLength: 1,
-              maxLength: k,
-            }),
-            { minLength: 1, maxLength: 10 },
-          ),
-          before: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
-          after: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
-          cellBefore: fc.nat({ max: 34 }),
-          cellAfter: fc.nat({ max: 34 }),
-          seed: fc.integer(),
-        }),
-      );
       // Each neighbour's table is made on a connection of its own, then counted as a release counts
       // it: on a fresh connection, in one snapshot (release/database-person.ts).
       const counts = async (rows: string[][], k: number, seed: number) => {
@@ -405,10 +366,10 @@ describe.skipIf(!PG)(
         }
       };
       await fc.assert(
-        fc.asyncProperty(caseArb, async (x) => {
-          const base = x.others.flatMap((rows, p) => rows.map(([cat, num]) => [`p${p}`, cat, num]));
-          const d = await counts([...base, ...changed(x.k, x.before, x.cellBefore)], x.k, x.seed);
-          const e = await counts([...base, ...changed(x.k, x.after, x.cellAfter)], x.k, x.seed);
+        fc.asyncProperty(NEIGHBOURS.cases, async (x) => {
+          const [before, after] = NEIGHBOURS.datasets(x);
+          const d = await counts(before, x.k, x.seed);
+          const e = await counts(after, x.k, x.seed);
           expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(x.k);
           d.tables.forEach((td, i) => {
             const te = e.tables[i];
