@@ -42,6 +42,8 @@ const EXPORT_FILTERS: readonly { name: string; extensions: string[] }[] = [
   { name: 'CSV', extensions: ['csv'] },
   { name: 'Parquet', extensions: ['parquet'] },
   { name: 'Excel workbook', extensions: ['xlsx'] },
+  { name: 'SPSS data file', extensions: ['sav'] },
+  { name: 'Stata data file', extensions: ['dta'] },
 ];
 
 function rank(filter: { readonly extensions: readonly string[] }, name: string): number {
@@ -49,7 +51,7 @@ function rank(filter: { readonly extensions: readonly string[] }, name: string):
 }
 
 /**
- * A file name the export may use: its extension picks the format (.csv, .parquet, .xlsx); a name
+ * A file name the export may use: its extension picks the format (.csv, .parquet, .xlsx, .sav, .dta); a name
  * with none of these gets `format`'s (the input's, where a writer exists: output-format.ts).
  */
 function safeFileName(name: string, format: OutputFormat): string {
@@ -165,7 +167,7 @@ function offeredAgain(ctx: ServiceContext, store: ResultStore, exported: ExportV
     : existsSync(exported.manifestPath)
       ? exported.manifestPath
       : null;
-  // The store keeps the release as CSV: a Parquet or Excel export is offered from where it was
+  // The store keeps the release as CSV: a Parquet, Excel, SPSS or Stata export is offered from where it was
   // written, while it is there (the stored CSV under its name would not be the bytes the ledger names).
   const csvExport = (outputFormatOf(exported.fileName) ?? 'csv') === 'csv';
   const data = csvExport

@@ -624,7 +624,7 @@ export function register(program: Command): void {
     .option('--certify-violations <c>', 'how many violations the pass may find and feed back (c); default 3')
     .requiredOption(
       '--out <file>',
-      'synthetic data to write: .csv, .parquet or .xlsx (the format follows the extension; others are refused)',
+      'synthetic data to write: .csv, .parquet, .xlsx, .sav or .dta (the format follows the extension; others are refused)',
     )
     .option(
       '--report <file>',

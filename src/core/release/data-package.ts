@@ -26,12 +26,12 @@ import { OUTPUT_MEDIA, outputFormatOf } from './output-format.ts';
 
 export const DATA_PACKAGE_FORMAT = 'rap-studio-data-package';
 
-/** The released file's name less its .csv / .parquet / .xlsx extension. */
+/** The released file's name less its .csv / .parquet / .xlsx / .sav / .dta extension. */
 export function releasedStem(file: string): string {
-  return file.replace(/\.(csv|parquet|xlsx)$/i, '');
+  return file.replace(/\.(csv|parquet|xlsx|sav|dta)$/i, '');
 }
 
-/** `<released file without .csv / .parquet / .xlsx>.datapackage.json`. */
+/** `<released file without .csv / .parquet / .xlsx / .sav / .dta>.datapackage.json`. */
 export function dataPackagePathFor(csvPath: string): string {
   return `${releasedStem(csvPath)}.datapackage.json`;
 }
@@ -81,7 +81,7 @@ export const releaseDataPackageJson = dataPackageJson.extend({
         name: z.string().regex(/^[a-z0-9._-]+$/),
         path: z.string(),
         profile: z.literal('tabular-data-resource'),
-        format: z.enum(['csv', 'parquet', 'xlsx']),
+        format: z.enum(['csv', 'parquet', 'xlsx', 'sav', 'dta']),
         mediatype: z.enum(Object.values(OUTPUT_MEDIA).map((m) => m.mediatype) as [string, ...string[]]),
         // A text file's encoding (CSV only: Parquet and .xlsx are binary formats).
         encoding: z.literal('utf-8').optional(),

@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { readCsvRecords } from '../data/csv.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import {
+  checkOutputColumns,
   checkOutputRows,
   noWriterNote,
   OUTPUT_MEDIA,
@@ -90,12 +92,19 @@ async function release(name: string) {
 }
 
 describe('the released file in the format its name asks for', () => {
-  it.each(['parquet', 'xlsx'] as const)('.%s reads back to exactly the CSV release', async (format) => {
+  it.each([
+    'parquet',
+    'xlsx',
+    'sav',
+    'dta',
+  ] as const)('.%s reads back to exactly the CSV release', async (format) => {
     const csv = await release('x.csv');
     const other = await release(`x.${format}`);
     expect(await records(other.file)).toEqual(await records(csv.file));
     // Nothing else beside it: the CSV it was converted from is gone, no temp file is left.
-    expect(readdirSync(other.d).sort()).toEqual(['x.datapackage.json', 'x.manifest.json', `x.${format}`]);
+    expect(readdirSync(other.d).sort()).toEqual(
+      ['x.datapackage.json', 'x.manifest.json', `x.${format}`].sort(),
+    );
     const sha256 = await fingerprintFile(other.file);
     expect(other.published.csv.sha256).toBe(sha256);
     const manifest = JSON.parse(readFileSync(path.join(other.d, 'x.manifest.json'), 'utf8'));
@@ -155,24 +164,96 @@ describe('the released file in the format its name asks for', () => {
     expect(nulls).toEqual([1, 1, 1]);
   });
 
+  it('SPSS: numeric variables where every value reads back as its text, strings otherwise (sav-reader: the dictionary)', async () => {
+    const { file } = await release('typed.sav');
+    const { SavBufferReader } = createRequire(import.meta.url)('sav-reader');
+    const sav = new SavBufferReader(readFileSync(file));
+    await sav.open();
+    const vars = sav.meta.sysvars as { name: string; type: number }[];
+    // type 0 numeric, 1 string; ratio ("7.0") and big (beyond a double) stay strings, as in Excel.
+    expect(vars.map((v) => [v.name, v.type])).toEqual([
+      ['id', 0],
+      ['score', 0],
+      ['ratio', 1],
+      ['city', 1],
+      ['when', 1],
+      ['big', 1],
+      ['w', 0],
+    ]);
+    const rows: Record<string, unknown>[] = [];
+    for (let r = await sav.readNextRow(); r; r = await sav.readNextRow()) rows.push(r);
+    // Missing numbers are system-missing (sav-reader: null), missing strings blank.
+    expect(rows.map((r) => r.id ?? null)).toEqual([1, 2, -3, 4, null]);
+    expect(rows.map((r) => r.score ?? null)).toEqual([3.25, null, -0.001, 1e-7, 100]);
+    expect(String(rows[1].when).trim()).toBe('');
+  });
+
+  it('Stata: byte/int/long where an integer column fits, double for numbers, str# otherwise', async () => {
+    const { file } = await release('typed.dta');
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('<variable_types>') + '<variable_types>'.length;
+    const codes = HEADER.map((_, j) => bytes.readUInt16LE(at + 2 * j));
+    // 65530 byte, 65526 double; a str# code is its width in bytes.
+    expect(codes).toEqual([65530, 65526, 3, 11, 10, 16, 65526]);
+    expect(bytes.subarray(0, 60).toString('latin1')).toContain('<release>118</release><byteorder>LSF');
+  });
+
   it('the format follows the name; other names are refused naming the extensions', () => {
     expect(outputFormatOf('a/b.CSV')).toBe('csv');
     expect(outputFormatOf('b.parquet')).toBe('parquet');
     expect(outputFormatOf('b.xlsx')).toBe('xlsx');
     expect(outputFormatOf('b.txt')).toBeNull();
-    expect(() => requireOutputFormat('/x/out.txt')).toThrow(/out\.txt.*"\.txt".*\.csv, \.parquet, \.xlsx/);
+    expect(outputFormatOf('b.SAV')).toBe('sav');
+    expect(outputFormatOf('b.dta')).toBe('dta');
+    expect(() => requireOutputFormat('/x/out.txt')).toThrow(
+      /out\.txt.*"\.txt".*\.csv, \.parquet, \.xlsx, \.sav, \.dta/,
+    );
     expect(() => requireOutputFormat('/x/out')).toThrow(/no extension/);
     expect(releaseFormatFor('p.parquet')).toBe('parquet');
     expect(releaseFormatFor('p.XLSX')).toBe('xlsx');
-    for (const f of ['p.sav', 'p.dta', 'p.sas7bdat', 'p.csv', 'p.tsv'])
-      expect(releaseFormatFor(f)).toBe('csv');
-    expect(noWriterNote('p.sav')).toMatch(/SPSS.*release is CSV/);
-    expect(noWriterNote('p.parquet')).toBeNull();
+    expect(releaseFormatFor('p.sav')).toBe('sav');
+    expect(releaseFormatFor('p.Dta')).toBe('dta');
+    for (const f of ['p.sas7bdat', 'p.csv', 'p.tsv']) expect(releaseFormatFor(f)).toBe('csv');
+    expect(noWriterNote('p.sas7bdat')).toMatch(/SAS.*undocumented.*release is CSV/);
+    for (const f of ['p.parquet', 'p.sav', 'p.dta']) expect(noWriterNote(f)).toBeNull();
     // An Excel sheet's rows, checked before reserving (release.ts calls this after validate).
     expect(() => checkOutputRows('/x/s.xlsx', 1_048_575)).not.toThrow();
     expect(() => checkOutputRows('/x/s.xlsx', 1_048_576)).toThrow(
       /do not fit one Excel sheet.*Nothing was reserved/,
     );
     expect(() => checkOutputRows('/x/s.parquet', 10_000_000)).not.toThrow();
+    expect(() => checkOutputRows('/x/s.sav', 10_000_000)).not.toThrow();
+    expect(() => checkOutputRows('/x/s.sav', 2 ** 31)).toThrow(
+      /do not fit one SPSS file.*Nothing was reserved/,
+    );
+  });
+
+  it('SPSS and Stata variable names: a name neither can hold is refused before reserving, naming it and the rule', () => {
+    const ok = ['age', 'income_2024', 'Région'];
+    for (const file of ['/x/s.sav', '/x/s.dta', '/x/s.csv', '/x/s.parquet', '/x/s.xlsx'])
+      expect(() => checkOutputColumns(file, ok)).not.toThrow();
+    const refused: [string, string[], RegExp][] = [
+      ['/x/s.sav', ['age group'], /"age group" is not an SPSS variable name/],
+      ['/x/s.sav', ['1st'], /"1st" is not an SPSS variable name/],
+      ['/x/s.sav', ['_x'], /"_x" is not an SPSS variable name/],
+      ['/x/s.sav', ['total.'], /"total\." is not an SPSS/],
+      ['/x/s.sav', ['by'], /"by" is a reserved word in SPSS/],
+      ['/x/s.sav', ['Age', 'age'], /"Age" and "age" are one name to SPSS/],
+      ['/x/s.sav', ['x'.repeat(65)], /longer than SPSS's 64 bytes/],
+      ['/x/s.dta', ['age group'], /"age group" is not a Stata variable name/],
+      ['/x/s.dta', ['a.b'], /"a\.b" is not a Stata variable name/],
+      ['/x/s.dta', ['x'.repeat(33)], /longer than Stata's 32 characters/],
+      ['/x/s.dta', ['int'], /"int" is a reserved word in Stata/],
+      ['/x/s.dta', ['str12'], /"str12" is a reserved word in Stata/],
+    ];
+    for (const [file, names, message] of refused) {
+      expect(() => checkOutputColumns(file, names)).toThrow(message);
+      expect(() => checkOutputColumns(file, names)).toThrow(
+        /\.csv, \.parquet or \.xlsx.*Nothing was reserved/,
+      );
+    }
+    // Stata tells names by case; names SPSS takes but Stata does not, and the other way round.
+    expect(() => checkOutputColumns('/x/s.dta', ['Age', 'age', '_x'])).not.toThrow();
+    expect(() => checkOutputColumns('/x/s.sav', ['@id', 'a.b'])).not.toThrow();
   });
 });

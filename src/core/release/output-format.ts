@@ -1,36 +1,54 @@
 /**
- * The released file's format, by its name: `.csv`, `.parquet` or `.xlsx` (any case). The release
- * is always made as the CSV (output.ts); a Parquet or Excel release is that CSV converted
- * (data/formats/write-parquet.ts, write-xlsx.ts) inside the same write (publish.ts), so every
- * format holds the same values and has the same guarantees: written to a recorded temp file,
- * flushed, linked into place, never over a file, hashed into the manifest and the ledger.
+ * The released file's format, by its name: `.csv`, `.parquet`, `.xlsx`, `.sav` or `.dta` (any
+ * case). The release is always made as the CSV (output.ts); a Parquet, Excel, SPSS or Stata
+ * release is that CSV converted (data/formats/write-parquet.ts, write-xlsx.ts, write-sav.ts,
+ * write-dta.ts) inside the same write (publish.ts), so every format holds the same values and has
+ * the same guarantees: written to a recorded temp file, flushed, linked into place, never over a
+ * file, hashed into the manifest and the ledger. What a format cannot hold (an Excel sheet's rows,
+ * an SPSS or Stata variable name) is checked before reserving (`checkOutput`).
  *
- * The app's export defaults to the input's format where a writer exists (Parquet, Excel); SPSS,
- * Stata and SAS files have no writer here, so their releases are CSV (`noWriterNote` says so).
+ * The app's export defaults to the input's format where a writer exists (Parquet, Excel, SPSS,
+ * Stata); SAS's format is undocumented (our reader follows the reverse-engineered descriptions),
+ * so a SAS input's release is CSV (`noWriterNote` says so).
  */
 import { extname } from 'node:path';
+import { dtaNameProblem, writeDtaFromCsv } from '../data/formats/write-dta.ts';
 import { type WrittenColumn, writeParquetFromCsv } from '../data/formats/write-parquet.ts';
+import { SAV_MAX_ROWS, savNameProblem, writeSavFromCsv } from '../data/formats/write-sav.ts';
 import { writeXlsxFromCsv, XLSX_MAX_ROWS } from '../data/formats/write-xlsx.ts';
 import { InputError } from '../errors.ts';
 
-export type OutputFormat = 'csv' | 'parquet' | 'xlsx';
+export type OutputFormat = 'csv' | 'parquet' | 'xlsx' | 'sav' | 'dta';
 
 /** The extensions a release may be written to, in the order messages name them. */
-export const OUTPUT_EXTENSIONS: readonly string[] = ['.csv', '.parquet', '.xlsx'];
+export const OUTPUT_EXTENSIONS: readonly string[] = ['.csv', '.parquet', '.xlsx', '.sav', '.dta'];
 
-/** The Data Package's `format` / `mediatype` of each (IANA: text/csv, application/vnd.apache.parquet, OOXML). */
+/**
+ * The Data Package's `format` / `mediatype` of each (IANA: text/csv, application/vnd.apache.parquet,
+ * OOXML; SPSS and Stata have no registered type: the `application/x-` types their tools and
+ * shared-mime-info use).
+ */
 export const OUTPUT_MEDIA: Readonly<
   Record<OutputFormat, { readonly format: string; readonly mediatype: string }>
 > = {
   csv: { format: 'csv', mediatype: 'text/csv' },
   parquet: { format: 'parquet', mediatype: 'application/vnd.apache.parquet' },
   xlsx: { format: 'xlsx', mediatype: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+  sav: { format: 'sav', mediatype: 'application/x-spss-sav' },
+  dta: { format: 'dta', mediatype: 'application/x-stata-dta' },
+};
+
+const BY_EXTENSION: Readonly<Record<string, OutputFormat>> = {
+  '.csv': 'csv',
+  '.parquet': 'parquet',
+  '.xlsx': 'xlsx',
+  '.sav': 'sav',
+  '.dta': 'dta',
 };
 
 /** The format a file name asks for; null for any other extension (or none). */
 export function outputFormatOf(file: string): OutputFormat | null {
-  const ext = extname(file).toLowerCase();
-  return ext === '.csv' ? 'csv' : ext === '.parquet' ? 'parquet' : ext === '.xlsx' ? 'xlsx' : null;
+  return BY_EXTENSION[extname(file).toLowerCase()] ?? null;
 }
 
 /** The format a release's output path asks for, or an InputError naming the path and the extensions. */
@@ -40,35 +58,63 @@ export function requireOutputFormat(file: string): OutputFormat {
   throw new InputError(
     `synthetic data ${file}: the released file's format follows its extension, and ` +
       `${extname(file) ? `"${extname(file)}"` : 'no extension'} is none RAP Studio writes; name it ` +
-      `${OUTPUT_EXTENSIONS.join(', ')} (CSV, Parquet or Excel). Nothing was reserved.`,
+      `${OUTPUT_EXTENSIONS.join(', ')} (CSV, Parquet, Excel, SPSS or Stata). Nothing was reserved.`,
     { file },
   );
 }
 
 /**
  * A release of `rows` synthetic rows fits the format `file` names (checked before reserving):
- * an Excel sheet holds at most XLSX_MAX_ROWS rows, the header's included.
+ * an Excel sheet holds at most XLSX_MAX_ROWS rows, the header's included; an SPSS file 2^31 − 1.
  */
 export function checkOutputRows(file: string, rows: number): void {
-  if (outputFormatOf(file) !== 'xlsx' || rows < XLSX_MAX_ROWS) return;
+  const format = outputFormatOf(file);
+  const [max, what] =
+    format === 'xlsx'
+      ? [XLSX_MAX_ROWS - 1, 'one Excel sheet']
+      : format === 'sav'
+        ? [SAV_MAX_ROWS, 'one SPSS file']
+        : [Number.POSITIVE_INFINITY, ''];
+  if (rows <= max) return;
   throw new InputError(
-    `synthetic data ${file}: ${rows} synthetic rows (--rows × --oversample) do not fit one Excel sheet ` +
-      `(at most ${XLSX_MAX_ROWS - 1} rows below the header); release to .csv or .parquet, or ask for fewer rows. ` +
+    `synthetic data ${file}: ${rows} synthetic rows (--rows × --oversample) do not fit ${what} ` +
+      `(at most ${max} rows below the header); release to .csv or .parquet, or ask for fewer rows. ` +
       'Nothing was reserved.',
     { file },
   );
 }
 
-/** The release format that keeps an input's (by its name): Parquet and Excel kept, others CSV. */
+/**
+ * The released columns' names (the public schema's) can be the variable names of the format
+ * `file` names (checked before reserving): SPSS and Stata have rules for names (write-sav.ts
+ * `savNameProblem`, write-dta.ts `dtaNameProblem`). A name that breaks them is refused, naming it
+ * and the rule, rather than renamed: the released file's names stay the schema's.
+ */
+export function checkOutputColumns(file: string, names: readonly string[]): void {
+  const format = outputFormatOf(file);
+  const problem = format === 'sav' ? savNameProblem(names) : format === 'dta' ? dtaNameProblem(names) : null;
+  if (problem === null) return;
+  throw new InputError(
+    `synthetic data ${file}: ${problem}. The released columns keep their names; release to .csv, .parquet ` +
+      'or .xlsx (which take any name), or rename the column in the input. Nothing was reserved.',
+    { file },
+  );
+}
+
+/** Both checks before reserving: the rows and the column names fit the format `file` names. */
+export function checkOutput(file: string, rows: number, names: readonly string[]): void {
+  checkOutputRows(file, rows);
+  checkOutputColumns(file, names);
+}
+
+/** The release format that keeps an input's (by its name): Parquet, Excel, SPSS and Stata kept, others CSV. */
 export function releaseFormatFor(inputFile: string): OutputFormat {
   const format = outputFormatOf(inputFile);
-  return format === 'parquet' || format === 'xlsx' ? format : 'csv';
+  return format ?? 'csv';
 }
 
 const NO_WRITER: Readonly<Record<string, string>> = {
-  '.sav': 'SPSS (.sav)',
-  '.dta': 'Stata (.dta)',
-  '.sas7bdat': 'SAS (.sas7bdat)',
+  '.sas7bdat': 'SAS (.sas7bdat), whose format is undocumented,',
 };
 
 /** Why a release of this input is CSV although the input is not (null where it keeps its format). */
@@ -89,6 +135,18 @@ export function writtenColumns(
   return header.map((name) => ({ name, type: types.get(name) ?? 'string' }));
 }
 
+const CONVERT: Readonly<
+  Record<
+    Exclude<OutputFormat, 'csv'>,
+    (csv: string, dest: string, columns: readonly WrittenColumn[]) => Promise<void>
+  >
+> = {
+  parquet: writeParquetFromCsv,
+  xlsx: writeXlsxFromCsv,
+  sav: writeSavFromCsv,
+  dta: writeDtaFromCsv,
+};
+
 /** Converts the release's CSV at `csv` to a new file at `dest` in `format` (not CSV). */
 export async function convertReleasedCsv(
   format: Exclude<OutputFormat, 'csv'>,
@@ -96,6 +154,5 @@ export async function convertReleasedCsv(
   dest: string,
   columns: readonly WrittenColumn[],
 ): Promise<void> {
-  if (format === 'parquet') await writeParquetFromCsv(csv, dest, columns);
-  else await writeXlsxFromCsv(csv, dest, columns);
+  await CONVERT[format](csv, dest, columns);
 }

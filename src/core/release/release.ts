@@ -76,7 +76,7 @@ import {
   warnings,
 } from './messages.ts';
 import { type WrittenCsv, writeSyntheticCsv } from './output.ts';
-import { checkOutputRows } from './output-format.ts';
+import { checkOutput } from './output-format.ts';
 import { PendingWrites, pendingDirFor } from './pending-writes.ts';
 import {
   boundSource,
@@ -615,6 +615,12 @@ function columnEntries(schema: Schema, raw: RawSourcePlan | null) {
   );
 }
 
+/** The released columns' names (public: the schema's, as params.columns lists them), for checks before reserving. */
+function releasedColumnNames(validated: Validated): string[] {
+  const columns = validated.request.params.columns as readonly ColumnProvenanceEntry[] | undefined;
+  return (columns ?? []).map((c) => c.name);
+}
+
 /**
  * The ledger's origin for the release as a whole: 'inferred' as soon as one column's domain was
  * read off the data without DP (the override), else 'discovered' when discovery released any
@@ -1073,7 +1079,11 @@ export async function releaseStraightThrough(
   const validated = await validate(await prepare(spec, warn, { ...keyed, ...asked }), warn, hooks.signal);
   let finished: Finished;
   try {
-    checkOutputRows(outputs.csv.path, validated.options.rows * validated.options.oversample);
+    checkOutput(
+      outputs.csv.path,
+      validated.options.rows * validated.options.oversample,
+      releasedColumnNames(validated),
+    );
     const reserved = await reserve(ledger, validated, warn, hooks.signal);
     hooks.onReserved?.(reserved.release);
     finished = await run(ledger, reserved, hooks).catch((err: unknown) => {

@@ -11,7 +11,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { savBytes } from '../../../src/core/data/formats/testing.ts';
+import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
 import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
 let dir: string;

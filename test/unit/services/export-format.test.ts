@@ -33,7 +33,9 @@ describe("the app's export format", () => {
   it('defaults to the input format where a writer exists, CSV otherwise', () => {
     expect(defaultExportName('shop.parquet')).toBe('shop-synthetic.parquet');
     expect(defaultExportName('shop.xlsx')).toBe('shop-synthetic.xlsx');
-    for (const ext of ['csv', 'sav', 'dta', 'sas7bdat'])
+    expect(defaultExportName('shop.sav')).toBe('shop-synthetic.sav');
+    expect(defaultExportName('shop.DTA')).toBe('shop-synthetic.dta');
+    for (const ext of ['csv', 'sas7bdat'])
       expect(defaultExportName(`shop.${ext}`)).toBe('shop-synthetic.csv');
   });
 

@@ -12,7 +12,7 @@ import { tempDir } from '../testing.ts';
 import { fileDeclaredColumns } from './declarations.ts';
 import { readFormatRecords } from './read.ts';
 import { savChunks } from './sav.ts';
-import { type SavVariable, savBytes } from './testing.ts';
+import { type SavVariable, savBytes } from './write-sav.ts';
 
 const dir = tempDir('rap-sav-');
 afterAll(() => dir.remove());

@@ -1,8 +1,8 @@
 /**
  * Test fixtures in formats the tests cannot otherwise make: a minimal .xlsx writer (a ZIP of
- * stored entries holding one sheet of inline strings and numbers), an SPSS .sav writer, and a SAS
+ * stored entries holding one sheet of inline strings and numbers) and a SAS
  * .sas7bdat writer for the layouts no writer on this machine makes (32-bit, big-endian, RLE and RDC
- * rows, mix pages).
+ * rows, mix pages). The tests' .sav files come from the production writer (write-sav.ts: `savBytes`).
  */
 import { crc32, deflateRawSync } from 'node:zlib';
 
@@ -141,124 +141,6 @@ export function xlsxBytes(rows: readonly (readonly (string | number | null)[])[]
     'xl/worksheets/sheet1.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${sheetRows}</sheetData></worksheet>`,
   };
   return zip(Object.entries(files).map(([name, text]) => ({ name, data: Buffer.from(text, 'utf8') })));
-}
-
-/** A variable of a test .sav file: numeric (with value labels) or a string of `width` bytes (default 8, at most 255). */
-export interface SavVariable {
-  readonly name: string;
-  readonly type: 'numeric' | 'string';
-  readonly labels?: readonly (readonly [number, string])[];
-  readonly width?: number;
-}
-
-/**
- * A minimal SPSS system file (the layout PSPP documents: header, variable records, value labels,
- * dictionary end, then 8-byte cells), uncompressed or bytecode-compressed (bias 100, ended by a
- * 252 code and zero padding, as PSPP writes). Numeric null is SYSMIS; a string of `width` > 8
- * bytes has its continuation records.
- */
-export function savBytes(
-  vars: readonly SavVariable[],
-  rows: readonly (readonly (number | string | null)[])[],
-  opts: { readonly compressed?: boolean; readonly endCode?: boolean } = {},
-): Buffer {
-  const cellsOf = (v: SavVariable) => (v.type === 'numeric' ? 1 : Math.ceil((v.width ?? 8) / 8));
-  const parts: Buffer[] = [];
-  const i32 = (n: number) => {
-    const b = Buffer.alloc(4);
-    b.writeInt32LE(n);
-    return b;
-  };
-  const f64 = (x: number) => {
-    const b = Buffer.alloc(8);
-    b.writeDoubleLE(x);
-    return b;
-  };
-  const text = (s: string, len: number) => Buffer.from(s.padEnd(len, ' ').slice(0, len), 'latin1');
-  parts.push(
-    Buffer.from('$FL2', 'latin1'),
-    text('@(#) SPSS DATA FILE rap-studio test fixture', 60),
-    i32(2),
-    i32(vars.reduce((n, v) => n + cellsOf(v), 0)),
-    i32(opts.compressed ? 1 : 0),
-    i32(0),
-    i32(rows.length),
-    f64(100),
-    text('01 Jan 26', 9),
-    text('00:00:00', 8),
-    text('', 64),
-    Buffer.alloc(3),
-  );
-  for (const v of vars) {
-    const format = v.type === 'numeric' ? (5 << 16) | (8 << 8) | 0 : (1 << 16) | (8 << 8);
-    parts.push(
-      i32(2),
-      i32(v.type === 'numeric' ? 0 : (v.width ?? 8)),
-      i32(0),
-      i32(0),
-      i32(format),
-      i32(format),
-      text(v.name, 8),
-    );
-    for (let k = 1; k < cellsOf(v); k++)
-      parts.push(i32(2), i32(-1), i32(0), i32(0), i32(0), i32(0), text('', 8));
-  }
-  let index = 1; // a variable's dictionary index counts its continuation records
-  vars.forEach((v) => {
-    const at = index;
-    index += cellsOf(v);
-    if (!v.labels?.length) return;
-    parts.push(i32(3), i32(v.labels.length));
-    for (const [value, label] of v.labels) {
-      const bytes = Buffer.from(label, 'latin1');
-      const padded = Math.ceil((bytes.length + 1) / 8) * 8;
-      const cell = Buffer.alloc(padded, 0x20);
-      cell[0] = bytes.length;
-      bytes.copy(cell, 1);
-      parts.push(f64(value), cell);
-    }
-    parts.push(i32(4), i32(1), i32(at));
-  });
-  parts.push(i32(999), i32(0));
-  const cells: { readonly bytes: Buffer; readonly string: boolean }[] = [];
-  for (const row of rows) {
-    row.forEach((value, j) => {
-      const v = vars[j];
-      if (v.type === 'numeric')
-        cells.push({ bytes: f64(value === null ? -Number.MAX_VALUE : Number(value)), string: false });
-      else {
-        const all = text(value === null ? '' : String(value), cellsOf(v) * 8);
-        for (let k = 0; k < all.length; k += 8) cells.push({ bytes: all.subarray(k, k + 8), string: true });
-      }
-    });
-  }
-  if (!opts.compressed) return Buffer.concat([...parts, ...cells.map((c) => c.bytes)]);
-  // Bytecode compression: blocks of 8 codes, each followed by the cells its 253 codes announce.
-  const codes: number[] = [];
-  const raw: Buffer[] = [];
-  const flush = () => {
-    while (codes.length < 8) codes.push(0);
-    parts.push(Buffer.from(codes), ...raw);
-    codes.length = 0;
-    raw.length = 0;
-  };
-  const code = (c: number, cell?: Buffer) => {
-    codes.push(c);
-    if (cell) raw.push(cell);
-    if (codes.length === 8) flush();
-  };
-  for (const { bytes: cell, string } of cells) {
-    const x = cell.readDoubleLE(0);
-    if (string) {
-      if (cell.every((b) => b === 0x20)) code(254);
-      else code(253, cell);
-    } else if (x === -Number.MAX_VALUE) code(255);
-    else if (Number.isInteger(x) && x >= -99 && x <= 151 && !Object.is(x, -0)) code(x + 100);
-    else code(253, cell);
-  }
-  if (opts.endCode) code(252);
-  if (codes.length > 0) flush();
-  return Buffer.concat(parts);
 }
 
 /** A column of a test SAS data set: numeric (stored in `width` bytes, 3 … 8) or character. */

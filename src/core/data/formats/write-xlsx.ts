@@ -14,20 +14,12 @@
  * A workbook is built whole in memory, and a sheet holds at most 1,048,576 rows (Excel's limit):
  * a larger table is refused (write it as CSV or Parquet).
  */
-import { readFile } from 'node:fs/promises';
-import Papa from 'papaparse';
 import { writeFileNew } from '../atomic-write.ts';
+import { numericColumns, readReleasedCsv } from './released-csv.ts';
 import type { WrittenColumn } from './write-parquet.ts';
 
 /** Excel's rows per sheet, the header row included. */
 export const XLSX_MAX_ROWS = 1_048_576;
-
-/** Whether `text` is exactly what the .xlsx reader prints for the number cell holding it. */
-function numberRoundTrips(text: string, integer: boolean): boolean {
-  const n = Number(text);
-  if (!Number.isFinite(n) || String(n) !== text) return false;
-  return !integer || Number.isSafeInteger(n);
-}
 
 /** `csv` (the release's CSV, header first) written as a new .xlsx file at `dest`, flushed. */
 export async function writeXlsxFromCsv(
@@ -35,20 +27,16 @@ export async function writeXlsxFromCsv(
   dest: string,
   columns: readonly WrittenColumn[],
 ): Promise<void> {
-  const parsed = Papa.parse<string[]>(await readFile(csv, 'utf8'), { header: false, skipEmptyLines: true });
-  if (parsed.errors.length > 0)
-    throw new Error(`the release's CSV did not parse: ${parsed.errors[0].message}`);
-  const [header, ...rows] = parsed.data;
+  const { header, rows } = await readReleasedCsv(csv);
   if (rows.length + 1 > XLSX_MAX_ROWS) {
     throw new RangeError(
       `${rows.length} rows do not fit one Excel sheet (at most ${XLSX_MAX_ROWS - 1} rows below the header); ` +
         'release to .csv or .parquet instead',
     );
   }
-  const numeric = columns.map(
-    (c, j) =>
-      (c.type === 'integer' || c.type === 'number') &&
-      rows.every((r) => r[j] === '' || numberRoundTrips(r[j], c.type === 'integer')),
+  const numeric = numericColumns(
+    columns.map((c) => c.type),
+    rows,
   );
   const sheet = [
     header.map((h) => ({ value: h, type: String })),
