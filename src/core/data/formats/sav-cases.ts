@@ -15,7 +15,8 @@
  * trimmed. Departures from sav-reader: a 252 code ends the cases (PSPP writes it at the end of
  * compressed data; the library read on past it and failed at the file's end, refusing the file), a
  * case cut short by the file's end is a fault (not missing values), and a string is decoded as
- * UTF-8 whole (the library decoded each 8-byte cell alone: a character across two cells was lost).
+ * UTF-8 whole, its segments' bytes joined first (the library decoded each 8-byte cell alone: a
+ * character across two cells, or two segments, was lost).
  */
 import type { Bytes } from './binary.ts';
 import { Corrupt } from './binary.ts';
@@ -132,18 +133,15 @@ export class SavCases {
   }
 
   private string(segments: readonly number[]): string {
-    let text = '';
+    if (segments.length === 1 && segments[0] === 1) return this.stringCell().toString('utf8').trimEnd();
+    // The segments' bytes, decoded as one text: a character may span two segments (or cells).
+    const parts: Buffer[] = [];
     for (const n of segments) {
-      let segment: string;
-      if (n === 1) segment = this.stringCell().toString('utf8');
-      else {
-        const buf = Buffer.allocUnsafe(n * 8);
-        for (let k = 0; k < n; k++) this.stringCell().copy(buf, k * 8);
-        segment = buf.toString('utf8');
-      }
-      // A segment holds at most 255 bytes; its 256th is padding (as sav-reader cuts it).
-      text += segment.length > 255 ? segment.substring(0, 255) : segment;
+      const buf = Buffer.allocUnsafe(n * 8);
+      for (let k = 0; k < n; k++) this.stringCell().copy(buf, k * 8);
+      // A segment holds at most 255 bytes; its 256th is padding (as sav-reader and ReadStat cut it).
+      parts.push(buf.length > 255 ? buf.subarray(0, 255) : buf);
     }
-    return text.trimEnd();
+    return (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8').trimEnd();
   }
 }

@@ -141,7 +141,7 @@ export function savBytes(
       const format =
         v.type === 'numeric'
           ? (5 << 16) | ((v.format?.width ?? 8) << 8) | (v.format?.decimals ?? 0)
-          : (1 << 16) | (Math.min(v.width ?? 8, SAV_MAX_STRING) << 8);
+          : (1 << 16) | (w << 8); // A w: each segment's own width (the field holds 8 bits)
       parts.push(
         i32(2),
         i32(v.type === 'numeric' ? 0 : w),
@@ -173,8 +173,10 @@ export function savBytes(
     parts.push(i32(7), i32(subtype), i32(size), i32(data.length / size), data);
   // Machine integer info: release 20.0.0, machine -1, IEEE 754, compression, little-endian, UTF-8.
   extension(3, 4, Buffer.concat([20, 0, 0, -1, 1, opts.compressed ? 1 : 0, 2, 65001].map(i32)));
-  // Machine float info: system-missing, highest, lowest.
-  extension(4, 8, Buffer.concat([SYSMIS, Number.MAX_VALUE, -Number.MAX_VALUE * (1 - 2 ** -52)].map(f64)));
+  // Machine float info: system-missing, highest, lowest (the second-lowest double, as PSPP and
+  // foreign::read.spss expect it).
+  const lowest = Buffer.from('feffffffffffefff', 'hex');
+  extension(4, 8, Buffer.concat([f64(SYSMIS), f64(Number.MAX_VALUE), lowest]));
   extension(13, 1, Buffer.from(vars.map((v, j) => `${shortNames[j]}=${v.name}`).join('\t'), 'utf8'));
   if (veryLong.length > 0) extension(14, 1, Buffer.from(veryLong.join(''), 'utf8'));
   extension(20, 1, Buffer.from('UTF-8', 'latin1'));
