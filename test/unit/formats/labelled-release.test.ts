@@ -1,16 +1,18 @@
 /**
  * Files whose value labels are the column's declared categories, through the real CLI
- * (`rap-studio synth`): an SPSS file (.sav, written by the test: data/formats/testing.ts) and a
+ * (`rap-studio synth`): an SPSS file (.sav, written by the test through data/formats/write-sav.ts) and a
  * labelled Stata file (fixtures/people-labelled-117.dta, written by pandas). For each: the
  * labelled column is declared (free, used exactly, a label no row uses included; the manifest
  * says declared), another column is discovered privately, the released CSV holds labels, not
- * codes; and a corrupt file of the format is refused with a message naming it, before anything
+ * codes; released in the input's own format (.sav, .dta) the file holds the same rows as the CSV
+ * release of the same seed (the labels as text); and a corrupt file of the format is refused with a message naming it, before anything
  * is reserved.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCsvRecords } from '../../../src/core/data/csv.ts';
 import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
 import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
@@ -109,6 +111,27 @@ describe.each(FORMATS)('$name as the private source', (f) => {
       );
       expect(domain.get(f.labelled.column)).toBe('declared');
       expect(domain.get(f.discovered)).toBe('discovered privately');
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
+    'released in its own format (.sav to .sav, .dta to .dta): the rows of the same seeded CSV release, labels as text',
+    async () => {
+      const ledger = path.join(dir, `${f.file}.sqlite`);
+      const own = `${f.file}.own${path.extname(f.file)}`;
+      const r = await runCli(synth(f.file, `w-${f.file}.json`, ledger, own), dir);
+      expect(r.stderr).not.toContain('rap-studio:');
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toMatch(/note: the input is/);
+      const read = async (file: string) => {
+        const out: string[][] = [];
+        await readCsvRecords(path.join(dir, file), (fields) => out.push(fields));
+        return out;
+      };
+      const csv = await read(`${f.file}.out.csv`);
+      expect(csv.length).toBeGreaterThan(1);
+      expect(await read(own)).toEqual(csv);
     },
     CLI_TIMEOUT,
   );

@@ -1,10 +1,10 @@
 /**
  * The released file in the format `--out` names, through the real CLI (`rap-studio synth`, the
- * release pipeline): a seeded release to .parquet and to .xlsx reads back, through our own
- * readers, to exactly the rows of the same seeded release to .csv (integers, decimals, a
- * formula-escaped category); the manifest and Data Package describe
- * the written file. A name with another extension, and an existing .parquet file, are refused
- * before anything is reserved (the ledger unchanged, no file written).
+ * release pipeline): a seeded release to .parquet, .xlsx, .sav and .dta reads back, through our
+ * own readers, to exactly the rows of the same seeded release to .csv (integers, decimals, a
+ * formula-escaped category); the manifest, the Data Package and the ledger describe the written
+ * file. A name with another extension, a column name SPSS or Stata cannot hold, and an existing
+ * .parquet file, are refused before anything is reserved (the ledger unchanged, no file written).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,6 +93,8 @@ describe('the released file keeps the format --out names', { timeout: CLI_TIMEOU
   it.each([
     'parquet',
     'xlsx',
+    'sav',
+    'dta',
   ] as const)('a seeded release to .%s holds exactly the rows of the .csv', async (format) => {
     const r = await release(`s-${format}.${format}`);
     expect(r.stdout).toContain(`→ s-${format}.${format}`);
@@ -123,8 +125,30 @@ describe('the released file keeps the format --out names', { timeout: CLI_TIMEOU
     const before = { ledger: ledgerState(), files: readdirSync(dir).sort() };
     const r = await runCli(synth('s.txt'), dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/s\.txt.*"\.txt".*\.csv, \.parquet, \.xlsx/);
+    expect(r.stderr).toMatch(/s\.txt.*"\.txt".*\.csv, \.parquet, \.xlsx, \.sav, \.dta/);
     expect(r.stderr).toMatch(/Nothing was reserved/);
+    expect(r.stderr).not.toMatch(/reserved release/);
+    expect(ledgerState()).toBe(before.ledger);
+    expect(readdirSync(dir).sort()).toEqual(before.files);
+  });
+
+  it.each([
+    ['dta', 'in', /"in" is a reserved word in Stata/],
+    ['sav', 'in-patient', /"in-patient" is not an SPSS variable name/],
+  ])('a column name .%s cannot hold is refused before anything is reserved, naming it', async (format, name, message) => {
+    // The same table with one more column, named as the format does not allow.
+    const lines = readFileSync(path.join(dir, 'p.csv'), 'utf8').trim().split('\n');
+    const file = `named-${format}.csv`;
+    writeFileSync(
+      path.join(dir, file),
+      `${lines.map((l, i) => `${l},${i === 0 ? name : i % 2}`).join('\n')}\n`,
+    );
+    const before = { ledger: ledgerState(), files: readdirSync(dir).sort() };
+    const args = synth(`s-named.${format}`).map((a) => (a === 'p.csv' ? file : a));
+    const r = await runCli(args, dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toMatch(/release to \.csv, \.parquet or \.xlsx.*Nothing was reserved/);
     expect(r.stderr).not.toMatch(/reserved release/);
     expect(ledgerState()).toBe(before.ledger);
     expect(readdirSync(dir).sort()).toEqual(before.files);
