@@ -249,4 +249,51 @@ describe.skipIf(!PG)('a database source’s costs, date formats and hierarchies 
       );
     expect(out?.message).toContain('"id"');
   });
+  it('(a, b) at the person level, from a query: the identifier bounds persons, the format and the levels hold', async () => {
+    const q = {
+      url: PG!,
+      sql: `SELECT id % 500 AS person, visit, dx, ward FROM ${table}`,
+    };
+    const settings = {
+      ...SETTINGS,
+      exclude: [],
+      unitColumn: 'person',
+      rowsPerPerson: '3',
+      hierarchy: ['dx=icd10'],
+    };
+    const p = await app.call('planDatabaseRun', { source: q, temporal, settings });
+    expect(p.problems).toEqual([]);
+    expect(p.columns.map((c) => c.name)).toEqual(['visit', 'dx', 'ward']);
+    expect(cost(p, 'dx').rho).toBeCloseTo(3 * cost(p, 'ward').rho, 14);
+    await app.call('setDatabaseCap', { source: q, epsilon: '10', unitColumn: 'person' });
+    const started = await app.call('startDatabaseRun', {
+      source: q,
+      thresholds: [{ features: ['dx', 'visit'], r: 2, weight: 1 }],
+      temporal,
+      settings,
+    });
+    let run = await app.call('runState', {});
+    for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      run = await app.call('runState', {});
+    }
+    expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
+    const out = await app.call('exportRun', { runId: started.runId });
+    if (!out.written) throw new Error('not written');
+    const m = JSON.parse(readFileSync(out.manifestPath, 'utf8'));
+    expect(m.schema.tableSchema.fields.find((f: { name: string }) => f.name === 'visit')?.type).toBe('date');
+    // The plan's cost per column is what the person-level release charges too.
+    for (const name of ['visit', 'dx', 'ward']) {
+      const charged = m.schema.columns.find((c: { name: string }) => c.name === name);
+      expect(charged?.rho).toBeCloseTo(cost(p, name).rho, 14);
+    }
+    const rows = readFileSync(out.path, 'utf8').trim().split(/\r?\n/);
+    expect(rows[0]).toBe('visit,dx,ward');
+    for (const r of rows.slice(1)) expect(r.split(',')[0]).toMatch(/^(\d\d\.\d\d\.\d{4}|\?|)$/);
+    const fields = JSON.parse(readFileSync(out.path.replace(/\.csv$/, '.datapackage.json'), 'utf8'))
+      .resources[0].schema.fields as { name: string; constraints?: { enum?: string[] } }[];
+    expect(fields.find((f) => f.name === 'dx')?.constraints?.enum).toEqual(
+      expect.arrayContaining(['C', 'I', 'J']),
+    );
+  }, 60_000);
 });
