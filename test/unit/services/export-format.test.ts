@@ -1,7 +1,7 @@
 /**
  * The app's export keeps the input's format where a writer exists: a release of a Parquet file
- * is exported as Parquet by default (a .csv input as CSV; a name the curator gives with .xlsx as
- * Excel), and the exported file reads back to the release's rows (the stored CSV, whose rows
+ * is exported as Parquet by default, of an SPSS file as SPSS (a .csv input as CSV; a name the
+ * curator gives with .xlsx as Excel), and the exported file reads back to the release's rows (the stored CSV, whose rows
  * the ledger's release holds), with the manifest naming its format, media type and SHA-256. After
  * a restart a Parquet export is offered from where it was written, never the stored CSV under its
  * name.
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../../src/core/data/csv.ts';
+import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
 import { withDuckDb } from '../../../src/core/sql/duckdb.ts';
 import { defaultExportName } from '../../../src/services/exporter.ts';
 import { finishedSampleRun, sampleCsv, webApp } from './fixtures.ts';
@@ -73,6 +74,42 @@ describe("the app's export format", () => {
     const gone = await third.call('exportRun', { runId: run.runId });
     if (!gone.written) throw new Error('not offered again');
     expect(gone.downloadUrl).toBeNull();
+  });
+
+  it('an SPSS input is exported as SPSS holding the release rows', async () => {
+    // Its own ledger, as below: the same table in another format reads as a copy to the ledger.
+    const app = start(5, 'spss.sqlite');
+    const upload = join(app.workDir, 'uploads', 'shop.sav');
+    const [, ...rows] = sampleCsv()
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    writeFileSync(
+      upload,
+      savBytes(
+        [
+          { name: 'color', type: 'string' },
+          { name: 'size', type: 'string' },
+          { name: 'age', type: 'numeric' },
+        ],
+        rows.map(([color, size, age]) => [color, size, Number(age)]),
+        { compressed: true },
+      ),
+    );
+    const run = await finishedSampleRun(app, upload);
+    const exported = await app.call('exportRun', { runId: run.runId });
+    if (!exported.written) throw new Error('not written');
+    expect(basename(exported.path)).toBe('shop-synthetic.sav');
+    expect(exported.sha256).toBe(sha(exported.path));
+    const back = await records(exported.path);
+    expect(back[0]).toEqual(['color', 'size', 'age']);
+    expect(back.length - 1).toBe(exported.rows);
+    const manifest = JSON.parse(readFileSync(exported.manifestPath, 'utf8'));
+    expect(manifest.output).toMatchObject({
+      file: 'shop-synthetic.sav',
+      format: 'sav',
+      sha256: exported.sha256,
+    });
   });
 
   it('a name the curator gives picks its format: .xlsx', async () => {
