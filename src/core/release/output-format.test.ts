@@ -188,13 +188,14 @@ describe('the released file in the format its name asks for', () => {
     expect(String(rows[1].when).trim()).toBe('');
   });
 
-  it('Stata: byte/int/long where an integer column fits, double for numbers, str# otherwise', async () => {
+  it('Stata: byte/int/long where an integer column fits, double for numbers, dates as %td, str# otherwise', async () => {
     const { file } = await release('typed.dta');
     const bytes = readFileSync(file);
     const at = bytes.indexOf('<variable_types>') + '<variable_types>'.length;
     const codes = HEADER.map((_, j) => bytes.readUInt16LE(at + 2 * j));
-    // 65530 byte, 65526 double; a str# code is its width in bytes.
-    expect(codes).toEqual([65530, 65526, 3, 11, 10, 16, 65526]);
+    // 65530 byte, 65526 double, 65528 long (the dates: %td); a str# code is its width in bytes.
+    expect(codes).toEqual([65530, 65526, 3, 11, 65528, 16, 65526]);
+    expect(bytes.includes(Buffer.from('%td\0'))).toBe(true);
     expect(bytes.subarray(0, 60).toString('latin1')).toContain('<release>118</release><byteorder>LSF');
   });
 

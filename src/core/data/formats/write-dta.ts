@@ -10,13 +10,16 @@
  * values; Stata keeps the values above each type's largest for its missing codes), else double; a
  * column it calls number is double — either only when every value of it prints back as exactly
  * the CSV's text (released-csv.ts: the rule of the .xlsx and Parquet writers) and lies below
- * 2^1023, where Stata's missing codes start. Any other column is a string: str# as wide as its
- * longest value (at most 2,045 bytes), strL when a value is longer. Categories are written as
+ * 2^1023, where Stata's missing codes start. A date column is a Stata date (`%td`), a datetime
+ * column a Stata datetime (`%tc`), where every value is `YYYY-MM-DD` (`…THH:MM:SS`) and reads back
+ * as its text. Any other column is a string: str# as wide as its longest value (at most 2,045
+ * bytes), strL when a value is longer. Categories are written as
  * their texts (the released file carries no codes). A missing number is system missing `.`, a
  * missing string the empty string. A file is built whole in memory (the released table).
  */
 import { InputError } from '../../errors.ts';
 import { writeFileNew } from '../atomic-write.ts';
+import { date1960, datetime1960 } from './binary.ts';
 import { numericColumns, readReleasedCsv } from './released-csv.ts';
 import type { WrittenColumn } from './write-parquet.ts';
 
@@ -29,6 +32,8 @@ export type DtaColumnType =
 export interface DtaVariable {
   readonly name: string;
   readonly type: DtaColumnType;
+  /** The display format; default by type (`%td` makes a long a date, `%tc` a double a datetime). */
+  readonly format?: string;
 }
 
 /** The widest str# (bytes); a longer value goes to a strL. */
@@ -167,7 +172,7 @@ export function dtaBytes(
   tag('</sortlist>');
   map[5] = size;
   tag('<formats>');
-  for (const v of vars) push(fixed(displayFormat(v.type), 57));
+  for (const v of vars) push(fixed(v.format ?? displayFormat(v.type), 57));
   tag('</formats>');
   map[6] = size;
   tag('<value_label_names>');
@@ -252,6 +257,41 @@ function columnType(numeric: boolean, integer: boolean, texts: readonly string[]
   return width > DTA_MAX_STR ? { kind: 'strL' } : { kind: 'str', width };
 }
 
+const MS_PER_DAY = 86_400_000;
+/** 1960-01-01, Stata's epoch, in milliseconds since 1970-01-01. */
+const EPOCH_1960_MS = Date.UTC(1960, 0, 1);
+
+/**
+ * A Table Schema date or datetime column as Stata's: days since 1960 (`%td`, a long) or
+ * milliseconds (`%tc`, a double) — only when every value is `YYYY-MM-DD` (`…THH:MM:SS`) and reads
+ * back through our reader (dta.ts: date1960, datetime1960) as exactly its text; else undefined.
+ */
+function temporal(
+  type: string,
+  texts: readonly string[],
+): { values: (number | null)[]; variable: Omit<DtaVariable, 'name'> } | undefined {
+  const date = type === 'date';
+  if (!date && type !== 'datetime') return undefined;
+  const shape = date ? /^\d{4}-\d{2}-\d{2}$/ : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+  const values: (number | null)[] = [];
+  for (const t of texts) {
+    if (t === '') {
+      values.push(null);
+      continue;
+    }
+    if (!shape.test(t)) return undefined;
+    const ms = Date.parse(`${t}${date ? 'T00:00:00' : ''}Z`) - EPOCH_1960_MS;
+    if (!Number.isFinite(ms)) return undefined;
+    const x = date ? ms / MS_PER_DAY : ms;
+    if ((date ? date1960(x) : datetime1960(x / 1000)) !== t) return undefined;
+    if (date && (x < INTEGER.long.min || x > INTEGER.long.max)) return undefined;
+    values.push(x);
+  }
+  return date
+    ? { values, variable: { type: { kind: 'long' }, format: '%td' } }
+    : { values, variable: { type: { kind: 'double' }, format: '%tc' } };
+}
+
 /** `csv` (the release's CSV, header first) written as a new .dta file at `dest`, flushed. */
 export async function writeDtaFromCsv(
   csv: string,
@@ -264,14 +304,19 @@ export async function writeDtaFromCsv(
   const types = columns.map((c) => c.type);
   // A double at or above 2^1023 (or that low) is one of Stata's missing codes.
   const numeric = numericColumns(types, rows, (x) => Math.abs(x) < DOUBLE_MISSING);
-  const vars: DtaVariable[] = header.map((name, j) => ({
-    name,
-    type: columnType(
-      numeric[j],
-      types[j] === 'integer',
-      rows.map((r) => r[j]),
-    ),
-  }));
-  const values = rows.map((r) => r.map((v, j) => (numeric[j] ? (v === '' ? null : Number(v)) : v)));
+  const values: (number | string | null)[][] = rows.map((r) =>
+    r.map((v, j) => (numeric[j] ? (v === '' ? null : Number(v)) : v)),
+  );
+  const vars: DtaVariable[] = header.map((name, j) => {
+    const texts = rows.map((r) => r[j]);
+    const time = temporal(types[j], texts);
+    if (time) {
+      time.values.forEach((x, i) => {
+        values[i][j] = x;
+      });
+      return { name, ...time.variable };
+    }
+    return { name, type: columnType(numeric[j], types[j] === 'integer', texts) };
+  });
   await writeFileNew(dest, dtaBytes(vars, values));
 }

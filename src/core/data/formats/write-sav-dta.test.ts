@@ -83,4 +83,26 @@ describe('SPSS and Stata files written from a released CSV', () => {
     // n (0 … 599) int; small byte; mid int; wide long; huge and x double; label str9 ("two words"); note strL.
     expect(codes).toEqual([65529, 65530, 65529, 65528, 65526, 65526, 9, 32768]);
   });
+
+  it('Stata: dates as %td and datetimes as %tc where every value reads back as its text; others stay strings', async () => {
+    const table = [
+      ['day', 'at', 'loose'],
+      ['2024-01-31', '2024-01-31T08:30:00', '2024-1-5'],
+      ['', '', ''],
+      ['1959-12-31', '1960-01-01T00:00:00', '2024-02-30'],
+      ['2024-02-29', '2100-12-31T23:59:59', '2024-01-01'],
+    ];
+    const file = dir.file('dates.csv', `${Papa.unparse(table, { newline: '\r\n' })}\r\n`);
+    const out = `${dir.path}/dates.dta`;
+    await writeDtaFromCsv(file, out, [
+      { name: 'day', type: 'date' },
+      { name: 'at', type: 'datetime' },
+      { name: 'loose', type: 'date' },
+    ]);
+    expect(await records(out)).toEqual(await records(file));
+    const bytes = readFileSync(out);
+    const at = bytes.indexOf('<variable_types>') + '<variable_types>'.length;
+    expect([0, 1, 2].map((j) => bytes.readUInt16LE(at + 2 * j))).toEqual([65528, 65526, 10]);
+    for (const f of ['%td', '%tc']) expect(bytes.includes(Buffer.from(`${f}\0`))).toBe(true);
+  });
 });
