@@ -182,54 +182,111 @@ export function savBytes(
   extension(20, 1, Buffer.from('UTF-8', 'latin1'));
   parts.push(i32(999), i32(0));
 
-  // Each case's cells: a number, or a string's segments, each padded with blanks to its cells.
-  const cells: { readonly bytes: Buffer; readonly string: boolean }[] = [];
+  // Each case's cells: a number, or a string's segments, each padded with blanks to its cells;
+  // written into 1 MiB chunks (no object per cell: a release may have millions of cells).
+  const sink = new Chunks(parts);
+  const cells = opts.compressed ? new Compressed(sink) : sink;
+  const cell = Buffer.alloc(8);
   for (const row of rows) {
-    row.forEach((value, j) => {
+    for (let j = 0; j < vars.length; j++) {
+      const value = row[j];
       if (vars[j].type === 'numeric') {
-        cells.push({ bytes: f64(value === null ? SYSMIS : Number(value)), string: false });
-        return;
+        cells.number(value === null ? SYSMIS : Number(value));
+        continue;
       }
       const all = Buffer.from(value === null ? '' : String(value), 'utf8');
       let at = 0;
       for (const w of segments[j]) {
         // Each segment holds up to 255 bytes of the string (ReadStat's layout, which our reader,
         // sav-reader and haven read back); its cells are padded with blanks.
-        const piece = all.subarray(at, Math.min(at + 255, at + w));
-        at += piece.length;
-        const seg = Buffer.alloc(cellsOfWidth(w) * 8, 0x20);
-        piece.copy(seg);
-        for (let k = 0; k < seg.length; k += 8) cells.push({ bytes: seg.subarray(k, k + 8), string: true });
+        const end = Math.min(at + 255, at + w, all.length);
+        for (let k = 0; k < cellsOfWidth(w); k++) {
+          const from = at + 8 * k;
+          cell.fill(0x20);
+          if (from < end) all.copy(cell, 0, from, Math.min(from + 8, end));
+          cells.string(cell);
+        }
+        at = end;
       }
-    });
+    }
   }
-  if (!opts.compressed) return Buffer.concat([...parts, ...cells.map((c) => c.bytes)]);
-  // Bytecode compression: blocks of 8 codes, each followed by the cells its 253 codes announce.
-  const codes: number[] = [];
-  const raw: Buffer[] = [];
-  const flush = () => {
-    while (codes.length < 8) codes.push(0);
-    parts.push(Buffer.from(codes), ...raw);
-    codes.length = 0;
-    raw.length = 0;
-  };
-  const code = (c: number, cell?: Buffer) => {
-    codes.push(c);
-    if (cell) raw.push(cell);
-    if (codes.length === 8) flush();
-  };
-  for (const { bytes: cell, string } of cells) {
-    const x = cell.readDoubleLE(0);
-    if (string) {
-      if (cell.every((b) => b === 0x20)) code(254);
-      else code(253, cell);
-    } else if (x === SYSMIS) code(255);
-    else if (Number.isInteger(x) && x >= -99 && x <= 151 && !Object.is(x, -0)) code(x + 100);
-    else code(253, cell);
-  }
-  if (opts.endCode) code(252);
-  if (codes.length > 0) flush();
+  if (opts.compressed && cells instanceof Compressed) cells.end(opts.endCode === true);
+  sink.close();
   return Buffer.concat(parts);
+}
+
+/** Bytes appended to 1 MiB chunks, each pushed to `parts` when full (and at `close`). */
+class Chunks {
+  private buf = Buffer.allocUnsafe(1 << 20);
+  private pos = 0;
+  constructor(private readonly parts: Buffer[]) {}
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    this.close();
+    this.buf = Buffer.allocUnsafe(Math.max(1 << 20, n));
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+  number(x: number): void {
+    this.room(8);
+    this.buf.writeDoubleLE(x, this.pos);
+    this.pos += 8;
+  }
+  string(cell: Buffer): void {
+    this.bytes(cell);
+  }
+  close(): void {
+    if (this.pos > 0) this.parts.push(Buffer.from(this.buf.subarray(0, this.pos)));
+    this.pos = 0;
+  }
+}
+
+/**
+ * Bytecode compression (bias 100): blocks of 8 command codes, each followed by the cells its 253
+ * codes announce; 1–251 a number `code − 100`, 254 a blank string cell, 255 system-missing.
+ */
+class Compressed {
+  private readonly codes = Buffer.alloc(8);
+  private readonly raw = Buffer.alloc(64);
+  private n = 0;
+  private rawBytes = 0;
+  constructor(private readonly sink: Chunks) {}
+  private code(c: number): void {
+    this.codes[this.n++] = c;
+    if (this.n === 8) this.flush();
+  }
+  private flush(): void {
+    this.codes.fill(0, this.n);
+    this.sink.bytes(this.codes);
+    this.sink.bytes(this.raw.subarray(0, this.rawBytes));
+    this.n = 0;
+    this.rawBytes = 0;
+  }
+  number(x: number): void {
+    if (x === SYSMIS) this.code(255);
+    else if (Number.isInteger(x) && x >= -99 && x <= 151 && !Object.is(x, -0)) this.code(x + 100);
+    else {
+      this.raw.writeDoubleLE(x, this.rawBytes);
+      this.rawBytes += 8;
+      this.code(253);
+    }
+  }
+  string(cell: Buffer): void {
+    if (cell.every((b) => b === 0x20)) this.code(254);
+    else {
+      cell.copy(this.raw, this.rawBytes);
+      this.rawBytes += 8;
+      this.code(253);
+    }
+  }
+  /** The last block (after a 252 code, when `endCode`), padded with zero codes. */
+  end(endCode: boolean): void {
+    if (endCode) this.code(252);
+    if (this.n > 0) this.flush();
+  }
 }
 
 /** F w.d wide enough for a column's texts (at most F40.16; display only: the values are exact). */
