@@ -8,6 +8,7 @@
  * the accuracy certificate, which is the output of a stated DP mechanism (the relative-error
  * pass's range monitor) and is paid for.
  */
+import type { ValueLabelSet } from '../data/formats/declarations.ts';
 import { describeSchemaOrigin, type Schema } from '../data/schema.ts';
 import { statementOf, type TablePlanStatement } from '../engine/public-plan.ts';
 import type { AccuracyCertificate, TableStrategy } from '../engine/types.ts';
@@ -23,6 +24,8 @@ import { describeUnit, type PersonOutcome } from './person.ts';
 /** What the manifest reads of a finished release (release.ts's Finished has all of it). */
 export interface ManifestInput {
   readonly release: { readonly id: string };
+  /** An SPSS/Stata input's value labels that are declared categories (release.ts Prepared). */
+  readonly valueLabels?: readonly ValueLabelSet[];
   readonly request: ReserveRequest;
   readonly plan: { readonly rho: number };
   readonly options: { readonly mode: string };
@@ -182,6 +185,9 @@ export function manifestFields(f: ManifestInput, datasetName: string) {
       // The released CSV's Table Schema (its domain: declared, or discovered with DP): the Data
       // Package beside the CSV (data-package.ts) carries it.
       tableSchema: releasedTableSchema(f.loaded.dataset.schema),
+      // An SPSS or Stata input's codes for declared categories (its dictionary: public metadata);
+      // a release to .sav or .dta writes those columns as these codes with their labels.
+      ...(f.valueLabels?.length ? { valueLabels: f.valueLabels } : {}),
     },
     workload: {
       sha256: request.workload.hash,

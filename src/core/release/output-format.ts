@@ -17,6 +17,7 @@ import { type WrittenColumn, writeParquetFromCsv } from '../data/formats/write-p
 import { SAV_MAX_ROWS, savNameProblem, writeSavFromCsv } from '../data/formats/write-sav.ts';
 import { writeXlsxFromCsv, XLSX_MAX_ROWS } from '../data/formats/write-xlsx.ts';
 import { InputError } from '../errors.ts';
+import { escapeFormula } from './output.ts';
 
 export type OutputFormat = 'csv' | 'parquet' | 'xlsx' | 'sav' | 'dta';
 
@@ -123,16 +124,38 @@ export function noWriterNote(inputFile: string): string | null {
   return kind ? `the input is ${kind}, which RAP Studio reads but does not write: the release is CSV` : null;
 }
 
-/** The Table Schema fields' names and types, from the manifest's fields (absent: all text). */
+/**
+ * The Table Schema fields' names and types, from the manifest's fields (absent: all text), and an
+ * SPSS/Stata input's codes for declared categories (the manifest's `schema.valueLabels`), each
+ * category's CSV text as the CSV writes it (formula-escaped).
+ */
 export function writtenColumns(
   manifestFields: Readonly<Record<string, unknown>>,
   header: readonly string[],
 ): WrittenColumn[] {
-  const fields =
-    (manifestFields.schema as { tableSchema?: { fields?: { name: string; type?: string }[] } } | undefined)
-      ?.tableSchema?.fields ?? [];
-  const types = new Map(fields.map((f) => [f.name, f.type ?? 'string']));
-  return header.map((name) => ({ name, type: types.get(name) ?? 'string' }));
+  const schema = manifestFields.schema as
+    | {
+        tableSchema?: {
+          fields?: { name: string; type?: string; missingValues?: string[] }[];
+          missingValues?: string[];
+        };
+        valueLabels?: { column: string; labels: { value: number; label: string }[] }[];
+      }
+    | undefined;
+  const fields = schema?.tableSchema?.fields ?? [];
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const sets = new Map((schema?.valueLabels ?? []).map((s) => [s.column, s.labels]));
+  return header.map((name) => {
+    const field = byName.get(name);
+    const labels = sets.get(name);
+    const missing = field?.missingValues ?? schema?.tableSchema?.missingValues ?? [''];
+    return {
+      name,
+      type: field?.type ?? 'string',
+      missing,
+      ...(labels ? { codes: labels.map((l) => ({ ...l, text: escapeFormula(l.label) })) } : {}),
+    };
+  });
 }
 
 const CONVERT: Readonly<

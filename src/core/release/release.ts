@@ -5,7 +5,7 @@ import type { SourceTable } from '../counting/source-table.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
 import { checkDeclaredFit, type FitCheck } from '../data/fit.ts';
-import { withFileDeclarations } from '../data/formats/declarations.ts';
+import { fileValueLabels, type ValueLabelSet, withFileDeclarations } from '../data/formats/declarations.ts';
 import { hasOwnHeader } from '../data/formats/format.ts';
 import { type Hierarchy, hierarchyText } from '../data/hierarchy.ts';
 import { type LoadResult, loadCsv } from '../data/load.ts';
@@ -213,6 +213,11 @@ export interface Prepared {
   readonly raw: RawSourcePlan | null;
   /** The person level: the unit and its share of the budget (null: one row is the unit). */
   readonly unit: { readonly spec: UnitSpec; readonly budget: UnitBudget } | null;
+  /**
+   * An SPSS or Stata file's value labels that are declared columns' categories (public metadata):
+   * the manifest states them and a release to .sav/.dta writes those columns as the file's codes.
+   */
+  readonly valueLabels?: readonly ValueLabelSet[];
 }
 
 type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
@@ -338,6 +343,7 @@ export async function prepare(
           },
         };
   const { schema } = spec.source;
+  const valueLabels = pg ? [] : await fileValueLabels(spec.source.path, schema);
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
   const choice = readChoice(spec);
   // Refused before anything else: a domain read off the data without DP leaks.
@@ -562,6 +568,7 @@ export async function prepare(
     request,
     raw,
     unit,
+    ...(valueLabels.length > 0 ? { valueLabels } : {}),
   };
 }
 

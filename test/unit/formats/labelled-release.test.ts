@@ -5,7 +5,8 @@
  * labelled column is declared (free, used exactly, a label no row uses included; the manifest
  * says declared), another column is discovered privately, the released CSV holds labels, not
  * codes; released in the input's own format (.sav, .dta) the file holds the same rows as the CSV
- * release of the same seed (the labels as text); and a corrupt file of the format is refused with a message naming it, before anything
+ * release of the same seed, the labelled column as the input's codes with its value labels (the
+ * manifest states them); and a corrupt file of the format is refused with a message naming it, before anything
  * is reserved.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../../../src/core/data/csv.ts';
+import { DTA } from '../../../src/core/data/formats/dta.ts';
+import { labelledValueLabels } from '../../../src/core/data/formats/labelled.ts';
+import { savValueLabels } from '../../../src/core/data/formats/sav.ts';
 import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
 import { CLI_TIMEOUT, runCli } from '../../support/cli.ts';
 
@@ -116,7 +120,7 @@ describe.each(FORMATS)('$name as the private source', (f) => {
   );
 
   it(
-    'released in its own format (.sav to .sav, .dta to .dta): the rows of the same seeded CSV release, labels as text',
+    'released in its own format (.sav to .sav, .dta to .dta): the rows of the same seeded CSV release, the labelled column as its codes with their labels',
     async () => {
       const ledger = path.join(dir, `${f.file}.sqlite`);
       const own = `${f.file}.own${path.extname(f.file)}`;
@@ -131,7 +135,23 @@ describe.each(FORMATS)('$name as the private source', (f) => {
       };
       const csv = await read(`${f.file}.out.csv`);
       expect(csv.length).toBeGreaterThan(1);
-      expect(await read(own)).toEqual(csv);
+      // The labelled column holds the input's codes with its value labels: read back as the
+      // labels; its missing category ("?" in the CSV) is system-missing (read back empty).
+      const at = csv[0].indexOf(f.labelled.column);
+      const missingAsEmpty = csv.map((r, i) =>
+        i > 0 && r[at] === '?' ? r.map((v, j) => (j === at ? '' : v)) : r,
+      );
+      expect(await read(own)).toEqual(missingAsEmpty);
+      const sets = async (file: string) =>
+        (f.file.endsWith('.sav') ? await savValueLabels(file) : await labelledValueLabels(file, DTA)).find(
+          (s) => s.column === f.labelled.column,
+        );
+      const input = await sets(path.join(dir, f.file));
+      expect(input?.labels.map((l) => l.label)).toEqual(f.labelled.labels.slice(0, -1));
+      expect(await sets(path.join(dir, own))).toEqual(input);
+      // The manifest states the codes (public metadata: the input's dictionary).
+      const manifest = JSON.parse(readFileSync(path.join(dir, `${f.file}.own.manifest.json`), 'utf8'));
+      expect(manifest.schema.valueLabels).toEqual([input]);
     },
     CLI_TIMEOUT,
   );

@@ -156,3 +156,28 @@ export async function labelledDeclaredColumns(
     return out;
   });
 }
+
+/**
+ * The file's value labels with their codes (public metadata, as `labelledDeclaredColumns`): for
+ * each column whose labelled values are plain integers (not dates), its (value, label) pairs in
+ * value order, labels trimmed.
+ */
+export async function labelledValueLabels(
+  file: string,
+  format: LabelledFormat,
+): Promise<{ column: string; labels: { value: number; label: string }[] }[]> {
+  return withLabelled(file, format, async (table) => {
+    const out: { column: string; labels: { value: number; label: string }[] }[] = [];
+    table.names.forEach((column, j) => {
+      const set = table.labels[j];
+      if (!set || set.size === 0) return;
+      const labels = [...set].map(([text, label]) => ({ value: Number(text), label: label.trim(), text }));
+      if (!labels.every((l) => Number.isSafeInteger(l.value) && String(l.value) === l.text)) return;
+      out.push({
+        column,
+        labels: labels.sort((a, b) => a.value - b.value).map(({ value, label }) => ({ value, label })),
+      });
+    });
+    return out;
+  });
+}

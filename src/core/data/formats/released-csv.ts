@@ -7,12 +7,20 @@
  */
 import { readFile } from 'node:fs/promises';
 import Papa from 'papaparse';
+import type { WrittenColumn } from './write-parquet.ts';
 
 /** The released CSV's header and rows (every field as text; '' is missing). */
 export async function readReleasedCsv(
   csv: string,
 ): Promise<{ readonly header: string[]; readonly rows: string[][] }> {
-  const parsed = Papa.parse<string[]>(await readFile(csv, 'utf8'), { header: false, skipEmptyLines: true });
+  // Every line is a record: a one-column release writes a missing value as an empty line (so no
+  // empty line is skipped); only the final line break ends the last record.
+  const text = (await readFile(csv, 'utf8')).replace(/\r?\n$/, '');
+  const parsed = Papa.parse<string[]>(text, {
+    header: false,
+    delimiter: ',', // our writer's: never guessed (a one-column release has none to guess from)
+    skipEmptyLines: false,
+  });
   if (parsed.errors.length > 0)
     throw new Error(`the release's CSV did not parse: ${parsed.errors[0].message}`);
   const [header = [], ...rows] = parsed.data;
@@ -40,4 +48,47 @@ export function numericColumns(
       (type === 'integer' || type === 'number') &&
       rows.every((r) => r[j] === '' || (numberRoundTrips(r[j], type === 'integer') && fits(Number(r[j])))),
   );
+}
+
+/**
+ * A column written as an SPSS/Stata input's codes (`column.codes`): each value's code, missing
+ * (null) for the empty field and the column's missing texts; undefined when a value is neither a
+ * category's text nor missing (the column is then written as text).
+ */
+export function codedValues(column: WrittenColumn, texts: readonly string[]): (number | null)[] | undefined {
+  if (!column.codes) return undefined;
+  const code = new Map(column.codes.map((c) => [c.text, c.value]));
+  const missing = new Set(['', ...(column.missing ?? [])]);
+  const out: (number | null)[] = [];
+  for (const t of texts) {
+    const c = code.get(t);
+    if (c !== undefined) out.push(c);
+    else if (missing.has(t)) out.push(null);
+    else return undefined;
+  }
+  return out;
+}
+
+/**
+ * The SPSS and Stata writers' numeric columns: per column, its values as numbers (null missing)
+ * where `numericColumns` would write it as numbers once its missing texts (the Table Schema's
+ * missingValues, such as "?") are taken as missing; undefined for a column written as text.
+ */
+export function numericValues(
+  columns: readonly WrittenColumn[],
+  rows: readonly (readonly string[])[],
+  fits: (x: number) => boolean,
+): ((number | null)[] | undefined)[] {
+  return columns.map((column, j) => {
+    if (column.type !== 'integer' && column.type !== 'number') return undefined;
+    const missing = new Set(['', ...(column.missing ?? [])]);
+    const out: (number | null)[] = [];
+    for (const r of rows) {
+      const t = r[j];
+      if (missing.has(t)) out.push(null);
+      else if (numberRoundTrips(t, column.type === 'integer') && fits(Number(t))) out.push(Number(t));
+      else return undefined;
+    }
+    return out;
+  });
 }

@@ -228,3 +228,24 @@ export async function savDeclaredColumns(file: string): Promise<CategoricalColum
   }
   return out;
 }
+
+/**
+ * The file's value labels with their codes (public metadata, as `savDeclaredColumns`): for each
+ * numeric variable with labels, its (value, label) pairs in value order, labels trimmed.
+ */
+export async function savValueLabels(
+  file: string,
+): Promise<{ column: string; labels: { value: number; label: string }[] }[]> {
+  const { sav, close } = await openSav(file);
+  close(); // the dictionary only
+  const out: { column: string; labels: { value: number; label: string }[] }[] = [];
+  for (const v of sav.meta.sysvars) {
+    if (v.type !== 0) continue;
+    const labels = (sav.meta.getValueLabels(v.name) ?? [])
+      .filter((l): l is { val: number; label: string } => typeof l.val === 'number')
+      .map((l) => ({ value: l.val, label: l.label.trim() }))
+      .sort((a, b) => a.value - b.value);
+    if (labels.length > 0) out.push({ column: v.name, labels });
+  }
+  return out;
+}

@@ -20,7 +20,7 @@
 import { InputError } from '../../errors.ts';
 import { writeFileNew } from '../atomic-write.ts';
 import { date1960, datetime1960 } from './binary.ts';
-import { numericColumns, readReleasedCsv } from './released-csv.ts';
+import { codedValues, numericValues, readReleasedCsv } from './released-csv.ts';
 import type { WrittenColumn } from './write-parquet.ts';
 
 /** A Stata column: a number type, a str# of `width` bytes (1 … 2,045), or a strL. */
@@ -34,6 +34,8 @@ export interface DtaVariable {
   readonly type: DtaColumnType;
   /** The display format; default by type (`%td` makes a long a date, `%tc` a double a datetime). */
   readonly format?: string;
+  /** Value labels (an integer column's codes), written as a label set named as the variable. */
+  readonly labels?: readonly (readonly [number, string])[];
 }
 
 /** The widest str# (bytes); a longer value goes to a strL. */
@@ -176,7 +178,7 @@ export function dtaBytes(
   tag('</formats>');
   map[6] = size;
   tag('<value_label_names>');
-  push(Buffer.alloc(129 * k));
+  for (const v of vars) push(fixed(v.labels?.length ? v.name : '', 129));
   tag('</value_label_names>');
   map[7] = size;
   tag('<variable_labels>');
@@ -228,12 +230,38 @@ export function dtaBytes(
   for (const b of strls) push(b);
   tag('</strls>');
   map[11] = size;
-  tag('<value_labels></value_labels>');
+  tag('<value_labels>');
+  for (const v of vars) if (v.labels?.length) push(labelSet(v.name, v.labels));
+  tag('</value_labels>');
   map[12] = size;
   tag('</stata_dta>');
   map[13] = size;
   parts[mapAt] = Buffer.concat(map.map(u64));
   return Buffer.concat(parts);
+}
+
+/**
+ * One `<lbl>` record: the set's length, its name (129 bytes), 3 bytes of padding, then n, the text's
+ * length, each label's offset into the text, the values, and the NUL-terminated labels.
+ */
+function labelSet(name: string, labels: readonly (readonly [number, string])[]): Buffer {
+  const texts = labels.map(([, label]) => Buffer.from(`${label}\0`, 'utf8'));
+  const textLength = texts.reduce((n, t) => n + t.length, 0);
+  const n = labels.length;
+  const table = Buffer.alloc(8 + 8 * n + textLength);
+  table.writeInt32LE(n, 0);
+  table.writeInt32LE(textLength, 4);
+  let off = 0;
+  labels.forEach(([value], i) => {
+    table.writeInt32LE(off, 8 + 4 * i);
+    table.writeInt32LE(value, 8 + 4 * n + 4 * i);
+    texts[i].copy(table, 8 + 8 * n + off);
+    off += texts[i].length;
+  });
+  const head = Buffer.alloc(4 + 129 + 3);
+  head.writeInt32LE(table.length, 0);
+  Buffer.from(name, 'utf8').copy(head, 4, 0, 128);
+  return Buffer.concat([Buffer.from('<lbl>', 'latin1'), head, table, Buffer.from('</lbl>', 'latin1')]);
 }
 
 /** A column's Stata type: the smallest integer type holding every value, else a double; or a string. */
@@ -303,12 +331,31 @@ export async function writeDtaFromCsv(
   if (problem) throw new InputError(`${dest}: ${problem}; release to .csv, .parquet or .xlsx instead`);
   const types = columns.map((c) => c.type);
   // A double at or above 2^1023 (or that low) is one of Stata's missing codes.
-  const numeric = numericColumns(types, rows, (x) => Math.abs(x) < DOUBLE_MISSING);
-  const values: (number | string | null)[][] = rows.map((r) =>
-    r.map((v, j) => (numeric[j] ? (v === '' ? null : Number(v)) : v)),
+  const numbers = numericValues(columns, rows, (x) => Math.abs(x) < DOUBLE_MISSING);
+  const values: (number | string | null)[][] = rows.map((r, i) =>
+    r.map((v, j) => (numbers[j] ? numbers[j][i] : v)),
   );
   const vars: DtaVariable[] = header.map((name, j) => {
     const texts = rows.map((r) => r[j]);
+    // An SPSS/Stata input's labelled column: its codes (integers Stata's long holds), with their
+    // value labels (a label set named as the variable).
+    const column = columns[j];
+    const coded = column?.codes?.every(
+      (c) => Number.isSafeInteger(c.value) && c.value >= INTEGER.long.min && c.value <= INTEGER.long.max,
+    )
+      ? codedValues(column, texts)
+      : undefined;
+    if (coded && column.codes) {
+      coded.forEach((x, i) => {
+        values[i][j] = x;
+      });
+      const codes = column.codes.map((c) => String(c.value));
+      return {
+        name,
+        type: columnType(true, true, codes),
+        labels: column.codes.map((c) => [c.value, c.label] as const),
+      };
+    }
     const time = temporal(types[j], texts);
     if (time) {
       time.values.forEach((x, i) => {
@@ -316,7 +363,17 @@ export async function writeDtaFromCsv(
       });
       return { name, ...time.variable };
     }
-    return { name, type: columnType(numeric[j], types[j] === 'integer', texts) };
+    const numeric = numbers[j];
+    return numeric
+      ? {
+          name,
+          type: columnType(
+            true,
+            types[j] === 'integer',
+            numeric.map((x) => (x === null ? '' : String(x))),
+          ),
+        }
+      : { name, type: columnType(false, false, texts) };
   });
   await writeFileNew(dest, dtaBytes(vars, values));
 }

@@ -18,6 +18,13 @@ import { withDuckDb } from '../../sql/duckdb.ts';
 export interface WrittenColumn {
   readonly name: string;
   readonly type: string;
+  /**
+   * An SPSS/Stata input's codes for this (declared categorical) column: each category's code,
+   * label and text in the CSV. Only the .sav and .dta writers use them.
+   */
+  readonly codes?: readonly { readonly value: number; readonly label: string; readonly text: string }[];
+  /** The texts that mean missing in this column of the CSV (the Table Schema's missingValues). */
+  readonly missing?: readonly string[];
 }
 
 /** `csv` (the release's CSV, header first) written as a new Parquet file at `dest`, flushed. */

@@ -12,6 +12,9 @@ import Papa from 'papaparse';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCsvRecords } from '../csv.ts';
 import { tempDir } from '../testing.ts';
+import { DTA } from './dta.ts';
+import { labelledValueLabels } from './labelled.ts';
+import { savValueLabels } from './sav.ts';
 import { writeDtaFromCsv } from './write-dta.ts';
 import { writeSavFromCsv } from './write-sav.ts';
 
@@ -104,5 +107,56 @@ describe('SPSS and Stata files written from a released CSV', () => {
     const at = bytes.indexOf('<variable_types>') + '<variable_types>'.length;
     expect([0, 1, 2].map((j) => bytes.readUInt16LE(at + 2 * j))).toEqual([65528, 65526, 10]);
     for (const f of ['%td', '%tc']) expect(bytes.includes(Buffer.from(`${f}\0`))).toBe(true);
+  });
+
+  it.each([
+    ['sav', writeSavFromCsv],
+    ['dta', writeDtaFromCsv],
+  ] as const)('.%s: a labelled column as its codes with their labels, missing texts ("?") as missing numbers', async (ext, write) => {
+    const table = [
+      ['smoker', 'age', 'note'],
+      ['never', '31', 'a'],
+      ['?', '?', '?'],
+      ['daily', '', 'b'],
+      ['former', '40', ''],
+    ];
+    const file = dir.file(`coded-${ext}.csv`, `${Papa.unparse(table, { newline: '\r\n' })}\r\n`);
+    const out = `${dir.path}/coded.${ext}`;
+    const codes = [
+      { value: 0, label: 'daily', text: 'daily' },
+      { value: 1, label: 'never', text: 'never' },
+      { value: 2, label: 'former', text: 'former' },
+    ];
+    await write(file, out, [
+      { name: 'smoker', type: 'string', codes, missing: ['?'] },
+      { name: 'age', type: 'integer', missing: ['?'] },
+      { name: 'note', type: 'string', missing: ['?'] },
+    ]);
+    // Read back: the labels; "?" in a coded or numeric column is missing (empty), in a text column kept.
+    expect(await records(out)).toEqual([
+      ['smoker', 'age', 'note'],
+      ['never', '31', 'a'],
+      ['', '', '?'],
+      ['daily', '', 'b'],
+      ['former', '40', ''],
+    ]);
+    const sets = ext === 'sav' ? await savValueLabels(out) : await labelledValueLabels(out, DTA);
+    expect(sets).toEqual([{ column: 'smoker', labels: codes.map(({ value, label }) => ({ value, label })) }]);
+  });
+
+  it('a category outside the codes keeps the column as text; a one-column release keeps its empty lines as missing values', async () => {
+    // One column, a missing value as an empty line (as our CSV writer writes it).
+    const file = dir.file('uncoded.csv', 'smoker\r\nnever\r\n\r\n(other)\r\n');
+    const out = `${dir.path}/uncoded.sav`;
+    await writeSavFromCsv(file, out, [
+      {
+        name: 'smoker',
+        type: 'string',
+        codes: [{ value: 1, label: 'never', text: 'never' }],
+        missing: ['?'],
+      },
+    ]);
+    expect(await records(out)).toEqual([['smoker'], ['never'], [''], ['(other)']]);
+    expect(await savValueLabels(out)).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@
  */
 import { InputError } from '../../errors.ts';
 import { writeFileNew } from '../atomic-write.ts';
-import { numericColumns, readReleasedCsv } from './released-csv.ts';
+import { codedValues, numericValues, readReleasedCsv } from './released-csv.ts';
 import type { WrittenColumn } from './write-parquet.ts';
 
 /** A variable: numeric (with value labels) or a string of `width` bytes (default 8; at most 32,767). */
@@ -315,13 +315,39 @@ export async function writeSavFromCsv(
   if (problem) throw new InputError(`${dest}: ${problem}; release to .csv, .parquet or .xlsx instead`);
   if (rows.length > SAV_MAX_ROWS) throw new RangeError(`${rows.length} rows do not fit an SPSS file`);
   // System-missing is a double: a value equal to it would read back as missing.
-  const numeric = numericColumns(
-    columns.map((c) => c.type),
-    rows,
-    (x) => x !== SYSMIS,
+  const numbers = numericValues(columns, rows, (x) => x !== SYSMIS);
+  const values: (number | string | null)[][] = rows.map((r, i) =>
+    r.map((v, j) => (numbers[j] ? numbers[j][i] : v)),
   );
   const vars: SavVariable[] = header.map((name, j) => {
-    if (numeric[j]) return { name, type: 'numeric', format: numberFormat(rows.map((r) => r[j])) };
+    // An SPSS/Stata input's labelled column: its codes, with their value labels.
+    const column = columns[j];
+    // (SPSS holds a value label of at most 120 bytes: a longer one keeps the column as text.)
+    const fits = column?.codes?.every((c) => Buffer.byteLength(c.label, 'utf8') <= 120) === true;
+    const coded = fits
+      ? codedValues(
+          column,
+          rows.map((r) => r[j]),
+        )
+      : undefined;
+    if (coded && column.codes) {
+      coded.forEach((x, i) => {
+        values[i][j] = x;
+      });
+      const labels = column.codes.map((c) => [c.value, c.label] as const);
+      return {
+        name,
+        type: 'numeric',
+        labels,
+        format: numberFormat(column.codes.map((c) => String(c.value))),
+      };
+    }
+    if (numbers[j])
+      return {
+        name,
+        type: 'numeric',
+        format: numberFormat(numbers[j].map((x) => (x === null ? '' : String(x)))),
+      };
     let width = 1;
     for (const r of rows) width = Math.max(width, Buffer.byteLength(r[j], 'utf8'));
     if (width > SAV_MAX_STRING)
@@ -330,6 +356,5 @@ export async function writeSavFromCsv(
       );
     return { name, type: 'string', width };
   });
-  const values = rows.map((r) => r.map((v, j) => (numeric[j] ? (v === '' ? null : Number(v)) : v)));
   await writeFileNew(dest, savBytes(vars, values, { compressed: true }));
 }
