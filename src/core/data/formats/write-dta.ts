@@ -3,8 +3,8 @@
  * UTF-8), converted from the release's own CSV (the bytes the CSV release would hold), by our own
  * writer (no npm writer exists). The layout is Stata's published description (`help dta`) as our
  * reader (dta.ts), pandas and ReadStat (R's haven) read it: the tagged header, the map of section
- * offsets, the variable table (types, names, an empty sort list, formats, no value label names,
- * empty variable labels), no characteristics, the data, the strLs, no value labels.
+ * offsets, the variable table (types, names, an empty sort list, formats, value label names, empty
+ * variable labels), no characteristics, the data, the strLs, the value labels.
  *
  * Types: a column the Table Schema calls integer is byte, int or long (the smallest that holds its
  * values; Stata keeps the values above each type's largest for its missing codes), else double; a
@@ -13,9 +13,12 @@
  * 2^1023, where Stata's missing codes start. A date column is a Stata date (`%td`), a datetime
  * column a Stata datetime (`%tc`), where every value is `YYYY-MM-DD` (`…THH:MM:SS`) and reads back
  * as its text. Any other column is a string: str# as wide as its longest value (at most 2,045
- * bytes), strL when a value is longer. Categories are written as
- * their texts (the released file carries no codes). A missing number is system missing `.`, a
- * missing string the empty string. A file is built whole in memory (the released table).
+ * bytes), strL when a value is longer. A column of an SPSS or Stata input whose value labels are
+ * its declared categories (the manifest's `schema.valueLabels`) is written as the input's codes
+ * (byte/int/long) with those labels (a label set named as the variable); other categories as their
+ * texts. A missing number (the empty field, or the column's missing text such as "?") is system
+ * missing `.`, a missing string the empty string. A file is built whole in memory (the released
+ * table).
  */
 import { InputError } from '../../errors.ts';
 import { writeFileNew } from '../atomic-write.ts';

@@ -16,8 +16,10 @@
  * Types: a column the Table Schema calls integer or number is numeric (a double; format F w.d)
  * when every value of it prints back as exactly the CSV's text (released-csv.ts: the rule of the
  * .xlsx and Parquet writers); any other column is a string as wide as its longest value, in UTF-8.
- * Categories are written as their texts (the released file carries no codes). A missing numeric
- * value is system-missing, a missing string the empty (blank) string. A file is built whole in
+ * A column of an SPSS or Stata input whose value labels are its declared categories (the manifest's
+ * `schema.valueLabels`: output-format.ts `writtenColumns`) is written as the input's codes with
+ * those value labels; other categories as their texts. A missing numeric value (the empty field,
+ * or the column's missing text such as "?") is system-missing, a missing string the empty string. A file is built whole in
  * memory (the released table, not the private one).
  */
 import { InputError } from '../../errors.ts';
