@@ -21,7 +21,7 @@
  */
 
 import { stat } from 'node:fs/promises';
-import type { ColumnHistograms, HistogramStream } from '../data/histograms.ts';
+import type { ColumnHistograms, HistogramSink, HistogramStream } from '../data/histograms.ts';
 import type { Schema } from '../data/schema.ts';
 import type { TableOptions } from '../data/table.ts';
 import { csvColumnName, type Relation, relationSql } from '../sql/counting.ts';
@@ -33,7 +33,8 @@ import {
   openDuckDb,
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
-import { collectHistograms, streamHistograms, textSample } from './histograms.ts';
+import { storedHistograms } from './histogram-table.ts';
+import { collectHistograms } from './histograms.ts';
 import {
   assertSameDialect,
   type CountedTables,
@@ -168,24 +169,28 @@ export function sessionTable(
   counted: Relation,
   source: (name: string) => string,
 ): SourceTable {
+  // Each column grouped once for every read of its histogram (histogram-table.ts).
+  const stored = storedHistograms(counted);
+  const stream = (c: DuckDbSession['connection'], wanted: readonly string[], sink: HistogramSink) =>
+    stored.stream(c, wanted.map(source), sink);
   return {
     folder: session.spill,
     distinct: counted.kind === 'table' && counted.weight !== undefined,
     histograms: (wanted, signal) =>
-      onSession(session, signal, (c) =>
-        collectHistograms(wanted, (sink) => streamHistograms(c, counted, wanted, source, sink)),
-      ),
-    stream: (wanted, sink, signal) =>
-      onSession(session, signal, (c) => streamHistograms(c, counted, wanted, source, sink)),
+      onSession(session, signal, (c) => collectHistograms(wanted, (sink) => stream(c, wanted, sink))),
+    stream: (wanted, sink, signal) => onSession(session, signal, (c) => stream(c, wanted, sink)),
     textSample: (name, stride, signal) =>
-      onSession(session, signal, (c) => textSample(c, counted, source(name), stride)),
+      onSession(session, signal, (c) => stored.textSample(c, source(name), stride)),
     tables: (schema, features, count = {}) => {
       const columns = schema.columns.map((c) => c.name);
       // A loaded table's or a Parquet file's wide columns are coded in DuckDB first (tables.ts
-      // countCodedOnDuckDb).
+      // countCodedOnDuckDb), their distinct texts read off the stored histograms.
       return onSession(session, count.signal, (c) =>
         counted.kind === 'table' || counted.kind === 'parquet'
-          ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count)
+          ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), {
+              ...count,
+              distinctTexts: (column) => stored.distinctTexts(c, column),
+            })
           : countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
       );
     },
