@@ -11,13 +11,17 @@
  * every way out (release.ts: validate's errors, the run's end, the CLI's and the app's failures
  * between). Every column is kept as the raw text DuckDB read (NULL for an empty unquoted field),
  * so a table counted here equals the one counted straight off the file (tables.ts), by
- * construction. Where a sample of the file repeats records (categorical data, or a file of
+ * construction. Each column's histogram is grouped once and kept beside the table
+ * (histogram-table.ts) for every read of it: the checks, discovery, the codes of a wide column and
+ * the report's sample. Where a sample of the file repeats records (categorical data, or a file of
  * copies), the table holds each distinct record once with its count (`distinctRecords`): every
  * query counts sums of those, the same tables. A Parquet file is columnar already: it is
  * counted in place, with no copy.
  *
- * Private values, read for the curator before the reservation as the streaming check reads them:
- * what is counted for the release is counted after the reservation, from this table.
+ * Private values, read for the curator before the reservation as the streaming check reads them.
+ * Nothing is measured (no noise drawn, nothing leaves the session) before the reservation: the
+ * release's measurements are drawn after it, from this table and the histograms kept with it
+ * (grouped for the check, an exact intermediate like the table itself).
  */
 
 import { stat } from 'node:fs/promises';
