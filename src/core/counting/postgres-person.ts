@@ -10,7 +10,7 @@
  *   integer arrays (parameters, never SQL text); every later count reads the bounded records.
  * Each query re-derives the persons' numbers and ranks, so the caller runs them all on one
  * connection in ONE REPEATABLE READ transaction: one snapshot, the same records named by every
- * number (withPersonSnapshot).
+ * number (postgres.ts withPostgres's `snapshot`).
  *
  * The order (sql/counting.ts PersonRecords): a plain table's heap order (a table loaded in a
  * file's order bounds exactly as that file does), the records' texts for a view or a query.
@@ -40,24 +40,6 @@ import { type CountedTables, type CountOptions, tablesFromGroups } from './table
 
 /** What the person level's bounding reads of a source (person-table.ts's PersonTable, in part). */
 export type BoundableTable = Pick<PersonTable, 'unit' | 'contributions' | 'heavy' | 'bound'>;
-
-/**
- * Runs `job` in one REPEATABLE READ, READ ONLY transaction on `client` (a query source's
- * connection is in one already: postgres.ts withPostgres). Rolled back on every way out.
- */
-export async function withPersonSnapshot<T>(
-  client: Client,
-  src: PostgresSource,
-  job: () => Promise<T>,
-): Promise<T> {
-  if (src.query !== undefined) return job();
-  await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-  try {
-    return await job();
-  } finally {
-    await client.query('ROLLBACK').catch(() => {});
-  }
-}
 
 /**
  * The person table of `src`: `names` the released columns, `unit` the unit column (both among the

@@ -179,6 +179,35 @@ describe.skipIf(!URL_)('counting pushed down into PostgreSQL (RAP_TEST_POSTGRES)
     expect(running.rows[0].n).toBe(0);
   });
 
+  it('{ snapshot: true }: one read-only snapshot for the whole job (a row added meanwhile unseen, a write refused)', async () => {
+    const other = `${table}_snap`;
+    const snap = parsePostgresSource(`${URL_}?table=${other}`);
+    await withPostgres(src, (c) => c.query(`CREATE TABLE ${other} AS SELECT * FROM ${table}`));
+    try {
+      const addRow = () => withPostgres(src, (c) => c.query(`INSERT INTO ${other} VALUES (1, 'x', 0)`));
+      const seen = (opts: { snapshot?: boolean }) =>
+        withPostgres(
+          snap,
+          async (c) => {
+            const before = await tableRows(c, snap);
+            await addRow();
+            return [before, await tableRows(c, snap)];
+          },
+          undefined,
+          opts,
+        );
+      expect(await seen({ snapshot: true })).toEqual([rows.length, rows.length]);
+      // Without it, each query sees the rows committed before it.
+      expect(await seen({})).toEqual([rows.length + 1, rows.length + 2]);
+      await expect(
+        withPostgres(snap, (c) => c.query(`DELETE FROM ${other}`), undefined, { snapshot: true }),
+      ).rejects.toThrow(/read-only transaction/);
+      expect(await withPostgres(snap, (c) => tableRows(c, snap))).toBe(rows.length + 2);
+    } finally {
+      await withPostgres(src, (c) => c.query(`DROP TABLE IF EXISTS ${other}`));
+    }
+  });
+
   it('the catalogue gives the columns in order; a missing table is refused naming it', async () => {
     await withPostgres(src, async (c) => {
       expect(await tableColumns(c, src)).toEqual(['age', 'city', 'score']);

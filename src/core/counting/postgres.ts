@@ -144,6 +144,17 @@ export function postgresRelation(src: PostgresSource): Relation {
 /** How long a connection attempt may take before the source is refused as unreachable. */
 export const CONNECT_TIMEOUT_MS = 15_000;
 
+/** How withPostgres opens its connection. */
+export interface ConnectionOptions {
+  /**
+   * Run `job` in one REPEATABLE READ, READ ONLY transaction, as a query source's connection always
+   * does: one snapshot, so every query sees the same rows (counting/postgres-person.ts's queries
+   * each re-derive the persons' numbers and ranks, which must name the same records), and the
+   * server refuses any write. Closing the connection rolls it back.
+   */
+  readonly snapshot?: boolean;
+}
+
 /**
  * Runs `job` on a connection to the source's database; closed on every way out. `host` may be a
  * Unix socket folder (libpq's rule: a host starting with '/').
@@ -152,13 +163,14 @@ export async function withPostgres<T>(
   src: PostgresSource,
   job: (client: Client) => Promise<T>,
   signal?: AbortSignal,
+  opts: ConnectionOptions = {},
 ): Promise<T> {
   signal?.throwIfAborted();
   const client = await connect(src);
   try {
-    // A query source reads in one read-only snapshot: the server refuses any write its text could
-    // hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
-    if (src.query !== undefined) {
+    // A query source always reads in one read-only snapshot: the server refuses any write its text
+    // could hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
+    if (src.query !== undefined || opts.snapshot) {
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     }
     // A cancel stops the running query in the server (pg_cancel_backend from a second

@@ -12,7 +12,7 @@
  */
 
 import { type PostgresSource, tableColumns, tableRows, withPostgres } from '../counting/postgres.ts';
-import { postgresPersonTable, withPersonSnapshot } from '../counting/postgres-person.ts';
+import { postgresPersonTable } from '../counting/postgres-person.ts';
 import type { Schema } from '../data/schema.ts';
 import type { RawSourcePlan } from '../discovery/raw-source.ts';
 import type { NoiseSource } from '../privacy/noise.ts';
@@ -37,21 +37,22 @@ export async function readPersonLevelDatabase(
 ): Promise<PersonCounted> {
   return withPostgres(
     src,
-    (client) =>
-      withPersonSnapshot(client, src, async () => {
-        const rows = await tableRows(client, src);
-        if (rows !== n) throw tableChanged(src, n, rows);
-        // The columns read, in the source's order, the unit column among them (as a file's header).
-        const read = new Set([...plan.header, unit.column]);
-        const header = (await tableColumns(client, src)).filter((c) => read.has(c));
-        const table = await postgresPersonTable(client, src, plan.header, unit.column);
-        // A database's texts are read as they are (no trimming), as at the row level.
-        return countPersonLevel(table, plan, unit, budget, noises, featureSets, {
-          header,
-          trim: false,
-          ...(signal ? { signal } : {}),
-        });
-      }),
+    async (client) => {
+      const rows = await tableRows(client, src);
+      if (rows !== n) throw tableChanged(src, n, rows);
+      // The columns read, in the source's order, the unit column among them (as a file's header).
+      const read = new Set([...plan.header, unit.column]);
+      const header = (await tableColumns(client, src)).filter((c) => read.has(c));
+      const table = await postgresPersonTable(client, src, plan.header, unit.column);
+      // A database's texts are read as they are (no trimming), as at the row level.
+      return countPersonLevel(table, plan, unit, budget, noises, featureSets, {
+        header,
+        trim: false,
+        ...(signal ? { signal } : {}),
+      });
+    },
     signal,
+    // Every count in one snapshot: the persons' numbers and ranks name the same records throughout.
+    { snapshot: true },
   );
 }

@@ -271,8 +271,8 @@ export interface DatabaseCounts {
  * the database (query 1), then the exact tables the engine needs (`featureSets` of the encoded
  * schema) counted in the database over those codes (query 2). No row leaves the database: only one
  * count per distinct value (query 1) or per combination of codes' texts (query 2). A database's
- * texts are read as they are (no trimming). `n` is the row count the ledger holds: a table whose
- * count differs changed during the run.
+ * texts are read as they are (no trimming). Both queries read one snapshot. `n` is the row count
+ * the ledger holds: a table whose count differs changed between the checks and the run.
  */
 export async function discoverAndCountDatabase(
   src: PostgresSource,
@@ -318,5 +318,8 @@ export async function discoverAndCountDatabase(
       return { discovery, data: { kind: 'counted', schema: encoded, n, tables }, histograms };
     },
     signal,
+    // One snapshot for both queries (a query source has one always): an UPDATE between them, which
+    // keeps the row count the check above compares, cannot give the tables other data than discovery.
+    { snapshot: true },
   );
 }

@@ -12,11 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { quoteString } from '../../../src/core/sql/counting.ts';
 import { withDuckDb } from '../../../src/core/sql/duckdb.ts';
 import { privateTempFolder, releaseFromFlags } from '../../support/counted-release.ts';
+import { DX, VISITS_WORKLOAD, visitsPersonFlags, WARDS } from '../../support/person-level.ts';
 
 const { dir, left } = privateTempFolder('rap-person-counted-release-', ['rap-duckdb-', 'rap-person-']);
-
-const WARDS = ['Cardiology', 'Oncology', 'Emergency', 'Surgery'];
-const DX = ['I10', 'I10.9', 'C34.90', 'C34.10', 'J45.20', 'E11.65', 'NA'];
 
 /** Public test data: 300 persons with 1–7 visits each (some ids with spaces, some missing). */
 function visits(spaced: boolean): string {
@@ -38,32 +36,13 @@ async function release(
   opts: { streaming?: boolean; k?: string; columns?: string } = {},
 ) {
   const at = (f: string) => path.join(dir, f);
-  writeFileSync(
-    at('w.json'),
-    JSON.stringify({
-      thresholds: [
-        { features: ['ward', 'diagnosis'], r: 2 },
-        { features: ['age', 'stay', 'ward'], r: 2 },
-      ],
-    }),
-  );
+  writeFileSync(at('w.json'), JSON.stringify(VISITS_WORKLOAD));
   return releaseFromFlags(
     dir,
     tag,
     {
-      data: file,
-      workload: at('w.json'),
-      out: at(`${tag}.csv`),
-      epsilon: '2',
-      rows: '200',
-      seed: '5',
-      insecureSeed: true,
-      budgetEpsilon: '100',
-      confirmCap: true,
+      ...visitsPersonFlags(file, at('w.json'), at(`${tag}.csv`), opts.k ?? '3'),
       header: 'yes',
-      unitColumn: 'patient',
-      rowsPerPerson: opts.k ?? '3',
-      hierarchy: ['diagnosis=icd10'],
       ...(opts.columns ? { columns: opts.columns } : {}),
     },
     opts.streaming ? { counting: 'streaming' as const } : {},

@@ -25,6 +25,7 @@ import { seededNoise } from '../../../src/core/privacy/noise.ts';
 import { boundSource, type UnitSpec, unitBudget } from '../../../src/core/release/person.ts';
 import { boundOnTable, readPersonLevelSource } from '../../../src/core/release/person-counted.ts';
 import { contingencyTable } from '../../../src/core/workload/exact.ts';
+import { neighbouringPersons } from '../../support/person-level.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-person-counted-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -203,41 +204,12 @@ describe('the person level counted by DuckDB = the streaming person path (same s
 /** A record of the neighbouring test: person, category, number (texts). */
 const CATS = ['a', 'b', 'c', 'd', 'e'];
 const NUMS = ['0', '3', '7.5', '40', '1000.5', '-2', '', 'x'];
-
-/** The changed person: k rows in one cell, spread over k cells, or 60 rows in one cell. */
-function changed(k: number, shape: string, cell: number): string[][] {
-  if (shape === 'absent') return [];
-  if (shape === 'spread')
-    return Array.from({ length: k }, (_, j) => ['z', CATS[(cell + j) % 5], NUMS[(cell + j) % 8]]);
-  return Array.from({ length: shape === 'many' ? 60 : k }, () => ['z', CATS[cell % 5], NUMS[cell % 8]]);
-}
+const NEIGHBOURS = neighbouringPersons(CATS, NUMS);
 
 describe('the counts DuckDB makes at the person level, on neighbouring datasets (one PERSON changed)', () => {
   it('kept records move by ≤ k; distinct persons per value by ≤ √(2k) on keys in both, keys in one only have count 1 (≤ 2k); level 1 by ≤ k√3', async () => {
-    const caseArb = fc.constantFrom(1, 2, 4).chain((k) =>
-      fc.record({
-        k: fc.constant(k),
-        // Everyone else within k rows: bounding draws nothing for them (the coupling).
-        others: fc.array(
-          fc.array(fc.tuple(fc.constantFrom(...CATS), fc.constantFrom(...NUMS)), {
-            minLength: 1,
-            maxLength: k,
-          }),
-          {
-            minLength: 1,
-            maxLength: 10,
-          },
-        ),
-        before: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
-        after: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
-        cellBefore: fc.nat({ max: 39 }),
-        cellAfter: fc.nat({ max: 39 }),
-        seed: fc.integer(),
-      }),
-    );
     await fc.assert(
-      fc.asyncProperty(caseArb, async (c) => {
-        const base = c.others.flatMap((rows, p) => rows.map(([cat, num]) => [`p${p}`, cat, num]));
+      fc.asyncProperty(NEIGHBOURS.cases, async (c) => {
         const counts = async (rows: string[][]) => {
           const f = path.join(dir, `n${file++}.csv`);
           writeFileSync(f, `${[['person', 'cat', 'num'], ...rows].map((r) => r.join(',')).join('\n')}\n`);
@@ -255,8 +227,9 @@ describe('the counts DuckDB makes at the person level, on neighbouring datasets 
             await table.dispose();
           }
         };
-        const d = await counts([...base, ...changed(c.k, c.before, c.cellBefore)]);
-        const e = await counts([...base, ...changed(c.k, c.after, c.cellAfter)]);
+        const [before, after] = NEIGHBOURS.datasets(c);
+        const d = await counts(before);
+        const e = await counts(after);
         expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(c.k);
         const both = [...d.cat.keys()].filter((key) => e.cat.has(key));
         const moved = Math.hypot(...both.map((key) => d.cat.get(key)! - e.cat.get(key)!));

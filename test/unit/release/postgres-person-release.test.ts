@@ -23,7 +23,7 @@ import {
   readQuery,
   withPostgres,
 } from '../../../src/core/counting/postgres.ts';
-import { postgresPersonTable, withPersonSnapshot } from '../../../src/core/counting/postgres-person.ts';
+import { postgresPersonTable } from '../../../src/core/counting/postgres-person.ts';
 import { parsePostgresQuerySource } from '../../../src/core/counting/postgres-query.ts';
 import type { Schema } from '../../../src/core/data/schema.ts';
 import { personProfile } from '../../../src/core/discovery/person-histograms.ts';
@@ -34,13 +34,18 @@ import { boundOnTable } from '../../../src/core/release/person-counted.ts';
 import { releaseStraightThrough } from '../../../src/core/release/release.ts';
 import { CLI_TIMEOUT } from '../../support/cli.ts';
 import { runCliInProcess } from '../../support/cli-in-process.ts';
+import {
+  DX,
+  neighbouringPersons,
+  VISITS_WORKLOAD,
+  visitsPersonFlags,
+  WARDS,
+} from '../../support/person-level.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-pg-person-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const WARDS = ['Cardiology', 'Oncology', 'Emergency', 'Surgery'];
-const DX = ['I10', 'I10.9', 'C34.90', 'C34.10', 'J45.20', 'E11.65', 'NA'];
 const COLUMNS = ['patient', 'ward', 'diagnosis', 'age', 'stay'];
 
 /** Public test data: 300 persons with 1–7 visits each, interleaved (some ids missing: '?' or empty). */
@@ -82,15 +87,7 @@ describe.skipIf(!PG)(
 
     beforeAll(async () => {
       writeFileSync(path.join(dir, 'visits.csv'), csv(COLUMNS, visits()));
-      writeFileSync(
-        path.join(dir, 'w.json'),
-        JSON.stringify({
-          thresholds: [
-            { features: ['ward', 'diagnosis'], r: 2 },
-            { features: ['age', 'stay', 'ward'], r: 2 },
-          ],
-        }),
-      );
+      writeFileSync(path.join(dir, 'w.json'), JSON.stringify(VISITS_WORKLOAD));
       await withPostgres(src(), (c) => createTable(c, table, COLUMNS, visits()));
     });
     afterAll(async () => {
@@ -133,10 +130,11 @@ describe.skipIf(!PG)(
       } finally {
         await duck.dispose();
       }
-      const fromPg = await withPostgres(src(), (c) =>
-        withPersonSnapshot(c, src(), async () =>
-          counted(await postgresPersonTable(c, src(), names, 'patient')),
-        ),
+      const fromPg = await withPostgres(
+        src(),
+        async (c) => counted(await postgresPersonTable(c, src(), names, 'patient')),
+        undefined,
+        { snapshot: true },
       );
       // Bounding kept records: fewer than the table's, more than none.
       expect(fromPg.n).toBeLessThan(visits().length);
@@ -147,18 +145,7 @@ describe.skipIf(!PG)(
     async function release(data: string, tag: string, k: string, extra: Partial<SynthFlags> = {}) {
       const at = (f: string) => path.join(dir, f);
       const flags = {
-        data,
-        workload: at('w.json'),
-        out: at(`${tag}.csv`),
-        epsilon: '2',
-        rows: '200',
-        seed: '5',
-        insecureSeed: true,
-        budgetEpsilon: '100',
-        confirmCap: true,
-        unitColumn: 'patient',
-        rowsPerPerson: k,
-        hierarchy: ['diagnosis=icd10'],
+        ...visitsPersonFlags(data, at('w.json'), at(`${tag}.csv`), k),
         ...extra,
       } as unknown as SynthFlags;
       const spec = await synthSpec(flags);
@@ -335,13 +322,7 @@ describe.skipIf(!PG)(
     /** The neighbouring test's records: person, category, number (texts). */
     const CATS = ['a', 'b', 'c', 'd', 'e'];
     const NUMS = ['0', '3', '7.5', '40', '1000.5', '-2', 'x'];
-    /** The changed person: k rows in one cell, spread over k cells, or 60 rows in one cell (or absent). */
-    function changed(k: number, shape: string, cell: number): string[][] {
-      if (shape === 'absent') return [];
-      if (shape === 'spread')
-        return Array.from({ length: k }, (_, j) => ['z', CATS[(cell + j) % 5], NUMS[(cell + j) % 7]]);
-      return Array.from({ length: shape === 'many' ? 60 : k }, () => ['z', CATS[cell % 5], NUMS[cell % 7]]);
-    }
+    const NEIGHBOURS = neighbouringPersons(CATS, NUMS);
     const pairSchema = {
       columns: [
         { name: 'cat', kind: 'categorical', categories: CATS },
@@ -351,33 +332,17 @@ describe.skipIf(!PG)(
     let neighbour = 0;
 
     it('neighbours (one PERSON changed, all their rows): bounded n and every table cell move by ≤ k, a table by ≤ 2k in ℓ1; distinct persons per value by ≤ √(2k)', async () => {
-      const caseArb = fc.constantFrom(1, 2, 4).chain((k) =>
-        fc.record({
-          k: fc.constant(k),
-          // Everyone else within k rows: bounding draws nothing for them (the coupling); the changed
-          // person comes last, so its draws are the last.
-          others: fc.array(
-            fc.array(fc.tuple(fc.constantFrom(...CATS), fc.constantFrom(...NUMS)), {
-              minLength: 1,
-              maxLength: k,
-            }),
-            { minLength: 1, maxLength: 10 },
-          ),
-          before: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
-          after: fc.constantFrom('one-cell', 'spread', 'many', 'absent'),
-          cellBefore: fc.nat({ max: 34 }),
-          cellAfter: fc.nat({ max: 34 }),
-          seed: fc.integer(),
-        }),
-      );
-      await withPostgres(src(), async (c) => {
-        const counts = async (rows: string[][], k: number, seed: number) => {
-          const name = `${table}_n${neighbour++}`;
-          made.push(name);
-          await createTable(c, name, ['person', 'cat', 'num'], rows);
-          const s = parsePostgresSource(`${PG}?table=${name}`);
-          try {
-            return await withPersonSnapshot(c, s, async () => {
+      // Each neighbour's table is made on a connection of its own, then counted as a release counts
+      // it: on a fresh connection, in one snapshot (release/database-person.ts).
+      const counts = async (rows: string[][], k: number, seed: number) => {
+        const name = `${table}_n${neighbour++}`;
+        made.push(name);
+        await withPostgres(src(), (c) => createTable(c, name, ['person', 'cat', 'num'], rows));
+        const s = parsePostgresSource(`${PG}?table=${name}`);
+        try {
+          return await withPostgres(
+            s,
+            async (c) => {
               const t = await postgresPersonTable(c, s, ['cat', 'num'], 'person');
               const budget = { rhoCount: 0.1, rhoBound: 0, engineEpsilon: 1, engineRho: 1 };
               const { bounded } = await boundOnTable(
@@ -392,38 +357,40 @@ describe.skipIf(!PG)(
               });
               const tables = await bounded.tables(pairSchema, [[0], [1], [0, 1]]);
               return { n: bounded.n, cat: columns[0].values!, tables: tables.tables };
-            });
-          } finally {
-            await c.query(`DROP TABLE ${name}`);
-          }
-        };
-        await fc.assert(
-          fc.asyncProperty(caseArb, async (x) => {
-            const base = x.others.flatMap((rows, p) => rows.map(([cat, num]) => [`p${p}`, cat, num]));
-            const d = await counts([...base, ...changed(x.k, x.before, x.cellBefore)], x.k, x.seed);
-            const e = await counts([...base, ...changed(x.k, x.after, x.cellAfter)], x.k, x.seed);
-            expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(x.k);
-            d.tables.forEach((td, i) => {
-              const te = e.tables[i];
-              const diffs = Array.from(td, (v, j) => Math.abs(v - te[j]));
-              expect(Math.max(...diffs)).toBeLessThanOrEqual(x.k);
-              expect(diffs.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * x.k);
-            });
-            const both = [...d.cat.keys()].filter((key) => e.cat.has(key));
-            const moved = Math.hypot(...both.map((key) => d.cat.get(key)! - e.cat.get(key)!));
-            expect(moved).toBeLessThanOrEqual(Math.sqrt(2 * x.k) + 1e-9);
-            for (const key of [...d.cat.keys()].filter((key) => !e.cat.has(key)))
-              expect(d.cat.get(key)).toBe(1);
-            for (const key of [...e.cat.keys()].filter((key) => !d.cat.has(key)))
-              expect(e.cat.get(key)).toBe(1);
-            const onlyOne = [...d.cat.keys(), ...e.cat.keys()].filter(
-              (key) => !(d.cat.has(key) && e.cat.has(key)),
-            );
-            expect(onlyOne.length).toBeLessThanOrEqual(2 * x.k);
-          }),
-          { numRuns: 25 },
-        );
-      });
+            },
+            undefined,
+            { snapshot: true },
+          );
+        } finally {
+          await withPostgres(src(), (c) => c.query(`DROP TABLE ${name}`));
+        }
+      };
+      await fc.assert(
+        fc.asyncProperty(NEIGHBOURS.cases, async (x) => {
+          const [before, after] = NEIGHBOURS.datasets(x);
+          const d = await counts(before, x.k, x.seed);
+          const e = await counts(after, x.k, x.seed);
+          expect(Math.abs(d.n - e.n)).toBeLessThanOrEqual(x.k);
+          d.tables.forEach((td, i) => {
+            const te = e.tables[i];
+            const diffs = Array.from(td, (v, j) => Math.abs(v - te[j]));
+            expect(Math.max(...diffs)).toBeLessThanOrEqual(x.k);
+            expect(diffs.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2 * x.k);
+          });
+          const both = [...d.cat.keys()].filter((key) => e.cat.has(key));
+          const moved = Math.hypot(...both.map((key) => d.cat.get(key)! - e.cat.get(key)!));
+          expect(moved).toBeLessThanOrEqual(Math.sqrt(2 * x.k) + 1e-9);
+          for (const key of [...d.cat.keys()].filter((key) => !e.cat.has(key)))
+            expect(d.cat.get(key)).toBe(1);
+          for (const key of [...e.cat.keys()].filter((key) => !d.cat.has(key)))
+            expect(e.cat.get(key)).toBe(1);
+          const onlyOne = [...d.cat.keys(), ...e.cat.keys()].filter(
+            (key) => !(d.cat.has(key) && e.cat.has(key)),
+          );
+          expect(onlyOne.length).toBeLessThanOrEqual(2 * x.k);
+        }),
+        { numRuns: 25 },
+      );
     });
   },
 );
