@@ -321,8 +321,14 @@ async function codeColumn(
     (await connection.runAndReadAll(`SELECT count(*) FROM ${distinctTexts(f)}`)).getRows()[0]?.[0] ?? 0,
   );
   const codes = new Int32Array(count).fill(-1);
-  for await (const rows of resultChunks(connection, `SELECT rowid, t FROM ${distinctTexts(f)}`)) {
-    for (const [id, text] of rows) codes[Number(id)] = encode(String(text ?? ''));
+  // Read a column at a time (no array per row: a wide column has millions of texts).
+  const result = await connection.stream(`SELECT CAST(rowid AS INTEGER) AS id, t FROM ${distinctTexts(f)}`);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const ids = chunk.getColumnValues(0);
+    const texts = chunk.getColumnValues(1);
+    for (let r = 0; r < ids.length; r++) codes[ids[r] as number] = encode(String(texts[r] ?? ''));
   }
   if (codes.includes(-1))
     throw new Error(`internal: a distinct text of column ${f} was not read to be coded`);
