@@ -15,7 +15,10 @@
  *   column is no column of the release and no column of the workload (as for a file); the person
  *   level itself is the release pipeline's (core/release/database.ts), which says what it supports.
  *
- * Not offered for a database source (refused, saying so): hierarchies.
+ * - a date or time format stated for a column to discover (`temporal`) and hierarchical codes
+ *   (`settings.hierarchy`): the spec's fields a file's Schema step sets (database-plan.ts), which
+ *   the release pipeline checks before anything is reserved.
+ *
  * The password stays on the source object in memory (database-service.ts databaseSource).
  */
 import { randomUUID } from 'node:crypto';
@@ -30,6 +33,7 @@ import { dataSource, releaseSpec } from '../core/release/spec.ts';
 import type { Services } from './api-services.ts';
 import type { AppState } from './app-state.ts';
 import { keptWorkload } from './columns.ts';
+import { statedDatabaseFormats, withStatedFormats } from './database-plan.ts';
 import { declaredDatabaseSchema } from './database-schema.ts';
 import { databaseSource } from './database-service.ts';
 import { budgetFromTotals } from './ledger-views.ts';
@@ -79,13 +83,11 @@ export function databaseRunService(state: AppState): DatabaseRunService {
       return budgetFromTotals(await state.ledger.totals(known.fingerprint));
     },
 
-    async startDatabaseRun({ source, thresholds, schema, settings }) {
+    async startDatabaseRun({ source, thresholds, schema, settings, temporal }) {
       const src = databaseSource(source);
       const { parsed, problems } = parseSettings(settings);
       if (!parsed) throw new InputError(problems[0].message, { field: problems[0].field });
-      const refuse = (what: string, field: string) =>
-        new InputError(`${src.location}: ${what} is not available for a database source.`, { field });
-      if (parsed.hierarchies) throw refuse('a hierarchical column', 'hierarchy');
+      const formats = statedDatabaseFormats(src.location, temporal);
       if (thresholds.length === 0) {
         throw new InputError('The workload has no thresholds: add some over the source’s columns.');
       }
@@ -111,7 +113,15 @@ export function databaseRunService(state: AppState): DatabaseRunService {
       const declared = declaredDatabaseSchema(src.location, names, schema);
       const spec = releaseSpec(parsed, {
         source: {
-          ...dataSource({ path: src.location, schema: declared, undeclared: 'discover' }),
+          ...withStatedFormats(
+            dataSource({
+              path: src.location,
+              schema: declared,
+              undeclared: 'discover',
+              ...(parsed.hierarchies && { hierarchies: parsed.hierarchies }),
+            }),
+            formats,
+          ),
           postgres: src,
         },
         datasetName: databaseDatasetName(src),

@@ -119,6 +119,18 @@ export const argSchemas = {
         .object({ columns: z.array(columnSchema).max(10_000) })
         .strict()
         .optional(),
+      temporal: z.record(feature, temporal).optional(),
+      settings,
+    })
+    .strict(),
+  planDatabaseRun: z
+    .object({
+      source: databaseSource,
+      schema: z
+        .object({ columns: z.array(columnSchema).max(10_000) })
+        .strict()
+        .optional(),
+      temporal: z.record(feature, temporal).optional(),
       settings,
     })
     .strict(),

@@ -7,6 +7,7 @@
  */
 import type { Services } from './api-services.ts';
 import { createAppState } from './app-state.ts';
+import { databasePlanService } from './database-plan.ts';
 import { databaseRunService } from './database-runs.ts';
 import { databaseService } from './database-service.ts';
 import { datasetService } from './dataset-service.ts';
@@ -26,6 +27,7 @@ export function createServices(ctx: ServiceContext): Services {
     ...datasetService(state),
     ...databaseService(),
     ...databaseRunService(state),
+    ...databasePlanService(),
     ...workloadService(state),
     ...runService(state),
     ...exportService(state),

@@ -188,8 +188,27 @@ function columnsAtRelease(
   budget: { readonly epsilon: number; readonly delta: number } | null,
   hierarchies: Readonly<Record<string, Hierarchy>> = {},
 ): { columns: ColumnReleaseView[]; discovery: RunPlanView['discovery'] } {
-  const declared = new Set(declaredColumns(schema).map((c) => c.name));
-  const names = schema.columns.map((c) => c.name);
+  return columnCosts(
+    schema.columns.map((c) => c.name),
+    new Set(declaredColumns(schema).map((c) => c.name)),
+    mode,
+    budget,
+    hierarchies,
+  );
+}
+
+/**
+ * columnsAtRelease by the columns' names: the released columns (in order) and those declared. A
+ * source the app holds no schema of (a database's, services/database-plan.ts) states its costs
+ * through this, from the same split.
+ */
+export function columnCosts(
+  names: readonly string[],
+  declared: ReadonlySet<string>,
+  mode: ReturnType<typeof domainPlan>,
+  budget: { readonly epsilon: number; readonly delta: number } | null,
+  hierarchies: Readonly<Record<string, Hierarchy>> = {},
+): { columns: ColumnReleaseView[]; discovery: RunPlanView['discovery'] } {
   const undeclared = names.filter((name) => !declared.has(name));
   const each = (other: (name: string) => ColumnReleaseView): ColumnReleaseView[] =>
     names.map((name) => (declared.has(name) ? { name, domain: 'declared' } : other(name)));

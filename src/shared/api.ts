@@ -189,8 +189,24 @@ export interface DatabaseRunArg {
    * The columns to leave out are `settings.exclude`, as for a file.
    */
   readonly schema?: SchemaInput;
+  /**
+   * A date, time or datetime format stated for a column to discover (the Schema step's "Date or
+   * time" on a column read off a file's data): public, so discovery reads the column in it on the
+   * calendar grid without the private format test; its domain is still discovered.
+   */
+  readonly temporal?: Readonly<Record<string, TemporalView>>;
   readonly settings: RunSettingsInput;
 }
+
+/** What a database release's plan needs: the run's argument without the workload. */
+export type DatabasePlanArg = Omit<DatabaseRunArg, 'thresholds'>;
+
+/**
+ * A database release's plan before Run (services/database-plan.ts): each released column's domain
+ * at release and its cost, and discovery's split (RunPlanView's fields, from the same split the
+ * release spends); `problems` names a setting that does not parse (ε, δ, a hierarchy, a format).
+ */
+export type DatabasePlanView = Pick<RunPlanView, 'problems' | 'epsilon' | 'delta' | 'columns' | 'discovery'>;
 
 /** The budget cap of a database source's dataset in the ledger (its identity: release/database.ts). */
 export interface DatabaseCapArg {
@@ -675,6 +691,8 @@ export interface ApiMethods {
   setDatabaseCap: [DatabaseCapArg, BudgetView];
   /** Starts a release from a database source (counted in the database; no row leaves it). */
   startDatabaseRun: [DatabaseRunArg, RunView];
+  /** A database release's columns at release and their discovery cost, before Run (no row read). */
+  planDatabaseRun: [DatabasePlanArg, DatabasePlanView];
   /** The curator's answer to "does the first row name the columns?" ('no' reads the file again). */
   setHeader: [DatasetRef & { readonly header: 'yes' | 'no' }, DatasetView];
   histogram: [DatasetRef & { readonly column: string }, HistogramView];

@@ -7,13 +7,15 @@
  * released CSV's header, the declared domain used exactly, and the ledger's entry (the database's
  * keyed identity, as the CLI's --sql; no query text, no password); a query the database refuses
  * is named in the banner. Then a column as the identifier of a person: a per-person cap and
- * release, the identifier not released.
+ * release, the identifier not released. Each discovered column's cost is shown before Run (its
+ * share of ρ, as the release spends it); a text column holding dates stated a format and a code
+ * column marked ICD-10 (as on the Schema step) are released as dates in that format and as codes.
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../src/core/counting/postgres.ts';
 import { chromiumAvailable } from './harness.ts';
-import { banner, downloadText, waitForRunStatus } from './ui.ts';
+import { banner, downloadText, textNow, waitForRunStatus } from './ui.ts';
 import { useApp } from './use-app.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
@@ -41,6 +43,16 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(
         /ward.*text.*smoker.*age.*integer/s,
       );
+      // Before Run: each discovered column's cost, discovery's 20% of ρ split over the three.
+      await expect
+        .poll(() => page.getByTestId('db-cost-ward').textContent(), { timeout: 30_000 })
+        .toContain('(6.7% of ρ)');
+      await expect(page.getByTestId('db-merge-ward').textContent()).resolves.toContain('"(other)"');
+      await expect(page.getByTestId('db-discovery').textContent()).resolves.toContain('20.0% of ρ');
+      // An ε that does not parse: named beside the columns, no cost shown until it is fixed.
+      await page.getByTestId('db-epsilon').fill('x');
+      await expect.poll(() => textNow(page, 'db-plan-problem'), { timeout: 30_000 }).toMatch(/ε|epsilon/i);
+      expect(await page.getByTestId('db-cost-ward').count()).toBe(0);
       // Two of the three columns: one two-way marginal.
       await page.getByTestId('db-col-age').uncheck();
       await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('1 two-way marginal');
@@ -107,6 +119,9 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(await banner(page)).toBeNull();
       expect(await page.getByTestId('db-location').textContent()).toMatch(/ \(SQL query\)$/);
       // The identifier is left out: never read, out of the workload.
+      await expect
+        .poll(() => page.getByTestId('db-cost-smoker').textContent(), { timeout: 30_000 })
+        .toContain('(5.0% of ρ)');
       await page.getByTestId('db-role-id').selectOption('leave-out');
       await expect(page.getByTestId('db-release-id').textContent()).resolves.toContain('left out');
       // ward declared whole (a category no row holds kept: used exactly, not discovered).
@@ -114,6 +129,11 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       await page.getByTestId('schema-edit-categories').fill('Cardiology\nEmergency\nOncology\nPaediatrics');
       await page.getByTestId('schema-edit-save').click();
       await expect(page.getByTestId('db-release-ward').textContent()).resolves.toContain('declared');
+      // Left out and declared cost nothing: discovery's share now goes to smoker and age.
+      await expect
+        .poll(() => page.getByTestId('db-cost-smoker').textContent(), { timeout: 30_000 })
+        .toContain('(10.0% of ρ)');
+      expect(await page.getByTestId('db-cost-ward').count()).toBe(0);
       // ward, smoker, age: three two-way marginals.
       await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('3 two-way marginals');
       await page.getByTestId('db-cap-epsilon').fill('5');
@@ -203,6 +223,71 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(csv.trim().split(/\r?\n/)[0]).toBe('ward,smoker');
     } finally {
       await withPostgres(psrc(), (c) => c.query(`DROP TABLE IF EXISTS ${ptable}`));
+    }
+  });
+  it('a date format and an ICD-10 hierarchy stated on database columns: costs, release, export', async () => {
+    const htable = `${table}_h`;
+    const hsrc = () => parsePostgresSource(`${PG}?table=${htable}`);
+    await withPostgres(hsrc(), async (c) => {
+      await c.query(`CREATE TABLE ${htable} (visit text, dx text, ward text)`);
+      // Dates written day.month.year (no public candidate format reads them), ICD-10 codes.
+      await c.query(
+        `INSERT INTO ${htable} SELECT to_char(date '2023-01-01' + (i % 365), 'DD.MM.YYYY'), ` +
+          `(ARRAY['C34.10','C34.10','C34.90','I10','I10','J18.9'])[1 + i % 6], ` +
+          `(ARRAY['A','B','C'])[1 + i % 3] FROM generate_series(0, 1199) AS i`,
+      );
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-Data').click();
+      const panel = page.getByTestId('db-source');
+      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+        await panel.locator('summary').click();
+      await page.getByTestId('db-url').fill(PG!);
+      await page.getByTestId('db-kind-table').check();
+      await page.getByTestId('db-table').fill(htable);
+      await page.getByTestId('db-describe').click();
+      await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/visit.*dx.*ward/s);
+      // The visits' format, stated (public): read as dates at release.
+      await page.getByTestId('db-codes-visit').click();
+      await page.getByTestId('schema-edit-temporal-kind').selectOption('date');
+      await page.getByTestId('schema-edit-temporal-format').fill('DD.MM.YYYY');
+      await page.getByTestId('schema-edit-save').click();
+      await expect(page.getByTestId('db-temporal-visit').textContent()).resolves.toContain('date DD.MM.YYYY');
+      // dx as ICD-10 codes: three levels, three shares of discovery's five.
+      await page.getByTestId('db-codes-dx').click();
+      await page.getByTestId('schema-edit-hierarchy').selectOption('icd10');
+      await page.getByTestId('schema-edit-save').click();
+      await expect(page.getByTestId('db-hierarchy-dx').textContent()).resolves.toContain('codes icd10');
+      await expect
+        .poll(() => page.getByTestId('db-cost-dx').textContent(), { timeout: 30_000 })
+        .toContain('(12.0% of ρ)');
+      await expect(page.getByTestId('db-cost-ward').textContent()).resolves.toContain('(4.0% of ρ)');
+      // A date column states no "(other)" bar (it is binned on the calendar, not merged).
+      expect(await page.getByTestId('db-merge-visit').count()).toBe(0);
+      await page.getByTestId('db-cap-epsilon').fill('5');
+      await page.getByTestId('db-set-cap').click();
+      await expect(page.getByTestId('db-cap').textContent()).resolves.toContain('5');
+      await page.getByTestId('db-epsilon').fill('4');
+      await page.getByTestId('db-rows').fill('60');
+      await page.getByTestId('db-run').click();
+      expect(await waitForRunStatus(page, ['finished'])).toBe('finished');
+      expect(await banner(page)).toBeNull();
+      await page.getByTestId('nav-Export').click();
+      const csv = await downloadText(page, 'export-button');
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines[0]).toBe('visit,dx,ward');
+      const rows = lines.slice(1).map((l) => l.split(','));
+      for (const [visit, dx] of rows) {
+        expect(visit).toMatch(/^(\d\d\.\d\d\.\d{4}|\?)$/);
+        // A released key of a level: a letter, a three-character category or a full code (level 1's
+        // public histogram may release a letter no record holds: noise, as the release states it).
+        expect(dx).toMatch(/^([A-Z]|[A-Z]\d\d|[A-Z]\d\d\.\d+|\(other\)|\?)$/);
+      }
+      expect(rows.some(([visit]) => visit.endsWith('.2023'))).toBe(true);
+      expect(rows.some(([, dx]) => dx === 'C34.10')).toBe(true);
+    } finally {
+      await withPostgres(hsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${htable}`));
     }
   });
 });

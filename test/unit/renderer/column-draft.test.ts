@@ -10,6 +10,10 @@ import {
   domainFromDraft,
   emptyDomainDraft,
   equalWidthEdges,
+  hierarchyDraftOf,
+  hierarchyFromDraft,
+  temporalDraftOf,
+  temporalFromDraft,
 } from '../../../src/renderer/src/lib/column-draft.ts';
 
 describe('equalWidthEdges', () => {
@@ -77,6 +81,33 @@ describe('domainFromDraft / domainDraftOf', () => {
     });
     expect(domainFromDraft('n', 'numeric', { ...emptyDomainDraft(), edges: '0, ten, 20' })).toEqual({
       problem: 'Every bin edge must be a number (separate them with commas).',
+    });
+  });
+});
+
+describe('a stated date or time and a hierarchical code, drafted (Schema step and database columns)', () => {
+  it('a levels text round-trips through its draft: presets, prefix lengths, full codes', () => {
+    for (const text of ['icd10', 'postcode,full-codes', '1,3,full', '3,5,full-codes', 'naics']) {
+      const made = hierarchyFromDraft(hierarchyDraftOf(text));
+      expect(made).toEqual({ text });
+    }
+    expect(hierarchyDraftOf(undefined)).toEqual({ choice: '', lengths: '', fullCodes: false });
+    expect(hierarchyFromDraft(hierarchyDraftOf(''))).toEqual({ text: '' });
+    expect(hierarchyDraftOf('1,3,full')).toEqual({ choice: 'custom', lengths: '1,3,full', fullCodes: false });
+  });
+
+  it('prefix lengths left blank: what to give', () => {
+    expect(hierarchyFromDraft({ choice: 'custom', lengths: ' ', fullCodes: false })).toEqual({
+      problem: expect.stringContaining('prefix lengths'),
+    });
+  });
+
+  it('a date format round-trips; neither is no temporal; a kind without a format is named', () => {
+    const t = { kind: 'date' as const, format: 'DD.MM.YYYY' };
+    expect(temporalFromDraft(temporalDraftOf(t))).toEqual({ temporal: t });
+    expect(temporalFromDraft(temporalDraftOf(undefined))).toEqual({});
+    expect(temporalFromDraft({ kind: 'time', format: ' ' })).toEqual({
+      problem: expect.stringContaining('format'),
     });
   });
 });

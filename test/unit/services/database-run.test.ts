@@ -46,13 +46,13 @@ describe('startDatabaseRun / setDatabaseCap: refused before anything is reserved
     expect(e.message).not.toContain('s3cret');
   });
 
-  it('a hierarchy: not available for a database source', async () => {
+  it('a hierarchy with bad levels: refused with the CLI’s message before the source is read', async () => {
     const source = { url: 'postgres://127.0.0.1:1/db', table: 't' };
     const thresholds = [{ features: ['a', 'b'], r: 2, weight: 1 }];
     const h = await refusal(
-      app.call('startDatabaseRun', { source, thresholds, settings: { ...SETTINGS, hierarchy: ['a=icd10'] } }),
+      app.call('startDatabaseRun', { source, thresholds, settings: { ...SETTINGS, hierarchy: ['a=1,x'] } }),
     );
-    expect(h.message).toContain('not available for a database source');
+    expect(h.message).toContain('hierarchy of "a"');
   });
 
   it('an unknown key in the source is refused by the dispatcher', async () => {

@@ -4,7 +4,7 @@
  * or filled equal-width from lower, upper and bins), integers or not, and a missing category.
  * The services check the result again (the schema file's rules).
  */
-import type { ColumnView } from '../../../shared/api';
+import type { ColumnView, TemporalView } from '../../../shared/api';
 
 export interface DomainDraft {
   categories: string;
@@ -79,4 +79,58 @@ export function domainText(c: ColumnView, count: (n: number) => string): string 
     return `${count(c.categories.length)} categories: ${shown}${c.categories.length > 4 ? ', …' : ''}`;
   }
   return `${count(c.edges.length - 1)} bins over [${c.edges[0]}, ${c.edges[c.edges.length - 1]}]${c.integer ? ', integers' : ''}`;
+}
+
+/** A column stated a date, time or datetime in a format (components/TemporalFields.vue); kind '' : neither. */
+export interface TemporalDraft {
+  kind: '' | TemporalView['kind'];
+  format: string;
+}
+
+/** The draft of a column's stated date or time (none: neither). */
+export function temporalDraftOf(t: TemporalView | undefined): TemporalDraft {
+  return { kind: t?.kind ?? '', format: t?.format ?? '' };
+}
+
+/** The stated date or time (`temporal` absent: neither); or what is missing. */
+export function temporalFromDraft(d: TemporalDraft): { temporal?: TemporalView } | { problem: string } {
+  if (d.kind === '') return {};
+  if (d.format.trim() === '')
+    return { problem: 'Give the format of the dates or times, e.g. MM/DD/YYYY or HH:MM.' };
+  return { temporal: { kind: d.kind, format: d.format.trim() } };
+}
+
+/**
+ * A hierarchical code (components/HierarchyFields.vue; the CLI's --hierarchy COLUMN=LEVELS, whose
+ * LEVELS text the services parse with the release's parseHierarchies): a preset or prefix lengths
+ * ('custom'), or '' (not hierarchical), and whether decoding draws released full codes.
+ */
+export type HierarchyChoice = 'icd10' | 'postcode' | 'naics' | 'custom';
+const PRESETS = ['icd10', 'postcode', 'naics'] as const;
+
+export interface HierarchyDraft {
+  choice: '' | HierarchyChoice;
+  lengths: string;
+  fullCodes: boolean;
+}
+
+/** The draft of a column's levels text ('' or absent: not hierarchical). */
+export function hierarchyDraftOf(text: string | undefined): HierarchyDraft {
+  const tokens = (text ?? '').split(',').filter((t) => t !== '');
+  const fullCodes = tokens.includes('full-codes');
+  const levels = tokens.filter((t) => t !== 'full-codes');
+  const preset = PRESETS.find((p) => levels.length === 1 && levels[0] === p);
+  return {
+    choice: preset ?? (levels.length > 0 ? 'custom' : ''),
+    lengths: preset ? '' : levels.join(','),
+    fullCodes,
+  };
+}
+
+/** The levels text for the run's settings ('' : not hierarchical); or what is missing. */
+export function hierarchyFromDraft(d: HierarchyDraft): { text: string } | { problem: string } {
+  if (d.choice === '') return { text: '' };
+  const levels = d.choice === 'custom' ? d.lengths.replace(/\s+/g, '') : d.choice;
+  if (levels === '') return { problem: 'Give the prefix lengths of the code levels, e.g. 1,3,full or 3,5.' };
+  return { text: d.fullCodes ? `${levels},full-codes` : levels };
 }
