@@ -1,8 +1,9 @@
 /**
  * An embedded DuckDB for one job over private data, and nothing left behind: an in-memory
  * database whose spill folder is a fresh private folder (0700, under the OS temp folder),
- * removed on every way out (return, throw, abort), with DuckDB's logging off, no extension
- * auto-install (no network), and the configuration locked so no query can change that.
+ * removed on every way out (return, throw, abort; after a SIGKILL, by the next process's first
+ * session: sweepOnce), with DuckDB's logging off, no extension auto-install (no network), and
+ * the configuration locked so no query can change that.
  * `openDuckDb` keeps such a session open across calls (a parsed source table, in memory, spilled
  * to the private folder past its memory limit); its owner closes it, which removes the folder.
  *
@@ -10,10 +11,11 @@
  * them as the curator's, never as public text.
  */
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { freemem, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { createPrivateFolder, removeStaleFolders } from '../private-folder.ts';
 import { relationSql } from './counting.ts';
 import { interruptibly } from './interruptible.ts';
 
@@ -85,6 +87,20 @@ function track(folder: string): void {
   openFolders.add(folder);
 }
 
+const SESSION_PREFIX = 'rap-duckdb-';
+
+/**
+ * Folders of sessions whose process is gone (a SIGKILL, a power cut: no exit hook ran) hold the
+ * private table and its spill: the first session a process opens under a parent removes them
+ * (core/private-folder.ts; a folder without our marker, or of a live process, is left alone).
+ */
+const swept = new Set<string>();
+function sweepOnce(parent: string): void {
+  if (swept.has(parent)) return;
+  swept.add(parent);
+  removeStaleFolders(parent, SESSION_PREFIX);
+}
+
 /**
  * Opens a private in-memory DuckDB, kept open for a table that outlives one query
  * (counting/source-table.ts); past its memory limit DuckDB spills to the private folder.
@@ -93,8 +109,10 @@ function track(folder: string): void {
 export async function openDuckDb(
   opts: DuckDbOptions & { readonly unordered?: boolean } = {},
 ): Promise<DuckDbSession> {
+  const parent = opts.tempParent ?? tmpdir();
+  sweepOnce(parent);
   // mkdtemp creates the folder with mode 0700: only this user can read what DuckDB spills.
-  const spill = await mkdtemp(join(opts.tempParent ?? tmpdir(), 'rap-duckdb-'));
+  const spill = createPrivateFolder(parent, SESSION_PREFIX);
   track(spill);
   let instance: import('@duckdb/node-api').DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
