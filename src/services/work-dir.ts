@@ -8,35 +8,18 @@
  * - after a crash (SIGKILL, power cut) the next start removes every such folder of ours whose
  *   owner process is gone (`removeStaleWorkDirs`).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createPrivateFolder, removeStaleFolders } from '../core/private-folder.ts';
+
+export { OWNER_MARKER } from '../core/private-folder.ts';
 
 export const WORK_DIR_PREFIX = 'rap-studio-';
-export const OWNER_MARKER = '.rap-studio-owner.json';
 
-interface Owner {
-  readonly app: 'rap-studio';
-  readonly pid: number;
-  readonly startedAt: string;
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: a process we may not signal exists.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A new private working folder (0700) marked as this process's. */
+/** A new private working folder (0700) marked as this process's (core/private-folder.ts). */
 export function createWorkDir(base = tmpdir()): string {
-  const dir = mkdtempSync(join(base, WORK_DIR_PREFIX));
-  const owner: Owner = { app: 'rap-studio', pid: process.pid, startedAt: new Date().toISOString() };
-  writeFileSync(join(dir, OWNER_MARKER), JSON.stringify(owner), { mode: 0o600 });
-  return dir;
+  return createPrivateFolder(base, WORK_DIR_PREFIX);
 }
 
 /**
@@ -44,31 +27,8 @@ export function createWorkDir(base = tmpdir()): string {
  * prefix, our user, a marker whose pid is not running. Returns what was removed. Folders
  * without a marker, of another user, or of a live process are left alone.
  */
-export function removeStaleWorkDirs(base = tmpdir(), alive: (pid: number) => boolean = pidAlive): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return removed;
-  }
-  const uid = process.getuid?.();
-  for (const name of names) {
-    if (!name.startsWith(WORK_DIR_PREFIX)) continue;
-    const dir = join(base, name);
-    try {
-      const st = statSync(dir);
-      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
-      const owner = JSON.parse(readFileSync(join(dir, OWNER_MARKER), 'utf8')) as Partial<Owner>;
-      if (owner.app !== 'rap-studio' || !Number.isSafeInteger(owner.pid)) continue;
-      if (owner.pid === process.pid || alive(owner.pid as number)) continue;
-      rmSync(dir, { recursive: true, force: true });
-      removed.push(dir);
-    } catch {
-      // no marker, unreadable, or already gone: not ours to touch
-    }
-  }
-  return removed;
+export function removeStaleWorkDirs(base = tmpdir(), alive?: (pid: number) => boolean): string[] {
+  return removeStaleFolders(base, WORK_DIR_PREFIX, alive);
 }
 
 /**

@@ -7,7 +7,7 @@
  * Exact statistics of the private data: never logged, never released.
  */
 
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { ColumnHistograms, HistogramCounter, HistogramSink } from '../data/histograms.ts';
 import type { TableOptions } from '../data/table.ts';
 import { histogramQuery, type Relation, setKey, textSampleQuery } from '../sql/counting.ts';
@@ -112,7 +112,19 @@ export async function streamHistograms(
   names.forEach((name, j) => {
     fed[query.columns.indexOf(source(name))].push(j);
   });
-  const result = await c.stream(query.sql);
+  return feedHistogramRows(await c.stream(query.sql), fed, sink);
+}
+
+/**
+ * Reads a narrow histogram result (k, v, n: histogramQuery's columns) a chunk at a time into
+ * `sink`: the texts of k go to the names `fed[k]`; the row of k = −1 is the row count, which it
+ * resolves to.
+ */
+export async function feedHistogramRows(
+  result: DuckDBResult,
+  fed: readonly (readonly number[] | undefined)[],
+  sink: HistogramSink,
+): Promise<number> {
   let n = 0;
   for (;;) {
     const chunk = await result.fetchChunk();
@@ -128,7 +140,7 @@ export async function streamHistograms(
         continue;
       }
       const text = vs[r] as string;
-      for (const j of fed[k]) sink(j, text, count);
+      for (const j of fed[k] ?? []) sink(j, text, count);
     }
   }
 }
@@ -157,7 +169,12 @@ export async function textSample(
   column: string,
   stride: number,
 ): Promise<string[]> {
-  const rows = (await c.runAndReadAll(textSampleQuery(rel, column, stride, 'duckdb'))).getRows();
+  return sampleRows(c, textSampleQuery(rel, column, stride, 'duckdb'));
+}
+
+/** A sample query's rows (v, k: sql/counting.ts textSampleOver) as the sample: each text k times. */
+export async function sampleRows(c: DuckDBConnection, sql: string): Promise<string[]> {
+  const rows = (await c.runAndReadAll(sql)).getRows();
   const out: string[] = [];
   for (const [v, k] of rows) for (let i = 0; i < Number(k); i++) out.push(String(v));
   return out;

@@ -11,17 +11,21 @@
  * every way out (release.ts: validate's errors, the run's end, the CLI's and the app's failures
  * between). Every column is kept as the raw text DuckDB read (NULL for an empty unquoted field),
  * so a table counted here equals the one counted straight off the file (tables.ts), by
- * construction. Where a sample of the file repeats records (categorical data, or a file of
+ * construction. Each column's histogram is grouped once and kept beside the table
+ * (histogram-table.ts) for every read of it: the checks, discovery, the codes of a wide column and
+ * the report's sample. Where a sample of the file repeats records (categorical data, or a file of
  * copies), the table holds each distinct record once with its count (`distinctRecords`): every
  * query counts sums of those, the same tables. A Parquet file is columnar already: it is
  * counted in place, with no copy.
  *
- * Private values, read for the curator before the reservation as the streaming check reads them:
- * what is counted for the release is counted after the reservation, from this table.
+ * Private values, read for the curator before the reservation as the streaming check reads them.
+ * Nothing is measured (no noise drawn, nothing leaves the session) before the reservation: the
+ * release's measurements are drawn after it, from this table and the histograms kept with it
+ * (grouped for the check, an exact intermediate like the table itself).
  */
 
 import { stat } from 'node:fs/promises';
-import type { ColumnHistograms, HistogramStream } from '../data/histograms.ts';
+import type { ColumnHistograms, HistogramSink, HistogramStream } from '../data/histograms.ts';
 import type { Schema } from '../data/schema.ts';
 import type { TableOptions } from '../data/table.ts';
 import { csvColumnName, type Relation, relationSql } from '../sql/counting.ts';
@@ -33,7 +37,8 @@ import {
   openDuckDb,
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
-import { collectHistograms, streamHistograms, textSample } from './histograms.ts';
+import { storedHistograms } from './histogram-table.ts';
+import { collectHistograms } from './histograms.ts';
 import {
   assertSameDialect,
   type CountedTables,
@@ -168,24 +173,28 @@ export function sessionTable(
   counted: Relation,
   source: (name: string) => string,
 ): SourceTable {
+  // Each column grouped once for every read of its histogram (histogram-table.ts).
+  const stored = storedHistograms(counted);
+  const stream = (c: DuckDbSession['connection'], wanted: readonly string[], sink: HistogramSink) =>
+    stored.stream(c, wanted.map(source), sink);
   return {
     folder: session.spill,
     distinct: counted.kind === 'table' && counted.weight !== undefined,
     histograms: (wanted, signal) =>
-      onSession(session, signal, (c) =>
-        collectHistograms(wanted, (sink) => streamHistograms(c, counted, wanted, source, sink)),
-      ),
-    stream: (wanted, sink, signal) =>
-      onSession(session, signal, (c) => streamHistograms(c, counted, wanted, source, sink)),
+      onSession(session, signal, (c) => collectHistograms(wanted, (sink) => stream(c, wanted, sink))),
+    stream: (wanted, sink, signal) => onSession(session, signal, (c) => stream(c, wanted, sink)),
     textSample: (name, stride, signal) =>
-      onSession(session, signal, (c) => textSample(c, counted, source(name), stride)),
+      onSession(session, signal, (c) => stored.textSample(c, source(name), stride)),
     tables: (schema, features, count = {}) => {
       const columns = schema.columns.map((c) => c.name);
       // A loaded table's or a Parquet file's wide columns are coded in DuckDB first (tables.ts
-      // countCodedOnDuckDb).
+      // countCodedOnDuckDb), their distinct texts read off the stored histograms.
       return onSession(session, count.signal, (c) =>
         counted.kind === 'table' || counted.kind === 'parquet'
-          ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count)
+          ? countCodedOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), {
+              ...count,
+              distinctTexts: (column) => stored.distinctTexts(c, column),
+            })
           : countOnDuckDb(c, counted, schema, features, (f) => source(columns[f]), count),
       );
     },

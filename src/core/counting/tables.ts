@@ -215,7 +215,13 @@ export async function countCodedOnDuckDb(
   schema: Schema,
   features: readonly (readonly number[])[],
   source: ColumnSource,
-  opts: CountOptions = {},
+  opts: CountOptions & {
+    /**
+     * A query of a relation column's distinct texts as one column `t`, NULL as '' (the session's
+     * stored histograms: histogram-table.ts), instead of grouping the column again here.
+     */
+    readonly distinctTexts?: (column: string) => Promise<string>;
+  } = {},
 ): Promise<CountedTables> {
   const used = [...new Set(features.flat())].sort((a, b) => a - b);
   const from = relationSql(rel, 'duckdb');
@@ -244,16 +250,26 @@ export async function countCodedOnDuckDb(
       : from;
   const relWeight = rel.kind === 'table' ? rel.weight : undefined;
   try {
-    for (const f of wide)
-      await codeColumn(connection, texts, quoteIdent(source(f)), f, textEncoder(schema, f, opts));
+    for (const f of wide) {
+      const distinct = await opts.distinctTexts?.(source(f));
+      await codeColumn(
+        connection,
+        distinct ?? `SELECT DISTINCT ${quoteIdent(source(f))} AS t FROM ${texts} AS d`,
+        f,
+        textEncoder(schema, f, opts),
+      );
+    }
     const isWide = new Set(wide);
     const select = used.map((f) => {
       const col = quoteIdent(source(f));
       return isWide.has(f) ? `${codes(f)}.code AS ${col}` : `s.${col}`;
     });
-    const joins = wide
-      .map((f) => `LEFT JOIN ${codes(f)} ON s.${quoteIdent(source(f))} IS NOT DISTINCT FROM ${codes(f)}.t`)
-      .join(' ');
+    // Stored histograms' texts have NULL as '' (each encodes as '' does): joined on the coalesced text.
+    const text = (f: number) =>
+      opts.distinctTexts
+        ? `COALESCE(s.${quoteIdent(source(f))}, '') = ${codes(f)}.t`
+        : `s.${quoteIdent(source(f))} IS NOT DISTINCT FROM ${codes(f)}.t`;
+    const joins = wide.map((f) => `LEFT JOIN ${codes(f)} ON ${text(f)}`).join(' ');
     // Distinct coded records with their counts: the wide column's millions of texts fall into its
     // few codes, so the grouping sets then run on far fewer rows (adult.data × 300 with no repeated
     // record: 9.77M records, about 10 CPU s for this GROUP BY against 24 for the sets on them all).
@@ -285,8 +301,8 @@ const distinctTexts = (f: number) => quoteIdent(`rap_texts_${f}`);
 const textCodes = (f: number) => quoteIdent(`rap_text_codes_${f}`);
 
 /**
- * Makes `rap_codes_<f>` (t, code): each distinct text of relation column `col` of `from` with its
- * code under `encode`. The texts are numbered in DuckDB and their codes kept in JS by that number
+ * Makes `rap_codes_<f>` (t, code): each distinct text of a column (the query `distinct`, whose one
+ * column `t` holds them) with its code under `encode`. The texts are numbered in DuckDB and their codes kept in JS by that number
  * (4 bytes a text), then appended once the read has ENDED: an appender's flush on the connection
  * ends a streamed result still being read, silently (DuckDB 1.5: the read stopped at the first
  * flush, 204,800 texts), which left a column with more distinct texts partly uncoded (code 0), and
@@ -296,20 +312,23 @@ const textCodes = (f: number) => quoteIdent(`rap_text_codes_${f}`);
  */
 async function codeColumn(
   connection: DuckDBConnection,
-  from: string,
-  col: string,
+  distinct: string,
   f: number,
   encode: (text: string) => number,
 ): Promise<void> {
-  await connection.run(
-    `CREATE OR REPLACE TABLE ${distinctTexts(f)} AS SELECT DISTINCT ${col} AS t FROM ${from} AS d`,
-  );
+  await connection.run(`CREATE OR REPLACE TABLE ${distinctTexts(f)} AS ${distinct}`);
   const count = Number(
     (await connection.runAndReadAll(`SELECT count(*) FROM ${distinctTexts(f)}`)).getRows()[0]?.[0] ?? 0,
   );
   const codes = new Int32Array(count).fill(-1);
-  for await (const rows of resultChunks(connection, `SELECT rowid, t FROM ${distinctTexts(f)}`)) {
-    for (const [id, text] of rows) codes[Number(id)] = encode(String(text ?? ''));
+  // Read a column at a time (no array per row: a wide column has millions of texts).
+  const result = await connection.stream(`SELECT CAST(rowid AS INTEGER) AS id, t FROM ${distinctTexts(f)}`);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const ids = chunk.getColumnValues(0);
+    const texts = chunk.getColumnValues(1);
+    for (let r = 0; r < ids.length; r++) codes[ids[r] as number] = encode(String(texts[r] ?? ''));
   }
   if (codes.includes(-1))
     throw new Error(`internal: a distinct text of column ${f} was not read to be coded`);

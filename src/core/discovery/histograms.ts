@@ -171,6 +171,12 @@ export async function discoverFromStream(
   return { ...discovered, histograms: { n, columns, wide: wide.filter((w) => names.includes(w)), texts } };
 }
 
+/** A column's types and distinct values as the profile counts them (ColumnCounts), without its grid or format classes. */
+export type TypeCounts = Pick<
+  ColumnCounts,
+  'name' | 'missing' | 'missingForms' | 'numbers' | 'texts' | 'padded' | 'fractional' | 'values' | 'total'
+>;
+
 /**
  * The profile's counts of `names` from a streamed histogram for raw-source.ts's check before
  * reserving (refuseUndiscoverable reads their types and distinct values; no format classes).
@@ -181,11 +187,11 @@ export async function countsFromStream(
   markers: readonly string[],
   trim: boolean,
   signal?: AbortSignal,
-): Promise<ColumnCounts[]> {
+): Promise<TypeCounts[]> {
   const cell = cellFeeder(markers, trim);
   // The check reads types and distinct values only: the plain parser given outright spares the
-  // format classes (the same numbers, texts, padded codes and values).
-  const counters = names.map((name) => new ColumnCounts(name, markers.length, parseNumber));
+  // format classes, and no grid (the same numbers, texts, padded codes and values).
+  const counters = names.map((name) => new ColumnCounts(name, markers.length, parseNumber, false));
   const n = await stream(names, (j, raw, count) => cell(counters[j], raw, count), signal);
   for (const c of counters) checkTotal(c.name, c.total, n);
   return counters;

@@ -24,9 +24,10 @@ import {
   countsFromStream,
   type HistogramCounter,
   type HistogramStream,
+  type TypeCounts,
 } from './histograms.ts';
 import { LEVEL1_SENSITIVITY } from './numeric.ts';
-import { type ColumnCounts, DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
+import { DiscoveryProfile, MAX_DISTINCT_TEXTS } from './profile.ts';
 
 export interface RawSourcePlan {
   readonly path: string;
@@ -244,7 +245,7 @@ export async function checkDiscoverable(
   return { keptAsMissing: rejections.list().filter((r) => isKeptAsMissing(r.reason)) };
 }
 
-function refuseUndiscoverable(plan: RawSourcePlan, columns: readonly ColumnCounts[]): void {
+function refuseUndiscoverable(plan: RawSourcePlan, columns: readonly TypeCounts[]): void {
   // A plain column's ρ (one share; a hierarchical column is not type-tested: it skips level 1).
   const { rho } = discoveryPerColumn(plan.budget, discoveryShares(plan.undeclared, plan.hierarchies).total);
   const sigma1 = makeGaussianCounts(LEVEL1_SHARE * rho, LEVEL1_SENSITIVITY).sigma;

@@ -227,9 +227,17 @@ export function histogramQuery(rel: Relation, columns: readonly string[], dialec
  * byte order of the UTF-8 texts (code-point order). At most ⌈rows/s⌉ rows come back.
  */
 export function textSampleQuery(rel: Relation, column: string, stride: number, dialect: Dialect): string {
+  return textSampleOver(groupingSetsQuery(rel, [[column]], dialect).sql, stride, dialect);
+}
+
+/**
+ * textSampleQuery over a column's histogram already grouped: `grouped` is a query whose rows are
+ * its distinct texts `v0` (NULL as '') with their counts `n` (an integer type), as the one-column
+ * grouping-sets query gives them (counting/histogram-table.ts reads a stored histogram so).
+ */
+export function textSampleOver(grouped: string, stride: number, dialect: Dialect): string {
   if (!Number.isSafeInteger(stride) || stride < 1)
     throw new RangeError(`a sample stride is a whole number ≥ 1, not ${stride}`);
-  const q = groupingSetsQuery(rel, [[column]], dialect);
   const n = quoteIdent('n', dialect);
   const e = quoteIdent('e', dialect);
   const k = quoteIdent('k', dialect);
@@ -238,7 +246,7 @@ export function textSampleQuery(rel: Relation, column: string, stride: number, d
     `SELECT ${v} AS ${quoteIdent('v', dialect)}, ${k} FROM (SELECT ${v}, ` +
     `CAST(CEIL(${e} / ${stride}.0) - CEIL((${e} - ${n}) / ${stride}.0) AS INTEGER) AS ${k} FROM ` +
     `(SELECT ${v}, ${n}, SUM(${n}) OVER (ORDER BY ${v} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ${e} ` +
-    `FROM (${q.sql}) AS h) AS r) AS s WHERE ${k} > 0 ORDER BY ${v}`
+    `FROM (${grouped}) AS h) AS r) AS s WHERE ${k} > 0 ORDER BY ${v}`
   );
 }
 

@@ -17,8 +17,10 @@ describe('a source table’s memory limit (room for the table where the machine 
       512 * MiB,
     );
   });
-  it('at least 256 MiB', () => {
-    expect(mb(sourceMemoryLimit(1000, big))).toBe(256 * MiB);
+  it('at least 512 MiB where the cap allows it, the cap between 256 and 512 MiB, else 256 MiB', () => {
+    expect(mb(sourceMemoryLimit(1000, big))).toBe(512 * MiB);
+    expect(mb(sourceMemoryLimit(121 * MiB, big))).toBe(512 * MiB);
+    expect(mb(sourceMemoryLimit(1000, { totalBytes: 64 * GiB, availableBytes: 700 * MiB }))).toBe(350 * MiB);
     expect(mb(sourceMemoryLimit(12 * GiB, { totalBytes: 1 * GiB, availableBytes: 100 * MiB }))).toBe(
       256 * MiB,
     );
