@@ -115,13 +115,15 @@ export function releaseFormatFor(inputFile: string): OutputFormat {
 }
 
 const NO_WRITER: Readonly<Record<string, string>> = {
-  '.sas7bdat': 'SAS (.sas7bdat), whose format is undocumented,',
+  '.sas7bdat': 'SAS (.sas7bdat), a file format SAS does not document',
 };
 
 /** Why a release of this input is CSV although the input is not (null where it keeps its format). */
 export function noWriterNote(inputFile: string): string | null {
   const kind = NO_WRITER[extname(inputFile).toLowerCase()];
-  return kind ? `the input is ${kind}, which RAP Studio reads but does not write: the release is CSV` : null;
+  return kind
+    ? `the input is ${kind}: RAP Studio reads it but does not write it, so the release is CSV`
+    : null;
 }
 
 /**
