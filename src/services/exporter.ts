@@ -20,7 +20,12 @@ import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { manifestFields as coreManifestFields } from '../core/release/manifest.ts';
 import { outputNotWritten } from '../core/release/messages.ts';
-import { type OutputFormat, outputFormatOf, releaseFormatFor } from '../core/release/output-format.ts';
+import {
+  type OutputFormat,
+  outputColumnsProblem,
+  outputFormatOf,
+  releaseFormatFor,
+} from '../core/release/output-format.ts';
 import { PendingWrites, pendingDirFor } from '../core/release/pending-writes.ts';
 import { publish } from '../core/release/publish.ts';
 import type { Finished, LedgerPort } from '../core/release/release.ts';
@@ -214,6 +219,15 @@ async function exportOnce(
   const path = await destination(ctx, stored, fileName);
   if (path === null) return { written: false, reason: 'cancelled' };
   const { releaseId } = stored;
+  // A column name the chosen format cannot hold (SPSS, Stata): said before any byte is written.
+  const problem = outputColumnsProblem(path, stored.csv.header);
+  if (problem) {
+    throw new InputError(
+      `${basename(path)}: ${problem}. The released columns keep their names: export as .csv, .parquet or ` +
+        `.xlsx instead. Release ${releaseId} stays reserved until it is exported.`,
+      { file: path },
+    );
+  }
   // The one stage 5 (core/release/publish.ts), the CLI's too: the ledger asked first, each file
   // created exclusively, the ledger commit last; a failure leaves nothing at the chosen name.
   const published = await publish(

@@ -92,14 +92,19 @@ export function checkOutputRows(file: string, rows: number): void {
  * and the rule, rather than renamed: the released file's names stay the schema's.
  */
 export function checkOutputColumns(file: string, names: readonly string[]): void {
-  const format = outputFormatOf(file);
-  const problem = format === 'sav' ? savNameProblem(names) : format === 'dta' ? dtaNameProblem(names) : null;
+  const problem = outputColumnsProblem(file, names);
   if (problem === null) return;
   throw new InputError(
     `synthetic data ${file}: ${problem}. The released columns keep their names; release to .csv, .parquet ` +
       'or .xlsx (which take any name), or rename the column in the input. Nothing was reserved.',
     { file },
   );
+}
+
+/** Why the format `file` names cannot hold these column names (null: it can). */
+export function outputColumnsProblem(file: string, names: readonly string[]): string | null {
+  const format = outputFormatOf(file);
+  return format === 'sav' ? savNameProblem(names) : format === 'dta' ? dtaNameProblem(names) : null;
 }
 
 /** Both checks before reserving: the rows and the column names fit the format `file` names. */

@@ -1,13 +1,14 @@
 /**
  * The app's export keeps the input's format where a writer exists: a release of a Parquet file
  * is exported as Parquet by default, of an SPSS file as SPSS (a .csv input as CSV; a name the
- * curator gives with .xlsx as Excel), and the exported file reads back to the release's rows (the stored CSV, whose rows
+ * curator gives with .xlsx as Excel; a .dta name refused, before any byte is written, where a
+ * column's name is not one Stata takes), and the exported file reads back to the release's rows (the stored CSV, whose rows
  * the ledger's release holds), with the manifest naming its format, media type and SHA-256. After
  * a restart a Parquet export is offered from where it was written, never the stored CSV under its
  * name.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,21 @@ describe("the app's export format", () => {
       format: 'sav',
       sha256: exported.sha256,
     });
+  });
+
+  it('a column name Stata cannot hold: the .dta export is refused naming it, nothing written; .csv exports', async () => {
+    const app = start(6, 'names.sqlite');
+    const upload = join(app.workDir, 'uploads', 'named.csv');
+    const lines = sampleCsv().trim().split('\n');
+    writeFileSync(upload, `${lines.map((l, i) => `${l},${i === 0 ? 'in' : i % 2}`).join('\n')}\n`);
+    const run = await finishedSampleRun(app, upload);
+    await expect(app.call('exportRun', { runId: run.runId, fileName: 'named.dta' })).rejects.toThrow(
+      /named\.dta: "in" is a reserved word in Stata.*export as \.csv, \.parquet or \.xlsx/,
+    );
+    expect(existsSync(join(app.workDir, 'exports', run.runId, 'named.dta'))).toBe(false);
+    const exported = await app.call('exportRun', { runId: run.runId, fileName: 'named.csv' });
+    if (!exported.written) throw new Error('not written');
+    expect((await records(exported.path))[0]).toEqual(['color', 'size', 'age', 'in']);
   });
 
   it('a name the curator gives picks its format: .xlsx', async () => {
