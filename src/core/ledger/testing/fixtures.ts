@@ -1,10 +1,9 @@
 /** Test helpers: fingerprints, well-formed reservations and throwaway ledger paths. */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll } from 'vitest';
 import { epsilonFromRho } from '../../privacy/accounting.ts';
 import { chainEvent, type LedgerEvent } from '../events.ts';
 import { MIGRATIONS, migrate } from '../migrations.ts';
@@ -17,16 +16,8 @@ export function fingerprintOf(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** Throwaway ledger folders of the importing test file, removed after its tests. */
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 export function tempLedgerPath(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'rap-ledger-'));
-  made.push(dir);
-  return path.join(dir, 'nested', 'ledger.sqlite');
+  return path.join(mkdtempSync(path.join(tmpdir(), 'rap-ledger-')), 'nested', 'ledger.sqlite');
 }
 
 /** A valid reservation spending `rho` at `delta` (ε derived through accounting.ts). */
