@@ -140,13 +140,20 @@ export function outputNotWritten(
   file: string,
   releaseId: string,
   err: unknown,
+  /** The CLI's release CSV, kept where its conversion to `file`'s format failed (publish.ts keepCsv). */
+  keptCsv: string | null = null,
 ): OutputNotWrittenError {
   const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   const tail = `Release ${releaseId} stays reserved and its privacy spend stays counted; `;
+  const kept = keptCsv
+    ? `The release's synthetic CSV (the same rows, not committed) was kept at ${keptCsv}. `
+    : '';
   return new OutputNotWrittenError(
     voice === 'cli'
-      ? `could not write the ${what} to ${file} (${code}): the file was NOT written. ${tail}` +
-          'free space or fix permissions before running again'
+      ? `could not write the ${what} to ${file} (${code}): the file was NOT written. ${kept}${tail}` +
+          (keptCsv
+            ? 'that CSV is what was paid for: publish it, or convert it with another tool (a new release spends again)'
+            : 'free space or fix permissions before running again')
       : `Could not write the ${what} to ${file} (${code}): the file was NOT written. ${tail}` +
           'choose another folder or free some space, then export again.',
   );

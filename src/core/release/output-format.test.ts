@@ -248,6 +248,11 @@ describe('the released file in the format its name asks for', () => {
       ['/x/s.dta', ['x'.repeat(33)], /longer than Stata's 32 characters/],
       ['/x/s.dta', ['int'], /"int" is a reserved word in Stata/],
       ['/x/s.dta', ['str12'], /"str12" is a reserved word in Stata/],
+      [
+        '/x/s.dta',
+        Array.from({ length: 32_768 }, (_, i) => `v${i}`),
+        /32768 columns do not fit a Stata file \(at most 32,767\)/,
+      ],
     ];
     for (const [file, names, message] of refused) {
       expect(() => checkOutputColumns(file, names)).toThrow(message);
@@ -257,6 +262,12 @@ describe('the released file in the format its name asks for', () => {
     }
     // Stata tells names by case; names SPSS takes but Stata does not, and the other way round.
     expect(() => checkOutputColumns('/x/s.dta', ['Age', 'age', '_x'])).not.toThrow();
+    expect(() =>
+      checkOutputColumns(
+        '/x/s.dta',
+        Array.from({ length: 32_767 }, (_, i) => `v${i}`),
+      ),
+    ).not.toThrow();
     expect(() => checkOutputColumns('/x/s.sav', ['@id', 'a.b'])).not.toThrow();
   });
 });

@@ -9,11 +9,13 @@
  * rather than replace anything (`replace`, the CLI's --force, renames instead, over a file
  * targets.ts has checked is neither the input nor a released CSV). If a later step fails, the
  * files this call created are removed — except, in the CLI, the CSV, which is then the only copy
- * of what was paid for (the app keeps its copy in the result store and can export again).
+ * of what was paid for (the app keeps its copy in the result store and can export again). For
+ * the same reason, when the CLI's release cannot be converted to the format its name asks for (a
+ * value the format cannot hold), its CSV is kept beside it (`keepCsv`) and the message names it.
  * The release stays reserved (its spend counted) until the commit.
  */
 import { link, rename, rm } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, extname } from 'node:path';
 import { tempPathBeside, writeFileNew } from '../data/atomic-write.ts';
 import { fingerprintFile } from '../data/fingerprint.ts';
 import { InputError } from '../errors.ts';
@@ -89,7 +91,15 @@ export async function publish(
       created.push(out.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists(voice, out.path, releaseId);
-      throw outputNotWritten(voice, writtenAs(out), out.path, releaseId, err);
+      const kept = err instanceof NotConverted ? err.kept : null;
+      throw outputNotWritten(
+        voice,
+        writtenAs(out),
+        out.path,
+        releaseId,
+        err instanceof NotConverted ? err.cause : err,
+        kept,
+      );
     }
   };
   const undo = async (keepCsv: boolean) => {
@@ -107,7 +117,19 @@ export async function publish(
     const asCsv = await pending.track(tempPathBeside(outputs.csv.path));
     try {
       shape = await input.fillCsv(asCsv.temp);
-      await convertReleasedCsv(format, asCsv.temp, temp, writtenColumns(input.manifestFields, shape.header));
+      try {
+        await convertReleasedCsv(
+          format,
+          asCsv.temp,
+          temp,
+          writtenColumns(input.manifestFields, shape.header),
+        );
+      } catch (err) {
+        throw new NotConverted(
+          err,
+          voice === 'cli' ? await keepCsv(asCsv.temp, outputs.csv.path, releaseId) : null,
+        );
+      }
     } finally {
       await asCsv.done();
     }
@@ -138,6 +160,35 @@ export async function publish(
     await undo(voice === 'cli');
     throw err;
   }
+}
+
+/** A release's CSV that could not be converted to the format its name asks for. */
+class NotConverted extends Error {
+  constructor(
+    override readonly cause: unknown,
+    /** Where the CLI kept the release's CSV (null: the app, or no name could be taken). */
+    readonly kept: string | null,
+  ) {
+    super((cause as Error)?.message ?? String(cause));
+  }
+}
+
+/**
+ * Keeps the CLI's release CSV (`temp`, which the conversion read) beside the destination: its
+ * name with `.csv` (s.sav → s.csv), else `s.<release id>.csv`, linked, never over a file. null
+ * where neither name can be taken.
+ */
+async function keepCsv(temp: string, dest: string, releaseId: string): Promise<string | null> {
+  const stem = dest.slice(0, dest.length - extname(dest).length);
+  for (const name of [`${stem}.csv`, `${stem}.${releaseId}.csv`]) {
+    try {
+      await link(temp, name);
+      return name;
+    } catch {
+      // taken, or the folder refuses: the next name, then none
+    }
+  }
+  return null;
 }
 
 function exists(voice: Voice, file: string, releaseId: string): InputError {

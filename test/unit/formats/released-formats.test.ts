@@ -154,6 +154,48 @@ describe('the released file keeps the format --out names', { timeout: CLI_TIMEOU
     expect(readdirSync(dir).sort()).toEqual(before.files);
   });
 
+  it('a value .sav cannot hold (a text of 33,000 bytes), found after the reservation: no .sav; the CSV is kept beside it, named; the release stays reserved', async () => {
+    const lines = readFileSync(path.join(dir, 'p.csv'), 'utf8').trim().split('\n');
+    const long = 'x'.repeat(33_000);
+    writeFileSync(
+      path.join(dir, 'long.csv'),
+      `${lines.map((l, i) => `${l},${i === 0 ? 'note' : long}`).join('\n')}\n`,
+    );
+    const cap = [
+      'ledger',
+      'set-cap',
+      '--dataset',
+      'long.csv',
+      '--epsilon',
+      '20',
+      '--delta',
+      '1e-5',
+      '--ledger',
+      LEDGER,
+    ];
+    expect((await runCli(cap, dir)).code).toBe(0);
+    writeFileSync(path.join(dir, 's-long.csv'), 'not ours'); // the first name is taken: the second is used
+    const args = synth('s-long.sav').map((a) => (a === 'p.csv' ? 'long.csv' : a));
+    const r = await runCli(args, dir);
+    expect(r.code).toBe(1);
+    const releaseId = /release ([0-9a-f-]+) stays reserved/i.exec(r.stderr)?.[1];
+    expect(releaseId, r.stderr).toBeDefined();
+    const kept = `s-long.${releaseId}.csv`;
+    expect(r.stderr).toMatch(/s-long\.sav .*SPSS strings hold at most 32767.*the file was NOT written/);
+    expect(r.stderr).toContain(
+      `synthetic CSV (the same rows, not committed) was kept at ${path.join(dir, kept)}`,
+    );
+    expect(existsSync(path.join(dir, 's-long.sav'))).toBe(false);
+    expect(readFileSync(path.join(dir, 's-long.csv'), 'utf8')).toBe('not ours');
+    const rows = await records(kept);
+    expect(rows[0]).toEqual(['age', 'city', 'income', 'score', 'note']);
+    expect(rows.length).toBeGreaterThan(1);
+    withLedger(path.join(dir, LEDGER), (l) => {
+      expect(l.releases().find((x) => x.id === releaseId)?.status).toBe('reserved');
+    });
+    expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
+  });
+
   it('an existing .parquet file is refused before anything is reserved, and kept', async () => {
     writeFileSync(path.join(dir, 'mine.parquet'), 'not ours');
     const before = ledgerState();

@@ -45,6 +45,8 @@ export interface DtaVariable {
 export const DTA_MAX_STR = 2045;
 /** A variable name's longest (characters, Stata's rule; at most 128 bytes of UTF-8). */
 export const DTA_MAX_NAME = 32;
+/** A release 118 file's most variables (its K field is 2 bytes; Stata/MP's limit). */
+export const DTA_MAX_COLUMNS = 32_767;
 
 /** Each integer type's valid range (above it: Stata's missing codes), and its system missing. */
 const INTEGER = {
@@ -85,6 +87,8 @@ const RESERVED = new Set([
  * two alike.
  */
 export function dtaNameProblem(names: readonly string[]): string | null {
+  if (names.length > DTA_MAX_COLUMNS)
+    return `${names.length} columns do not fit a Stata file (at most ${DTA_MAX_COLUMNS.toLocaleString('en-US')})`;
   const seen = new Set<string>();
   for (const name of names) {
     if (!/^[\p{L}_][\p{L}\p{N}_]*$/u.test(name))
@@ -147,7 +151,7 @@ export function dtaBytes(
     Buffer.from(s, 'utf8').copy(b, 0, 0, len - 1);
     return b;
   };
-  if (k > 32_767) throw new RangeError(`${k} columns do not fit a Stata file (at most 32,767)`);
+  if (k > DTA_MAX_COLUMNS) throw new RangeError(`${k} columns do not fit a Stata file (at most 32,767)`);
   const map: number[] = new Array(14).fill(0);
   tag('<stata_dta><header><release>118</release><byteorder>LSF</byteorder><K>');
   push(u16(k));
