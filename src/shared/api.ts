@@ -205,8 +205,13 @@ export type DatabasePlanArg = Omit<DatabaseRunArg, 'thresholds'>;
  * A database release's plan before Run (services/database-plan.ts): each released column's domain
  * at release and its cost, and discovery's split (RunPlanView's fields, from the same split the
  * release spends); `problems` names a setting that does not parse (ε, δ, a hierarchy, a format).
+ * `defaultDelta` is δ when the field is blank (1/n² from the row count, or the person level's
+ * constant); `delta` the δ the release uses (the typed one, else the default).
  */
-export type DatabasePlanView = Pick<RunPlanView, 'problems' | 'epsilon' | 'delta' | 'columns' | 'discovery'>;
+export type DatabasePlanView = Pick<
+  RunPlanView,
+  'problems' | 'epsilon' | 'delta' | 'defaultDelta' | 'columns' | 'discovery'
+>;
 
 /** The budget cap of a database source's dataset in the ledger (its identity: release/database.ts). */
 export interface DatabaseCapArg {

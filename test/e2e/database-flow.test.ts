@@ -8,7 +8,8 @@
  * keyed identity, as the CLI's --sql; no query text, no password); a query the database refuses
  * is named in the banner. Then a column as the identifier of a person: a per-person cap and
  * release, the identifier not released. Each discovered column's cost is shown before Run (its
- * share of ρ, as the release spends it); a text column holding dates stated a format and a code
+ * share of ρ, as the release spends it), at the typed δ (blank: the default its placeholder
+ * names; a bad one named beside the field; the ledger records the typed one); a text column holding dates stated a format and a code
  * column marked ICD-10 (as on the Schema step) are released as dates in that format and as codes.
  */
 import Database from 'better-sqlite3';
@@ -61,6 +62,20 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
         .toContain('(6.7% of ρ)');
       await expect(page.getByTestId('db-merge-ward').textContent()).resolves.toContain('"(other)"');
       await expect(page.getByTestId('db-discovery').textContent()).resolves.toContain('20.0% of ρ');
+      // δ blank is the default the placeholder names (1/n², n = 800 rows); a typed δ is the plan's.
+      await expect
+        .poll(() => page.getByTestId('db-delta').getAttribute('placeholder'), { timeout: 30_000 })
+        .toBe('1/n² = 1.56e−6');
+      await expect(page.getByTestId('db-discovery').textContent()).resolves.toContain('δ = 1.56e−6');
+      await page.getByTestId('db-delta').fill('1e-7');
+      await expect.poll(() => textNow(page, 'db-discovery'), { timeout: 30_000 }).toContain('δ = 1.00e−7');
+      // A δ that does not parse: named beside the field and beside the columns, no cost shown.
+      await page.getByTestId('db-delta').fill('2');
+      await expect.poll(() => textNow(page, 'db-field-error-delta'), { timeout: 30_000 }).toMatch(/δ/);
+      await expect(page.getByTestId('db-plan-problem').textContent()).resolves.toMatch(/δ/);
+      expect(await page.getByTestId('db-cost-ward').count()).toBe(0);
+      await page.getByTestId('db-delta').fill('');
+      await expect.poll(() => textNow(page, 'db-discovery'), { timeout: 30_000 }).toContain('δ = 1.56e−6');
       // An ε that does not parse: named beside the columns, no cost shown until it is fixed.
       await page.getByTestId('db-epsilon').fill('x');
       await expect.poll(() => textNow(page, 'db-plan-problem'), { timeout: 30_000 }).toMatch(/ε|epsilon/i);
@@ -144,6 +159,9 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(await page.getByTestId('db-cost-ward').count()).toBe(0);
       // ward, smoker, age: three two-way marginals.
       await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('3 two-way marginals');
+      // A typed δ: the plan's, and (below) the ledger's.
+      await page.getByTestId('db-delta').fill('1e-6');
+      await expect.poll(() => textNow(page, 'db-discovery'), { timeout: 30_000 }).toContain('δ = 1.00e−6');
       await capAndRun(page, '1', '60');
       expect(await banner(page)).toBeNull();
 
@@ -171,10 +189,11 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
         expect(ds?.rows).toBe(700);
         const released = db
           .prepare(
-            "SELECT workload_json FROM releases WHERE dataset_fingerprint = ? AND status = 'committed'",
+            "SELECT workload_json, delta FROM releases WHERE dataset_fingerprint = ? AND status = 'committed'",
           )
-          .all(ds?.fingerprint) as { workload_json: string }[];
+          .all(ds?.fingerprint) as { workload_json: string; delta: number }[];
         expect(released).toHaveLength(1);
+        expect(released[0].delta).toBe(1e-6);
         const dump = JSON.stringify(
           ['events', 'datasets', 'releases'].map((t) => db.prepare(`SELECT * FROM ${t}`).all()),
         );
