@@ -173,6 +173,21 @@ export interface DatabaseColumnView {
   readonly type: string;
   readonly kind: 'categorical' | 'numeric';
   readonly integer: boolean;
+  /** A date or time type's: how discovery reads its values (services/database-schema.ts). */
+  readonly temporal?: DatabaseTemporalRead;
+}
+
+/**
+ * How discovery reads a PostgreSQL date or time column without a stated format, from its
+ * catalogue type (public): the server writes it as ISO text (the connection's DateStyle), which
+ * a public candidate format reads (date `YYYY-MM-DD`, timestamp `YYYY-MM-DD HH:MM:SS`, time
+ * `HH:MM:SS`); a type whose text ends in a zone offset (`+00`) is read by none.
+ */
+export interface DatabaseTemporalRead {
+  /** What discovery reads the values as; null: not as a date or time (the note says what to do). */
+  readonly kind: 'date' | 'datetime' | 'time' | null;
+  /** The format read, and what is not read and how to fix it. */
+  readonly note: string;
 }
 
 /**

@@ -10,7 +10,8 @@
  * release, the identifier not released. Each discovered column's cost is shown before Run (its
  * share of ρ, as the release spends it), at the typed δ (blank: the default its placeholder
  * names; a bad one named beside the field; the ledger records the typed one); a text column holding dates stated a format and a code
- * column marked ICD-10 (as on the Schema step) are released as dates in that format and as codes.
+ * column marked ICD-10 (as on the Schema step) are released as dates in that format and as codes;
+ * a `date` column is shown (from its type) as read as dates with no format to state, and is.
  */
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
@@ -297,6 +298,52 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(rows.some(([, dx]) => dx === 'C34.10')).toBe(true);
     } finally {
       await withPostgres(hsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${htable}`));
+    }
+  });
+
+  it('a date column: the panel says it is read as dates (no format to state), released as dates', async () => {
+    const dtable = `${table}_d`;
+    const dsrc = () => parsePostgresSource(`${PG}?table=${dtable}`);
+    await withPostgres(dsrc(), async (c) => {
+      await c.query(`CREATE TABLE ${dtable} (seen date, at timestamptz(0), ward text)`);
+      await c.query(
+        `INSERT INTO ${dtable} SELECT date '2023-01-01' + (i % 365), ` +
+          `timestamptz '2023-01-01 08:00+00' + i * interval '1 hour', ` +
+          `(ARRAY['A','B','C'])[1 + i % 3] FROM generate_series(0, 999) AS i`,
+      );
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-Data').click();
+      const panel = page.getByTestId('db-source');
+      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+        await panel.locator('summary').click();
+      await page.getByTestId('db-url').fill(PG!);
+      await page.getByTestId('db-kind-table').check();
+      await page.getByTestId('db-table').fill(dtable);
+      await page.getByTestId('db-describe').click();
+      await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/seen.*date.*at.*ward/s);
+      // From the catalogue type (public): a date is read as dates; a timestamptz's offset is not.
+      await expect(page.getByTestId('db-reads-seen').textContent()).resolves.toMatch(
+        /date.*read as dates \(YYYY-MM-DD\): no format to state/s,
+      );
+      await expect(page.getByTestId('db-reads-at').textContent()).resolves.toMatch(
+        /not a date or time.*not read as datetimes.*AT TIME ZONE 'UTC'/s,
+      );
+      expect(await page.getByTestId('db-reads-ward').count()).toBe(0);
+      // Binned on the calendar at release: no "(other)" bar stated for it.
+      await expect.poll(() => page.getByTestId('db-cost-seen').count(), { timeout: 30_000 }).toBe(1);
+      expect(await page.getByTestId('db-merge-seen').count()).toBe(0);
+      await page.getByTestId('db-col-at').uncheck();
+      await capAndRun(page, '4', '40');
+      expect(await banner(page)).toBeNull();
+      await page.getByTestId('nav-Export').click();
+      const csv = await downloadText(page, 'export-button');
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines[0]).toBe('seen,at,ward');
+      for (const line of lines.slice(1)) expect(line.split(',')[0]).toMatch(/^(2023|2024)-\d\d-\d\d$/);
+    } finally {
+      await withPostgres(dsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${dtable}`));
     }
   });
 });
