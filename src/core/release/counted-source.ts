@@ -68,19 +68,6 @@ export interface CountedLoad {
   readonly trimmed: boolean;
 }
 
-/**
- * Why a release's source is counted by the streaming reader whatever the file holds, or undefined.
- * Per row every file format is counted by DuckDB: CSV and Parquet read by DuckDB, the others
- * appended from their readers' records before the reservation (counting/record-table.ts). At the
- * person level a CSV or Parquet file too (person-counted.ts); another format is streamed.
- */
-export function streamingOnly(file: string, personLevel = false): string | undefined {
-  const format = tableFormat(file);
-  if (personLevel && format !== 'csv' && format !== 'parquet')
-    return `a ${format} file at the person level (its records are bounded as a stream)`;
-  return undefined;
-}
-
 /** Whether DuckDB reads the file itself (CSV, Parquet); another format is counted from a loaded table only. */
 function readByDuckDb(file: string): boolean {
   const format = tableFormat(file);
@@ -128,8 +115,6 @@ export async function discoverAndCount(
   featureSets: (schema: Schema) => readonly (readonly number[])[],
   opts: CountedSourceOptions = {},
 ): Promise<CountedSource> {
-  const only = streamingOnly(plan.path, false);
-  if (only) return { counting: { by: 'streaming', why: only } };
   if (!opts.table && !readByDuckDb(plan.path)) {
     return {
       counting: {
