@@ -10,8 +10,7 @@
  * were appended to before the reservation (counting/record-table.ts).
  *
  * The streaming path stays the fallback, and the release says which one counted (`Counting`):
- * for another format at the person level (its records bounded as a stream), and wherever DuckDB
- * would read the file otherwise than the streaming reader (NotForDuckDb) or cannot read it as
+ * wherever DuckDB would read the file otherwise than the streaming reader (NotForDuckDb) or cannot read it as
  * declared (a row of the wrong width, which the streaming reader keeps as missing values). A
  * fallback after scan 1 keeps its discovery (paid once): only the encoding
  * is streamed.

@@ -31,9 +31,7 @@ export interface MemoryCheck {
  */
 export function plannedDataForm(p: {
   readonly database: boolean;
-  readonly file: string;
   readonly raw: RawSourcePlan | null;
-  readonly personLevel: boolean;
   readonly streamingAsked: boolean;
 }): DataForm {
   if (p.database) return 'counted';

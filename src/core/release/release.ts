@@ -446,9 +446,7 @@ export async function prepare(
   const memory: MemoryCheck = {
     form: plannedDataForm({
       database: Boolean(pg),
-      file: spec.source.path,
       raw,
-      personLevel: unit !== null,
       streamingAsked,
     }),
     ...(prepareOptions.machine ? { machine: prepareOptions.machine } : {}),
