@@ -3,13 +3,21 @@
  * records appended in file order, counting/record-table.ts `appendRecords`; the persons found and
  * bounded by counting/person-table.ts's one rule), and writes the same CSV, byte for byte, as the
  * streaming person path's release of the same file and as the release of the same data as a CSV,
- * for the same seed. No private folder is left behind.
+ * for the same seed. No private folder is left behind. On random workbooks (identifiers with
+ * spaces, missing markers, non-ASCII), the table keeps the same records as the streaming bounding.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { loadPersonTable } from '../../../src/core/counting/person-table.ts';
 import { xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
+import { Rejections } from '../../../src/core/data/rejections.ts';
+import { readTable } from '../../../src/core/data/table.ts';
+import { seededNoise } from '../../../src/core/privacy/noise.ts';
+import { boundSource, type UnitSpec } from '../../../src/core/release/person.ts';
+import { boundOnTable } from '../../../src/core/release/person-counted.ts';
 import { privateTempFolder, releaseFromFlags } from '../../support/counted-release.ts';
 import { DX, VISITS_WORKLOAD, visitsPersonFlags, WARDS } from '../../support/person-level.ts';
 
@@ -90,4 +98,81 @@ describe('a person-level release of another format is counted by DuckDB, the sam
     },
     120_000,
   );
+});
+
+describe('an Excel workbook bounded per person in DuckDB = the streaming bounding (same seed)', () => {
+  const IDS = ['P1', ' P1', 'P2 ', 'P3', 'P4', 'Q7', '?', '', 'NA', 'Ø9', null];
+  const row = fc.tuple(
+    fc.constantFrom(...IDS),
+    fc.constantFrom('A', 'B', ' C', '?', ''),
+    fc.constantFrom(1, 2.5, 3),
+  );
+  let n = 0;
+  it('the same k, n̂ and kept records (the histograms of the kept records)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { minLength: 1, maxLength: 80 }),
+        fc.constantFrom<UnitSpec['bound']>(1, 2, 'private'),
+        fc.integer(),
+        async (rows, k, seed) => {
+          const f = path.join(dir, `random-${n++}.xlsx`);
+          writeFileSync(f, xlsxBytes([['person', 'ward', 'dose'], ...rows]));
+          const unit: UnitSpec = { column: 'person', bound: k };
+          const budget = {
+            rhoCount: 0.05,
+            rhoBound: k === 'private' ? 0.1 : 0,
+            engineEpsilon: 1,
+            engineRho: 0.1,
+          };
+          const streamed = await boundSource(f, unit, budget, seededNoise(`${seed}/person`), {
+            header: true,
+          });
+          const table = await loadPersonTable(f, ['ward', 'dose'], 'person', { header: true });
+          try {
+            const { outcome, bounded } = await boundOnTable(
+              table,
+              unit,
+              budget,
+              seededNoise(`${seed}/person`),
+            );
+            expect(outcome).toEqual({
+              column: streamed.column,
+              bound: streamed.bound,
+              chosen: streamed.chosen,
+              rows: streamed.rows,
+            });
+            expect(bounded.n).toBe(streamed.kept);
+            const kept = new Map([
+              ['ward', new Map<string, number>()],
+              ['dose', new Map<string, number>()],
+            ]);
+            let at: number[] = [];
+            await readTable(
+              streamed.file,
+              {
+                start: (shape) => {
+                  at = ['ward', 'dose'].map((c) => shape.header.indexOf(c));
+                },
+                row: (v) => {
+                  for (const [j, c] of ['ward', 'dose'].entries()) {
+                    const m = kept.get(c)!;
+                    m.set(v[at[j]], (m.get(v[at[j]]) ?? 0) + 1);
+                  }
+                },
+              },
+              new Rejections(),
+              { header: true, raggedAsMissing: true },
+            );
+            const counted = await bounded.histograms(['ward', 'dose']);
+            expect(counted.n).toBe(streamed.kept);
+            expect(counted.columns).toEqual(kept);
+          } finally {
+            await table.dispose();
+            await streamed.dispose();
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 120_000);
 });
