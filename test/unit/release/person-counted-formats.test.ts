@@ -5,6 +5,7 @@
  * streaming person path's release of the same file and as the release of the same data as a CSV,
  * for the same seed. No private folder is left behind. On random workbooks (identifiers with
  * spaces, missing markers, non-ASCII), the table keeps the same records as the streaming bounding.
+ * A damaged .sav at the person level is refused with a message naming it, nothing reserved.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
 import { Rejections } from '../../../src/core/data/rejections.ts';
 import { readTable } from '../../../src/core/data/table.ts';
+import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { seededNoise } from '../../../src/core/privacy/noise.ts';
 import { boundSource, type UnitSpec } from '../../../src/core/release/person.ts';
 import { boundOnTable } from '../../../src/core/release/person-counted.ts';
@@ -98,6 +100,22 @@ describe('a person-level release of another format is counted by DuckDB, the sam
     },
     120_000,
   );
+});
+
+describe('a corrupt file at the person level', () => {
+  it('a .sav cut inside its cases is refused with a message naming it; nothing is reserved or left behind', async () => {
+    const whole = FORMATS.sav(visits());
+    const file = path.join(dir, 'cut.sav');
+    writeFileSync(file, whole.subarray(0, Math.floor(whole.length * 0.6) + 3));
+    await expect(release(file, 'cut', '3')).rejects.toThrow(/cut\.sav: not a readable SPSS data file/);
+    const ledger = Ledger.open(path.join(dir, 'cut.sqlite'), { anchorFile: null });
+    try {
+      expect(ledger.releases()).toEqual([]);
+    } finally {
+      ledger.close();
+    }
+    expect(left()).toEqual([]);
+  }, 60_000);
 });
 
 describe('an Excel workbook bounded per person in DuckDB = the streaming bounding (same seed)', () => {
