@@ -45,6 +45,7 @@ import {
   IMPORTANCE,
   RELAXATIONS,
   SELECTIONS,
+  VALUE_LABEL_CHOICES,
 } from '../../core/input/choices.ts';
 import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
@@ -114,6 +115,7 @@ export interface SynthFlags extends Partial<Record<TextSettingName, string>> {
   dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
+  valueLabels?: string;
   force?: boolean;
   /** Hidden, for benchmarks and tests: 'streaming' counts a raw source with the streaming reader. */
   counting?: string;
@@ -300,7 +302,11 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
     flags.header === undefined
       ? {}
       : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
-  return { ...(await sourceWithoutHeader(flags)), ...header };
+  const labels =
+    flags.valueLabels === undefined
+      ? {}
+      : { valueLabels: parseChoice('--value-labels', flags.valueLabels, VALUE_LABEL_CHOICES) };
+  return { ...(await sourceWithoutHeader(flags)), ...header, ...labels };
 }
 
 async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
@@ -530,6 +536,10 @@ export function register(program: Command): void {
     .option(
       '--header <yes|no>',
       'whether the first row names the columns; needed when it looks like a header and no --schema/--domain names them (a release never publishes guessed names; without a header the columns are column_1…column_N)',
+    )
+    .option(
+      '--value-labels <declare|discover>',
+      "an SPSS or Stata file's value labels: declare (the default) takes a labelled column's labels as its public categories (the file's dictionary); discover ignores them and discovers the column privately, for labels made from the data (e.g. Stata's encode)",
     )
     .option(
       '--schema <file>',
