@@ -1,16 +1,19 @@
 /**
  * The person level counted by an embedded DuckDB (release/person-counted.ts): the private CSV or
- * Parquet file parsed ONCE into a private table in file order, each record's person found, each
- * person bounded to k records in SQL, and everything the release needs counted from the bounded
- * records: discovery's histograms of rows, its distinct-person counts per key, and the engine's
- * exact tables. No record is held in JS: memory is the counts', and the per-person draws.
+ * Parquet file parsed ONCE into a private table in file order (an Excel, SPSS, Stata or SAS file's
+ * records appended from its own reader, record-table.ts `appendRecords`), each record's person
+ * found by one rule whatever the format (`findPersons`), each person bounded to k records in SQL,
+ * and everything the release needs counted from the bounded records: discovery's histograms of
+ * rows, its distinct-person counts per key, and the engine's exact tables. No record is held in
+ * JS: memory is the counts', and the per-person draws.
  *
  * The same records as the streaming path (release/person.ts), by construction:
- * - A record's person is its unit-column text as the streaming reader reads it: trimmed in a CSV,
- *   and every missing marker one and the same person. The texts the JS rule could change (a
- *   marker, a space or any non-printable or non-ASCII character at either end) are few: they are
- *   read out, mapped by the JS rule, and the mapping goes back as DATA (an appended table), never
- *   as SQL text. Every other text is its own person key.
+ * - A record's person is its unit-column text as the streaming reader reads it: trimmed in a CSV
+ *   (another format's reader hands over its texts as the table holds them), and every missing
+ *   marker one and the same person. The texts the JS rule could change (a marker, a space or any
+ *   non-printable or non-ASCII character at either end) are few: they are read out, mapped by the
+ *   JS rule, and the mapping goes back as DATA (an appended table), never as SQL text. Every other
+ *   text is its own person key.
  * - Persons are numbered in order of first appearance, records within a person in file order
  *   (the table is loaded with DuckDB's insertion order kept: rowid is the record's place).
  * - The randomness is drawn in JS from src/core/privacy (privacy/contribution.ts's sampleRanks,
