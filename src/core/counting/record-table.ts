@@ -5,7 +5,7 @@
  * reader's records are appended chunk by chunk (DuckDB's appender), never held as rows in
  * JavaScript. Every column is kept as the text the streaming path receives (labels applied,
  * trimmed as the reader trims), so a table counted here equals the streaming path's, by
- * construction (record-table.test.ts checks it per format). The person level appends the same
+ * construction (test/unit/release/counted-formats.test.ts checks it per format). The person level appends the same
  * records the same way, in file order (`appendRecords`; person-table.ts).
  *
  * The table is a database file in the session's private folder (0700, removed by `dispose`, on
