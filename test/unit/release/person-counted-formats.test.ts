@@ -1,18 +1,19 @@
 /**
- * A person-level release of an SPSS file or an Excel workbook is counted by DuckDB (the reader's
+ * A person-level release of an SPSS file, an Excel workbook or a SAS data set is counted by DuckDB (the reader's
  * records appended in file order, counting/record-table.ts `appendRecords`; the persons found and
  * bounded by counting/person-table.ts's one rule), and writes the same CSV, byte for byte, as the
  * streaming person path's release of the same file and as the release of the same data as a CSV,
- * for the same seed. No private folder is left behind. On random workbooks (identifiers with
+ * for the same seed; a labelled Stata file's (pandas; its city as the person: 3 persons of 100
+ * records, bounded to 2) the same CSV as streamed. No private folder is left behind. On random workbooks (identifiers with
  * spaces, missing markers, non-ASCII), the table keeps the same records as the streaming bounding.
  * A damaged .sav at the person level is refused with a message naming it, nothing reserved.
  */
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadPersonTable } from '../../../src/core/counting/person-table.ts';
-import { xlsxBytes } from '../../../src/core/data/formats/testing.ts';
+import { sasBytes, xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { savBytes } from '../../../src/core/data/formats/write-sav.ts';
 import { Rejections } from '../../../src/core/data/rejections.ts';
 import { readTable } from '../../../src/core/data/table.ts';
@@ -61,6 +62,18 @@ const FORMATS = {
       rows,
     ),
   xlsx: (rows: (string | number | null)[][]) => xlsxBytes([NAMES, ...rows]),
+  sas7bdat: (rows: (string | number | null)[][]) =>
+    sasBytes(
+      { u64: true, little: true, rle: true },
+      [
+        { name: 'patient', type: 'char', width: 8 },
+        { name: 'ward', type: 'char', width: 12 },
+        { name: 'diagnosis', type: 'char', width: 8 },
+        { name: 'age', type: 'numeric', width: 8 },
+        { name: 'stay', type: 'numeric', width: 8 },
+      ],
+      rows,
+    ),
 } as const;
 
 async function release(file: string, tag: string, k: string, streaming = false) {
@@ -79,6 +92,7 @@ describe('a person-level release of another format is counted by DuckDB, the sam
     ['sav', '3'],
     ['sav', 'private'],
     ['xlsx', '2'],
+    ['sas7bdat', '3'],
   ] as const)(
     '.%s, k %s',
     async (format, k) => {
@@ -101,6 +115,37 @@ describe('a person-level release of another format is counted by DuckDB, the sam
     120_000,
   );
 });
+
+it('a labelled Stata file (pandas), its city as the person: counted by DuckDB = streamed', async () => {
+  const file = path.join(dir, 'people.dta');
+  copyFileSync(path.join(import.meta.dirname, '..', 'formats', 'fixtures', 'people-labelled-117.dta'), file);
+  const at = (f: string) => path.join(dir, f);
+  writeFileSync(
+    at('w-dta.json'),
+    JSON.stringify({ thresholds: [{ features: ['age', 'income', 'smoker'], r: 2 }] }),
+  );
+  const flags = (tag: string) => ({
+    data: file,
+    workload: at('w-dta.json'),
+    out: at(`${tag}.csv`),
+    epsilon: '2',
+    rows: '100',
+    seed: '5',
+    insecureSeed: true,
+    budgetEpsilon: '100',
+    confirmCap: true,
+    unitColumn: 'city',
+    rowsPerPerson: '2',
+  });
+  const counted = await releaseFromFlags(dir, 'dta-counted', flags('dta-counted'));
+  const streamed = await releaseFromFlags(dir, 'dta-streamed', flags('dta-streamed'), {
+    counting: 'streaming',
+  });
+  expect(counted.report.counting).toEqual({ by: 'duckdb' });
+  expect(streamed.report.counting).toEqual({ by: 'streaming', why: 'asked for' });
+  expect(counted.csv.equals(streamed.csv)).toBe(true);
+  expect(left()).toEqual([]);
+}, 120_000);
 
 describe('a corrupt file at the person level', () => {
   it('a .sav cut inside its cases is refused with a message naming it; nothing is reserved or left behind', async () => {
