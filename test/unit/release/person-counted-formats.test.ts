@@ -1,12 +1,13 @@
 /**
- * A person-level release of an SPSS file, an Excel workbook or a SAS data set is counted by DuckDB (the reader's
- * records appended in file order, counting/record-table.ts `appendRecords`; the persons found and
- * bounded by counting/person-table.ts's one rule), and writes the same CSV, byte for byte, as the
- * streaming person path's release of the same file and as the release of the same data as a CSV,
- * for the same seed; a labelled Stata file's (pandas; its city as the person: 3 persons of 100
- * records, bounded to 2) the same CSV as streamed. No private folder is left behind. On random workbooks (identifiers with
- * spaces, missing markers, non-ASCII), the table keeps the same records as the streaming bounding.
- * A damaged .sav at the person level is refused with a message naming it, nothing reserved.
+ * A person-level release of an SPSS file, an Excel workbook or a SAS data set is counted by
+ * DuckDB (the reader's records appended in file order, counting/record-table.ts `appendRecords`;
+ * the persons found and bounded by counting/person-table.ts's one rule), and writes the same CSV,
+ * byte for byte, as the streaming person path's release of the same file and as the release of
+ * the same data as a CSV, for the same seed; a labelled Stata file's (pandas; its city as the
+ * person: 3 persons of 100 records, bounded to 2) the same CSV as streamed. No private folder is
+ * left behind. On random workbooks (identifiers with spaces, missing markers, non-ASCII), the
+ * table keeps the same records as the streaming bounding. A damaged .sav at the person level is
+ * refused with a message naming it, nothing reserved.
  */
 import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
