@@ -11,10 +11,10 @@
  * every way out: a failed load closes it before throwing). A record of another width than the
  * header fails the load: the streaming reader, which keeps such a row as missing values, counts.
  */
-import { tableFormat } from '../data/formats/format.ts';
+import { hasOwnHeader, tableFormat } from '../data/formats/format.ts';
 import { formatChunks } from '../data/formats/read.ts';
 import { betweenChunks } from '../data/records.ts';
-import type { TableOptions } from '../data/table.ts';
+import { readTableHeader, type TableOptions } from '../data/table.ts';
 import { InputError } from '../errors.ts';
 import { csvColumnName, quoteIdent } from '../sql/counting.ts';
 import { type DuckDbOptions, openDuckDb, sourceMemoryLimit } from '../sql/duckdb.ts';
@@ -32,16 +32,23 @@ export interface LoadOptions {
 
 /**
  * A file's records appended to a private DuckDB table; columns named as `names` (the file's
- * header, the column choice applied), only those kept. Throws (leaving nothing behind) where a
- * record has another width than the header, or the reader fails.
+ * header, the column choice applied, or column_1…column_N where a sheet's first row is a record:
+ * `header` as the CSV rule reads it, data/table.ts), only those kept. Throws (leaving nothing
+ * behind) where a record has another width than the first, or the reader fails.
  */
 export async function loadRecordTable(
   file: string,
   names: readonly string[],
-  opts: LoadOptions = {},
+  opts: Pick<TableOptions, 'header'> & LoadOptions = {},
 ): Promise<SourceTable> {
   opts.signal?.throwIfAborted();
   const chunks = formatChunks(file);
+  // A sheet's first row names the columns only where the CSV rule says so (a self-describing
+  // format's first record always does); otherwise it is a record and the columns column_1….
+  const shape = hasOwnHeader(file)
+    ? undefined
+    : await readTableHeader(file, opts.header === undefined ? {} : { header: opts.header });
+  const given = shape && !shape.hasHeader ? shape.header : undefined;
   // In memory, spilled past the limit to the private folder, as a CSV's table (source-table.ts).
   // A compressed format's size (.xlsx, a compressed .sav) says nothing of its texts: the
   // machine's share (sourceMemoryLimit's cap), not the file's size, bounds the table.
@@ -56,12 +63,13 @@ export async function loadRecordTable(
       for await (const chunk of chunks(file, opts.signal ? { signal: opts.signal } : {})) {
         for (const fields of chunk.records) {
           if (!header) {
-            header = fields;
-            kept = names.map((name) => columnOf(file, fields, name));
+            const columnNames = given ?? fields;
+            header = columnNames;
+            kept = names.map((name) => columnOf(file, columnNames, name));
             const columns = kept.map((i) => `${quoteIdent(csvColumnName(i))} VARCHAR`).join(', ');
             await c.run(`CREATE TABLE ${TABLE} (${columns || 'one INTEGER'})`);
             appender = await c.createAppender(TABLE);
-            continue;
+            if (!given) continue;
           }
           if (fields.length !== header.length) throw new Error('a record of another width than the header');
           const a = appender as NonNullable<typeof appender>;
