@@ -1,7 +1,8 @@
 /**
- * The header rule in the app (a CSV, and an Excel sheet alike): a first row taken for the header by a guess is asked about, and no
- * run starts (nothing reserved) until the curator answers; "no" gives the public names
- * column_1…column_N, and the exported CSV and manifest carry no value of that row.
+ * The header rule in the app (a CSV and an Excel sheet alike): a first row taken for the header
+ * by a guess is asked about, and no run starts (nothing reserved) until the curator answers; "no"
+ * gives the public names column_1…column_N, and the exported CSV and manifest carry no value of
+ * that row.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
