@@ -3,7 +3,8 @@
  * row is a row like a CSV's, not the file's own schema (as Parquet's, SPSS's, Stata's or SAS's
  * column names are). With --header no a first row that is a record is counted as one and the
  * columns are published as column_1…column_N; without --header a first row that looks like a
- * header is refused before reserving; with --header yes it names the columns.
+ * header is refused before reserving; with --header yes it names the columns. The person level
+ * (a unit column) reads the sheet by the same rule.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,29 @@ describe('the header rule for an .xlsx sheet (CLI)', { timeout: CLI_TIMEOUT }, (
       const [spent] = l.releases();
       expect(l.dataset(spent.datasetFingerprint)?.rows).toBe(ROWS + 1);
     });
+  });
+
+  it('--header no at the person level (--unit-column column_1): the other columns released as column_2…column_4', async () => {
+    writeFileSync(
+      path.join(dir, 'w-person.json'),
+      JSON.stringify({ thresholds: [{ features: ['column_3', 'column_4'], r: 2 }] }),
+    );
+    const ledger = path.join(dir, 'person.sqlite');
+    const r = await runCli(
+      synth('headerless.xlsx', ledger, 'person.csv', [
+        ...['--workload', 'w-person.json', '--header', 'no', '--unit-column', 'column_1'],
+      ]),
+      dir,
+    );
+    expect(r.stderr).not.toContain('rap-studio:');
+    expect(r.code).toBe(0);
+    const csv = readFileSync(path.join(dir, 'person.csv'), 'utf8');
+    expect(csv.split(/\r?\n/)[0]).toBe('column_2,column_3,column_4');
+    const manifest = readFileSync(path.join(dir, 'person.manifest.json'), 'utf8');
+    for (const text of [csv, manifest]) {
+      for (const cell of FIRST) expect(text).not.toContain(cell);
+    }
+    expect(releasesIn(ledger)).toHaveLength(1);
   });
 
   it('no --header on an all-text headerless sheet: refused before reserving, asking --header yes|no', async () => {
