@@ -55,7 +55,7 @@ import {
   sourceMemoryLimit,
 } from '../sql/duckdb.ts';
 import { histogramsFromChunks } from './histograms.ts';
-import { appendRecords } from './record-table.ts';
+import { appendRecords, headerlessNames } from './record-table.ts';
 import type { SourceTable } from './source-table.ts';
 import {
   assertSameDialect,
@@ -152,8 +152,9 @@ export async function loadPersonTable(
     // machine's share bounds the table, as for the row level (record-table.ts). Insertion order
     // kept: rowid is the record's place in the file.
     const memoryLimit = opts.duckdb?.memoryLimit ?? sourceMemoryLimit(Number.POSITIVE_INFINITY);
+    const given = await headerlessNames(file, opts.header);
     const session = await openDuckDb({ ...opts.duckdb, memoryLimit });
-    return findPersons(session, (c) => appendRecords(c, file, all, SOURCE, opts.signal), names, unit, {
+    return findPersons(session, (c) => appendRecords(c, file, all, SOURCE, opts.signal, given), names, unit, {
       trim: false,
       markers,
       ...(opts.signal ? { signal: opts.signal } : {}),

@@ -12,10 +12,10 @@
  * every way out: a failed load closes it before throwing). A record of another width than the
  * header fails the load: the streaming reader, which keeps such a row as missing values, counts.
  */
-import { tableFormat } from '../data/formats/format.ts';
+import { hasOwnHeader, tableFormat } from '../data/formats/format.ts';
 import { formatChunks } from '../data/formats/read.ts';
 import { betweenChunks } from '../data/records.ts';
-import type { TableOptions } from '../data/table.ts';
+import { readTableHeader, type TableOptions } from '../data/table.ts';
 import { InputError } from '../errors.ts';
 import { csvColumnName, quoteIdent } from '../sql/counting.ts';
 import { type DuckDbOptions, type DuckDbSession, openDuckDb, sourceMemoryLimit } from '../sql/duckdb.ts';
@@ -39,9 +39,10 @@ export interface LoadOptions {
 export async function loadRecordTable(
   file: string,
   names: readonly string[],
-  opts: LoadOptions = {},
+  opts: Pick<TableOptions, 'header'> & LoadOptions = {},
 ): Promise<SourceTable> {
   opts.signal?.throwIfAborted();
+  const given = await headerlessNames(file, opts.header);
   // In memory, spilled past the limit to the private folder, as a CSV's table (source-table.ts).
   // A compressed format's size (.xlsx, a compressed .sav) says nothing of its texts: the
   // machine's share (sourceMemoryLimit's cap), not the file's size, bounds the table.
@@ -49,12 +50,27 @@ export async function loadRecordTable(
   const session = await openDuckDb({ ...opts.duckdb, memoryLimit, unordered: true });
   let source: (name: string) => string;
   try {
-    source = await appendRecords(session.connection, file, names, TABLE, opts.signal);
+    source = await appendRecords(session.connection, file, names, TABLE, opts.signal, given);
   } catch (err) {
     await session.close();
     throw err;
   }
   return sessionTable(session, { kind: 'table', table: TABLE }, source);
+}
+
+/**
+ * The columns' names where a file's first record is a record, not its names (an .xlsx sheet with
+ * `--header no`, or guessed so: the CSV header rule, data/table.ts readTableHeader): column_1…;
+ * undefined where the first record names the columns (always, for a format that names its
+ * columns itself: format.ts hasOwnHeader).
+ */
+export async function headerlessNames(
+  file: string,
+  header?: boolean,
+): Promise<readonly string[] | undefined> {
+  if (hasOwnHeader(file)) return undefined;
+  const shape = await readTableHeader(file, header === undefined ? {} : { header });
+  return shape.hasHeader ? undefined : shape.header;
 }
 
 /**
@@ -70,6 +86,8 @@ export async function appendRecords(
   names: readonly string[],
   table: string,
   signal?: AbortSignal,
+  /** The names where the first record is a record (headerlessNames); absent: it names the columns. */
+  given?: readonly string[],
 ): Promise<(name: string) => string> {
   const chunks = formatChunks(file);
   let header: readonly string[] | undefined;
@@ -79,12 +97,13 @@ export async function appendRecords(
     for await (const chunk of chunks(file, signal ? { signal } : {})) {
       for (const fields of chunk.records) {
         if (!header) {
-          header = fields;
-          kept = names.map((name) => columnOf(file, fields, name));
+          const columnNames = given ?? fields;
+          header = columnNames;
+          kept = names.map((name) => columnOf(file, columnNames, name));
           const columns = kept.map((i) => `${quoteIdent(csvColumnName(i))} VARCHAR`).join(', ');
           await c.run(`CREATE TABLE ${quoteIdent(table)} (${columns || 'one INTEGER'})`);
           appender = await c.createAppender(table);
-          continue;
+          if (!given) continue;
         }
         if (fields.length !== header.length) throw new Error('a record of another width than the header');
         const a = appender as NonNullable<typeof appender>;
