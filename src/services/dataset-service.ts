@@ -4,6 +4,7 @@
  * core/discovery/schema-edit.ts), imported, exported, confirmed.
  */
 
+import { OTHER_TABLE_EXTENSIONS } from '../core/data/formats/format.ts';
 import type { Schema } from '../core/data/schema.ts';
 import { confirmSchema as confirmedSchema, schemaToJson } from '../core/data/schema-file.ts';
 import { importedSchema } from '../core/data/schema-import.ts';
@@ -78,8 +79,9 @@ export function datasetService(state: AppState): DatasetService {
         );
       }
       const path = await ctx.dialogs.openFile({
-        title: 'Open a CSV file',
+        title: 'Open a data file',
         filters: [
+          { name: 'Data files', extensions: ['csv', 'data', 'txt', 'tsv', ...OTHER_TABLE_EXTENSIONS] },
           { name: 'CSV', extensions: ['csv', 'data', 'txt', 'tsv'] },
           { name: 'All files', extensions: ['*'] },
         ],

@@ -16,6 +16,9 @@ const BY_EXTENSION: Readonly<Record<string, TableFormat>> = {
   sas7bdat: 'sas7bdat',
 };
 
+/** The extensions (no dot) of the formats read besides CSV, for file dialogs and pickers. */
+export const OTHER_TABLE_EXTENSIONS: readonly string[] = Object.keys(BY_EXTENSION);
+
 export function tableFormat(file: string): TableFormat {
   const ext = /\.([A-Za-z0-9]+)$/.exec(file)?.[1]?.toLowerCase() ?? '';
   return BY_EXTENSION[ext] ?? 'csv';
