@@ -14,12 +14,19 @@
  * the key it says nothing about the table.
  */
 import { createHmac } from 'node:crypto';
-import type { Client } from 'pg';
+import type { Client, ClientConfig } from 'pg';
 import type { Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
 import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromRows } from './histograms.ts';
+import {
+  clientSsl,
+  type PostgresTls,
+  refuseUnknownParameters,
+  TLS_PARAMETERS,
+  tlsFromUrl,
+} from './postgres-tls.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
 export interface PostgresSource {
@@ -34,6 +41,8 @@ export interface PostgresSource {
    * `table` is empty, and every connection reads in one READ ONLY transaction.
    */
   readonly query?: string;
+  /** What the URL says of TLS (`?sslmode=`, `?sslrootcert=`; postgres-tls.ts): absent, PGSSLMODE decides. */
+  readonly tls?: PostgresTls;
   /** The source as the curator may see it in a message (no password). */
   readonly display: string;
   /**
@@ -71,6 +80,8 @@ export function isPostgresSource(text: string): boolean {
  */
 export function parsePostgresSource(text: string): PostgresSource {
   const url = parsedUrl(text, 'postgres://host/database?table=name');
+  refuseUnknownParameters(url, redact(text), ['table', ...TLS_PARAMETERS]);
+  const tls = tlsFromUrl(url, redact(text));
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   const tableParam = url.searchParams.get('table');
   if (!database || !tableParam) {
@@ -92,7 +103,7 @@ export function parsePostgresSource(text: string): PostgresSource {
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
   const location = `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
   const display = user ? location.replace('postgres://', `postgres://${user}@`) : location;
-  return { host, port, database, user, schema, table, display, location };
+  return { host, port, database, user, schema, table, ...(tls ? { tls } : {}), display, location };
 }
 
 /** What postgres.ts parses of a URL without `?table=`. */
@@ -101,6 +112,7 @@ export interface PostgresUrlParts {
   readonly port: number | undefined;
   readonly database: string;
   readonly user: string | undefined;
+  readonly tls?: PostgresTls;
   /** `postgres://host[:port]/db` (no user, no password). */
   readonly base: string;
 }
@@ -112,13 +124,15 @@ export function parsePostgresDatabase(text: string): PostgresUrlParts {
   if (!database) {
     throw new InputError(`${redact(text)}: name the database: postgres://host/database.`, { field: 'data' });
   }
-  if (url.search !== '') {
+  if (url.searchParams.has('table')) {
     throw new InputError(
       `${redact(text)}: with --sql the URL names the database only (postgres://host/database): the query says ` +
         'what to read; leave out "?table=…" (or leave out --sql).',
       { field: 'data' },
     );
   }
+  refuseUnknownParameters(url, redact(text), TLS_PARAMETERS);
+  const tls = tlsFromUrl(url, redact(text));
   const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname.replace(/^\[(.*)\]$/, '$1'));
   const port = url.port === '' ? undefined : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
@@ -127,6 +141,7 @@ export function parsePostgresDatabase(text: string): PostgresUrlParts {
     port,
     database,
     user,
+    ...(tls ? { tls } : {}),
     base: `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}`,
   };
 }
@@ -208,9 +223,28 @@ export function withPassword(src: PostgresSource, password: string): PostgresSou
   return copy;
 }
 
-async function connect(src: PostgresSource): Promise<Client> {
-  const { Client } = (await import('pg')).default;
-  const client = new Client({
+/**
+ * The session settings that decide how the server writes a value as text, pinned at connect for
+ * every connection (after the curator's PGOPTIONS, so they win; a role's or database's `ALTER …
+ * SET` and the server's configuration are overridden too): a date, timestamp or interval column's
+ * texts, and a float's digits, are the categories a release counts and writes, so they must not
+ * depend on the server. ISO dates (2024-03-01, as a CSV holds them), UTC, and the shortest float
+ * text that reads back exactly (extra_float_digits=1, PostgreSQL 12's default).
+ */
+export const PINNED_SETTINGS =
+  '-c DateStyle=ISO,YMD -c TimeZone=UTC -c IntervalStyle=postgres -c extra_float_digits=1';
+
+/** The client's startup options: the curator's PGOPTIONS, then PINNED_SETTINGS. */
+export function startupOptions(env: NodeJS.ProcessEnv = process.env): string {
+  return `${env.PGOPTIONS ?? ''} ${PINNED_SETTINGS}`.trim();
+}
+
+/**
+ * The client's configuration for `src` (`env`: where libpq's variables are read): the parsed
+ * fields, the in-memory password if any, TLS (postgres-tls.ts) and the pinned settings.
+ */
+export function clientConfig(src: PostgresSource, env: NodeJS.ProcessEnv = process.env): ClientConfig {
+  return {
     database: src.database,
     ...(src.host ? { host: src.host } : {}),
     ...(src.port ? { port: src.port } : {}),
@@ -218,8 +252,16 @@ async function connect(src: PostgresSource): Promise<Client> {
     ...(PASSWORDS.has(src) ? { password: PASSWORDS.get(src) } : {}),
     // An unreachable server is refused in seconds, not after the OS's TCP timeout.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // libpq's sslmode from the URL or PGSSLMODE (postgres-tls.ts): node-pg's own reading differs.
+    ssl: clientSsl(src.tls, src.host ?? env.PGHOST, src.display, env),
+    options: startupOptions(env),
     // Otherwise the password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
-  });
+  };
+}
+
+async function connect(src: PostgresSource): Promise<Client> {
+  const { Client } = (await import('pg')).default;
+  const client = new Client(clientConfig(src));
   try {
     await client.connect();
   } catch (err) {
