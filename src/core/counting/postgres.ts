@@ -185,9 +185,13 @@ export async function withPostgres<T>(
   try {
     // A query source always reads in one read-only snapshot: the server refuses any write its text
     // could hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
-    if (src.query !== undefined || opts.snapshot) {
+    const shared = SNAPSHOTS.get(src);
+    if (src.query !== undefined || opts.snapshot || shared !== undefined) {
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     }
+    // A release's snapshot (postgres-snapshot.ts): this connection sees exactly the rows its
+    // checks saw before the reservation, whatever was written since.
+    if (shared !== undefined) await importSnapshot(client, src, shared);
     // A cancel stops the running query in the server (pg_cancel_backend from a second
     // connection): a long count over a large table is not waited for.
     let interrupt = () => {};
@@ -207,6 +211,36 @@ export async function withPostgres<T>(
 }
 
 /**
+ * A release's snapshot of the database (an id from pg_export_snapshot, postgres-snapshot.ts),
+ * tied to one source object as PASSWORDS is: every withPostgres on it reads that snapshot.
+ */
+const SNAPSHOTS = new WeakMap<PostgresSource, string>();
+
+/** A copy of `src` (its password kept) whose every connection reads the exported snapshot `id`. */
+export function withSnapshot(src: PostgresSource, id: string): PostgresSource {
+  const copy = { ...src };
+  const password = PASSWORDS.get(src);
+  if (password !== undefined) PASSWORDS.set(copy, password);
+  SNAPSHOTS.set(copy, id);
+  return copy;
+}
+
+/** `SET TRANSACTION SNAPSHOT`, first in the transaction; a snapshot gone is said as such. */
+async function importSnapshot(client: Client, src: PostgresSource, id: string): Promise<void> {
+  // pg_export_snapshot's ids are hex digits and dashes (0000000A-0000002B-1): nothing to escape.
+  if (!/^[0-9A-Fa-f-]+$/.test(id)) throw new Error(`internal: not a snapshot id: ${id}`);
+  try {
+    await client.query(`SET TRANSACTION SNAPSHOT '${id}'`);
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: the release's snapshot of the database is gone (${(err as Error).message}): the ` +
+        'connection that holds it was closed (by the server or an administrator). Release again.',
+      { field: 'data' },
+    );
+  }
+}
+
+/**
  * A password the app's curator typed (never in the URL, never a property of the source): held in
  * this process's memory, tied to one source object, so no copy, JSON or structured clone of a
  * source (a spec, a manifest, a log line) can carry it, and it goes when the source does.
@@ -220,6 +254,8 @@ const PASSWORDS = new WeakMap<PostgresSource, string>();
 export function withPassword(src: PostgresSource, password: string): PostgresSource {
   const copy = { ...src };
   PASSWORDS.set(copy, password);
+  const snapshot = SNAPSHOTS.get(src);
+  if (snapshot !== undefined) SNAPSHOTS.set(copy, snapshot);
   return copy;
 }
 
@@ -259,7 +295,8 @@ export function clientConfig(src: PostgresSource, env: NodeJS.ProcessEnv = proce
   };
 }
 
-async function connect(src: PostgresSource): Promise<Client> {
+/** A new connection to the source's database (the caller ends it); refused naming the source. */
+export async function connect(src: PostgresSource): Promise<Client> {
   const { Client } = (await import('pg')).default;
   const client = new Client(clientConfig(src));
   try {
