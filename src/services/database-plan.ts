@@ -6,8 +6,9 @@
  * - Each released column's domain at release and its cost (planDatabaseRun): declared (free) or
  *   discovered privately (its ρ and δ and its share of the run's ρ, and the "(other)" bar), from
  *   the same split the release spends (settings.ts columnCosts, as the Privacy step's plan), at the
- *   typed ε and δ. δ left blank is the release's default: 1/n² from the table's row count (public,
- *   as a file's record count; one COUNT in the database), or the person level's constant.
+ *   typed ε and δ. δ left blank is the release's default (`defaultDelta`, the δ field's
+ *   placeholder): 1/n² from the table's row count (public, as a file's record count; one COUNT in
+ *   the database), or the person level's constant.
  * - A date or time format stated for a column to discover (statedDatabaseFormats): the spec's
  *   `discover.formats`, as the CLI states a Table Schema's date field's (statedFormats).
  * - A hierarchical code (`settings.hierarchy`, the CLI's --hierarchy): parsed by parseSettings,
@@ -57,7 +58,7 @@ export function withStatedFormats(source: DataSource, formats: Record<string, Co
   return { ...source, discover: { ...source.discover, formats } };
 }
 
-/** The plan from the catalogue's names (and, when δ is the default per row, the row count). */
+/** The plan from the catalogue's names (and, per row, the row count: the default δ). */
 export async function databasePlan(
   src: PostgresSource,
   arg: Omit<DatabasePlanArg, 'source'>,
@@ -70,10 +71,12 @@ export async function databasePlan(
     if (!(err instanceof InputError)) throw err;
     fieldProblems.push({ field: 'temporal', message: err.message });
   }
-  const needRows = parsed !== undefined && parsed.delta === undefined && parsed.unit === undefined;
+  // The default δ (the field's placeholder, and δ when it is blank) needs the row count unless
+  // the release is per person (a constant); counted once per plan, typed δ or not.
+  const perPerson = (arg.settings.unitColumn ?? '').trim() !== '';
   const { names, rows } = await withPostgres(src, async (client) => ({
     names: await tableColumns(client, src),
-    rows: needRows ? await tableRows(client, src) : 0,
+    rows: perPerson ? 0 : await tableRows(client, src),
   }));
   const declared = new Set(
     declaredDatabaseSchema(src.location, names, arg.schema).columns.map((c) => c.name),
@@ -82,13 +85,19 @@ export async function databasePlan(
   const unit = parsed?.unit?.column;
   const released = names.filter((n) => n !== unit && keepsColumn(parsed?.columns, n));
   const mode = released.every((n) => declared.has(n)) ? 'declared' : 'discover';
-  const delta = parsed
-    ? (parsed.delta ?? (unit ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, rows))))
-    : null;
+  const fallback = perPerson ? PERSON_DEFAULT_DELTA : defaultDelta(Math.max(2, rows));
+  const delta = parsed ? (parsed.delta ?? fallback) : null;
   const budget =
     parsed && delta !== null && fieldProblems.length === 0 ? { epsilon: parsed.epsilon, delta } : null;
   const { columns, discovery } = columnCosts(released, declared, mode, budget, parsed?.hierarchies);
-  return { problems: fieldProblems, epsilon: parsed?.epsilon ?? null, delta, columns, discovery };
+  return {
+    problems: fieldProblems,
+    epsilon: parsed?.epsilon ?? null,
+    delta,
+    defaultDelta: fallback,
+    columns,
+    discovery,
+  };
 }
 
 export function databasePlanService(): DatabasePlanService {

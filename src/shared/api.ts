@@ -173,6 +173,21 @@ export interface DatabaseColumnView {
   readonly type: string;
   readonly kind: 'categorical' | 'numeric';
   readonly integer: boolean;
+  /** A date or time type's: how discovery reads its values (services/database-schema.ts). */
+  readonly temporal?: DatabaseTemporalRead;
+}
+
+/**
+ * How discovery reads a PostgreSQL date or time column without a stated format, from its
+ * catalogue type (public): the server writes it as ISO text (the connection's DateStyle), which
+ * a public candidate format reads (date `YYYY-MM-DD`, timestamp `YYYY-MM-DD HH:MM:SS`, time
+ * `HH:MM:SS`); a type whose text ends in a zone offset (`+00`) is read by none.
+ */
+export interface DatabaseTemporalRead {
+  /** What discovery reads the values as; null: not as a date or time (the note says what to do). */
+  readonly kind: 'date' | 'datetime' | 'time' | null;
+  /** The format read, and what is not read and how to fix it. */
+  readonly note: string;
 }
 
 /**
@@ -205,8 +220,13 @@ export type DatabasePlanArg = Omit<DatabaseRunArg, 'thresholds'>;
  * A database release's plan before Run (services/database-plan.ts): each released column's domain
  * at release and its cost, and discovery's split (RunPlanView's fields, from the same split the
  * release spends); `problems` names a setting that does not parse (ε, δ, a hierarchy, a format).
+ * `defaultDelta` is δ when the field is blank (1/n² from the row count, or the person level's
+ * constant); `delta` the δ the release uses (the typed one, else the default).
  */
-export type DatabasePlanView = Pick<RunPlanView, 'problems' | 'epsilon' | 'delta' | 'columns' | 'discovery'>;
+export type DatabasePlanView = Pick<
+  RunPlanView,
+  'problems' | 'epsilon' | 'delta' | 'defaultDelta' | 'columns' | 'discovery'
+>;
 
 /** The budget cap of a database source's dataset in the ledger (its identity: release/database.ts). */
 export interface DatabaseCapArg {

@@ -8,8 +8,10 @@
  * keyed identity, as the CLI's --sql; no query text, no password); a query the database refuses
  * is named in the banner. Then a column as the identifier of a person: a per-person cap and
  * release, the identifier not released. Each discovered column's cost is shown before Run (its
- * share of ρ, as the release spends it); a text column holding dates stated a format and a code
- * column marked ICD-10 (as on the Schema step) are released as dates in that format and as codes.
+ * share of ρ, as the release spends it), at the typed δ (blank: the default its placeholder
+ * names; a bad one named beside the field; the ledger records the typed one); a text column holding dates stated a format and a code
+ * column marked ICD-10 (as on the Schema step) are released as dates in that format and as codes;
+ * a `date` column is shown (from its type) as read as dates with no format to state, and is.
  */
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
@@ -61,6 +63,20 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
         .toContain('(6.7% of ρ)');
       await expect(page.getByTestId('db-merge-ward').textContent()).resolves.toContain('"(other)"');
       await expect(page.getByTestId('db-discovery').textContent()).resolves.toContain('20.0% of ρ');
+      // δ blank is the default the placeholder names (1/n², n = 800 rows); a typed δ is the plan's.
+      await expect
+        .poll(() => page.getByTestId('db-delta').getAttribute('placeholder'), { timeout: 30_000 })
+        .toBe('1/n² = 1.56e−6');
+      await expect(page.getByTestId('db-discovery').textContent()).resolves.toContain('δ = 1.56e−6');
+      await page.getByTestId('db-delta').fill('1e-7');
+      await expect.poll(() => textNow(page, 'db-discovery'), { timeout: 30_000 }).toContain('δ = 1.00e−7');
+      // A δ that does not parse: named beside the field and beside the columns, no cost shown.
+      await page.getByTestId('db-delta').fill('2');
+      await expect.poll(() => textNow(page, 'db-field-error-delta'), { timeout: 30_000 }).toMatch(/δ/);
+      await expect(page.getByTestId('db-plan-problem').textContent()).resolves.toMatch(/δ/);
+      expect(await page.getByTestId('db-cost-ward').count()).toBe(0);
+      await page.getByTestId('db-delta').fill('');
+      await expect.poll(() => textNow(page, 'db-discovery'), { timeout: 30_000 }).toContain('δ = 1.56e−6');
       // An ε that does not parse: named beside the columns, no cost shown until it is fixed.
       await page.getByTestId('db-epsilon').fill('x');
       await expect.poll(() => textNow(page, 'db-plan-problem'), { timeout: 30_000 }).toMatch(/ε|epsilon/i);
@@ -144,6 +160,9 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(await page.getByTestId('db-cost-ward').count()).toBe(0);
       // ward, smoker, age: three two-way marginals.
       await expect(page.getByTestId('db-workload').textContent()).resolves.toContain('3 two-way marginals');
+      // A typed δ: the plan's, and (below) the ledger's.
+      await page.getByTestId('db-delta').fill('1e-6');
+      await expect.poll(() => textNow(page, 'db-discovery'), { timeout: 30_000 }).toContain('δ = 1.00e−6');
       await capAndRun(page, '1', '60');
       expect(await banner(page)).toBeNull();
 
@@ -171,10 +190,11 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
         expect(ds?.rows).toBe(700);
         const released = db
           .prepare(
-            "SELECT workload_json FROM releases WHERE dataset_fingerprint = ? AND status = 'committed'",
+            "SELECT workload_json, delta FROM releases WHERE dataset_fingerprint = ? AND status = 'committed'",
           )
-          .all(ds?.fingerprint) as { workload_json: string }[];
+          .all(ds?.fingerprint) as { workload_json: string; delta: number }[];
         expect(released).toHaveLength(1);
+        expect(released[0].delta).toBe(1e-6);
         const dump = JSON.stringify(
           ['events', 'datasets', 'releases'].map((t) => db.prepare(`SELECT * FROM ${t}`).all()),
         );
@@ -278,6 +298,52 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       expect(rows.some(([, dx]) => dx === 'C34.10')).toBe(true);
     } finally {
       await withPostgres(hsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${htable}`));
+    }
+  });
+
+  it('a date column: the panel says it is read as dates (no format to state), released as dates', async () => {
+    const dtable = `${table}_d`;
+    const dsrc = () => parsePostgresSource(`${PG}?table=${dtable}`);
+    await withPostgres(dsrc(), async (c) => {
+      await c.query(`CREATE TABLE ${dtable} (seen date, at timestamptz(0), ward text)`);
+      await c.query(
+        `INSERT INTO ${dtable} SELECT date '2023-01-01' + (i % 365), ` +
+          `timestamptz '2023-01-01 08:00+00' + i * interval '1 hour', ` +
+          `(ARRAY['A','B','C'])[1 + i % 3] FROM generate_series(0, 999) AS i`,
+      );
+    });
+    try {
+      const { page } = app;
+      await page.getByTestId('nav-Data').click();
+      const panel = page.getByTestId('db-source');
+      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+        await panel.locator('summary').click();
+      await page.getByTestId('db-url').fill(PG!);
+      await page.getByTestId('db-kind-table').check();
+      await page.getByTestId('db-table').fill(dtable);
+      await page.getByTestId('db-describe').click();
+      await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/seen.*date.*at.*ward/s);
+      // From the catalogue type (public): a date is read as dates; a timestamptz's offset is not.
+      await expect(page.getByTestId('db-reads-seen').textContent()).resolves.toMatch(
+        /date.*read as dates \(YYYY-MM-DD\): no format to state/s,
+      );
+      await expect(page.getByTestId('db-reads-at').textContent()).resolves.toMatch(
+        /not a date or time.*not read as datetimes.*AT TIME ZONE 'UTC'/s,
+      );
+      expect(await page.getByTestId('db-reads-ward').count()).toBe(0);
+      // Binned on the calendar at release: no "(other)" bar stated for it.
+      await expect.poll(() => page.getByTestId('db-cost-seen').count(), { timeout: 30_000 }).toBe(1);
+      expect(await page.getByTestId('db-merge-seen').count()).toBe(0);
+      await page.getByTestId('db-col-at').uncheck();
+      await capAndRun(page, '4', '40');
+      expect(await banner(page)).toBeNull();
+      await page.getByTestId('nav-Export').click();
+      const csv = await downloadText(page, 'export-button');
+      const lines = csv.trim().split(/\r?\n/);
+      expect(lines[0]).toBe('seen,at,ward');
+      for (const line of lines.slice(1)) expect(line.split(',')[0]).toMatch(/^(2023|2024)-\d\d-\d\d$/);
+    } finally {
+      await withPostgres(dsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${dtable}`));
     }
   });
 });

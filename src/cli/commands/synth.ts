@@ -45,12 +45,13 @@ import {
   IMPORTANCE,
   RELAXATIONS,
   SELECTIONS,
+  VALUE_LABEL_CHOICES,
 } from '../../core/input/choices.ts';
 import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.ts';
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import { dataPackagePathFor, releasedStem } from '../../core/release/data-package.ts';
-import { noWriterNote, outputFormatOf } from '../../core/release/output-format.ts';
+import { noWriterNote, outputFormatOf, requireOutputFormat } from '../../core/release/output-format.ts';
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
@@ -115,6 +116,7 @@ export interface SynthFlags extends Partial<Record<TextSettingName, string>> {
   dryRun?: boolean;
   discoverUndeclared?: boolean;
   allowNonPrivateDomain?: boolean;
+  valueLabels?: string;
   force?: boolean;
   /** Hidden, for benchmarks and tests: 'streaming' counts a raw source with the streaming reader. */
   counting?: string;
@@ -301,7 +303,11 @@ async function sourceFromFlags(flags: SynthFlags): Promise<DataSource> {
     flags.header === undefined
       ? {}
       : { header: HEADER_VALUE[parseChoice('--header', flags.header, HEADER_CHOICES)] };
-  return { ...(await sourceWithoutHeader(flags)), ...header };
+  const labels =
+    flags.valueLabels === undefined
+      ? {}
+      : { valueLabels: parseChoice('--value-labels', flags.valueLabels, VALUE_LABEL_CHOICES) };
+  return { ...(await sourceWithoutHeader(flags)), ...header, ...labels };
 }
 
 async function sourceWithoutHeader(flags: SynthFlags): Promise<DataSource> {
@@ -453,6 +459,8 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   const spec = await synthSpec(flags);
   if (flags.dryRun) return dryRun(spec);
   if (spec.noise.mode === 'insecure-seed') process.stderr.write(`${INSECURE_SEED_WARNING}\n`);
+  // A name no writer takes is refused before the ledger is opened (opening makes a new one).
+  requireOutputFormat(spec.outPath);
   const ledgerPath = flags.ledger ?? defaultLedgerPath();
   const ledger = Ledger.open(ledgerPath, { onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
   const cancel = new AbortController();
@@ -524,7 +532,7 @@ export function register(program: Command): void {
     )
     .requiredOption(
       '--data <file|url>',
-      'the private table: a CSV (or Parquet, Excel, SPSS file), or a PostgreSQL table postgres://[user@]host[:port]/database?table=[schema.]name (no password in the URL: PGPASSWORD or ~/.pgpass; counted in the database, no row leaves it)',
+      'the private table: a CSV (or a Parquet, Excel .xlsx, SPSS .sav, Stata .dta or SAS .sas7bdat file), or a PostgreSQL table postgres://[user@]host[:port]/database?table=[schema.]name (no password in the URL: PGPASSWORD or ~/.pgpass; counted in the database, no row leaves it)',
     )
     .option(
       '--sql <query>',
@@ -533,6 +541,10 @@ export function register(program: Command): void {
     .option(
       '--header <yes|no>',
       'whether the first row names the columns; needed when it looks like a header and no --schema/--domain names them (a release never publishes guessed names; without a header the columns are column_1…column_N)',
+    )
+    .option(
+      '--value-labels <declare|discover>',
+      "an SPSS or Stata file's value labels: declare (the default) takes a labelled column's labels as its public categories (the file's dictionary); discover ignores them and discovers the column privately, for labels made from the data (e.g. Stata's encode)",
     )
     .option(
       '--schema <file>',

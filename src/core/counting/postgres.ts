@@ -308,6 +308,10 @@ export async function connect(src: PostgresSource): Promise<Client> {
       { field: 'data' },
     );
   }
+  // Dates and times as ISO text (2023-01-15, 2023-01-15 08:30:00), whatever the server's
+  // default output style: the text discovery reads (a public candidate format) and the curator
+  // declares. Only the output style: the day/month order of the query's own literals stays.
+  await client.query('SET DateStyle TO ISO');
   return client;
 }
 

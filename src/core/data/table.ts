@@ -6,7 +6,7 @@
 import { InputError } from '../errors.ts';
 import { type ColumnChoice, keptColumnIndices } from './column-choice.ts';
 import { type CsvReadOptions, type CsvReadResult, readCsvRecords } from './csv.ts';
-import { hasOwnHeader } from './formats/format.ts';
+import { hasOwnHeader, tableFormat } from './formats/format.ts';
 import {
   checkColumnNames,
   defaultColumnNames,
@@ -145,7 +145,9 @@ function decideShape(file: string, sample: readonly Sampled[], opts: TableOption
   if (width < 2) {
     throw new InputError(
       `${file}, line ${first.line}: the table has only one column; RAP needs at least two. ` +
-        `Is the delimiter one of ',', ';' or tab?`,
+        (tableFormat(file) === 'csv'
+          ? `Is the delimiter one of ',', ';' or tab?`
+          : 'Release a file with two or more columns.'),
       { file, line: first.line },
     );
   }

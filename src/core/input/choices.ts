@@ -45,6 +45,12 @@ export const HEADER_VALUE: Readonly<Record<(typeof HEADER_CHOICES)[number], bool
   no: false,
 };
 
+/**
+ * What an SPSS or Stata file's value labels are (`--value-labels`; release.ts DataSource.valueLabels):
+ * the column's declared categories, or ignored and the column discovered privately.
+ */
+export const VALUE_LABEL_CHOICES = ['declare', 'discover'] as const;
+
 /** Importance weights: the curator's own, or multiplied by the history score (workload/importance.ts). */
 export const IMPORTANCE = ['none', 'history'] as const;
 export type ImportanceName = (typeof IMPORTANCE)[number];

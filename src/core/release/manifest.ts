@@ -62,7 +62,7 @@ export const MANIFEST_FORMAT = 'rap-studio-release-manifest';
 export const DATABASE_SOURCE_STATEMENT = {
   kind: 'postgresql-table',
   counting:
-    'counted inside the database (GROUP BY GROUPING SETS): only exact counts left it, and every released value is a noisy function of them',
+    'counted inside the database (GROUP BY GROUPING SETS): only grouped counts left it (each distinct value or combination with its exact count, never a row), and every released value is a noisy function of them',
 } as const;
 
 /** How a manifest states a read-only query's result as the source (never the query's text). */

@@ -136,6 +136,13 @@ export interface DataSource {
    * Absent: every column of the table (or of a declared schema without discovery).
    */
   readonly columns?: ColumnChoice;
+  /**
+   * An SPSS or Stata file's value labels: 'declare' (absent: the default) takes each labelled
+   * column's labels as its declared categories (formats/declarations.ts: the file's dictionary,
+   * public metadata); 'discover' ignores them and discovers the column privately like any other
+   * (the curator's choice where the labels were made from the data, e.g. Stata's `encode`).
+   */
+  readonly valueLabels?: 'declare' | 'discover';
 }
 
 /**
@@ -361,9 +368,11 @@ async function preparePublic(
   prepareOptions: PrepareOptions,
 ): Promise<Prepared> {
   const pg = given.source.postgres;
-  // A discovering release takes the file's own declarations (SPSS value labels) as declared.
+  // A discovering release takes the file's own declarations (SPSS and Stata value labels) as
+  // declared, unless the curator chose to discover them (DataSource.valueLabels).
+  const fileLabels = !pg && given.source.valueLabels !== 'discover';
   const spec: ReleaseSpec =
-    given.source.discover === undefined || pg
+    given.source.discover === undefined || !fileLabels
       ? given
       : {
           ...given,
@@ -373,7 +382,7 @@ async function preparePublic(
           },
         };
   const { schema } = spec.source;
-  const valueLabels = pg ? [] : await fileValueLabels(spec.source.path, schema);
+  const valueLabels = fileLabels ? await fileValueLabels(spec.source.path, schema) : [];
   const header = spec.source.header === undefined ? {} : { header: spec.source.header };
   const choice = readChoice(spec);
   // Refused before anything else: a domain read off the data without DP leaks.

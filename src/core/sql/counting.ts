@@ -64,6 +64,16 @@ export function quoteString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
+/**
+ * A file path as a DuckDB file-reading function's literal: DuckDB globs the paths it reads (`*`,
+ * `?`, `[…]`), so `a[1].csv` would read `a1.csv` — another file than the one the ledger
+ * fingerprinted. Each glob character becomes a one-character class (`[[]`, `[*]`, `[?]`), which
+ * matches only itself: the pattern names exactly the file. A path without them is unchanged.
+ */
+export function fileLiteral(path: string): string {
+  return quoteString(path.replace(/[*?[]/g, (ch) => `[${ch}]`));
+}
+
 /** Positional names for a CSV's columns (c0, c1, …): file headers may hold any text. */
 export function csvColumnName(index: number): string {
   return `c${index}`;
@@ -80,14 +90,14 @@ export function relationSql(rel: Relation, dialect: Dialect): string {
       // RFC 4180 as the streaming reader takes it (papaparse): '"' quotes and escapes, no
       // comment lines, every value text; strict_mode off (unless asked) accepts mixed CRLF / LF.
       return (
-        `read_csv(${quoteString(rel.path)}, delim = ${quoteString(rel.delimiter)}, quote = '"', escape = '"', ` +
+        `read_csv(${fileLiteral(rel.path)}, delim = ${quoteString(rel.delimiter)}, quote = '"', escape = '"', ` +
         `header = ${rel.header}, auto_detect = false, strict_mode = ${rel.strict === true}, null_padding = false, ` +
         `ignore_errors = false, comment = '', columns = {${columns}})`
       );
     }
     case 'parquet':
       if (dialect !== 'duckdb') throw new RangeError('Parquet files are read by DuckDB only');
-      return `read_parquet(${quoteString(rel.path)})`;
+      return `read_parquet(${fileLiteral(rel.path)})`;
     case 'query':
       // On their own lines: a trailing `-- comment` in the query cannot hide the parenthesis.
       return `(\n${rel.sql}\n) AS source`;
@@ -107,7 +117,7 @@ export function relationSql(rel: Relation, dialect: Dialect): string {
 export function spacedQuoteLinesSql(rel: Extract<Relation, { kind: 'csv' }>): string {
   const d = rel.delimiter === '\t' ? '\\t' : rel.delimiter;
   return (
-    `SELECT COUNT(*) AS n FROM read_csv(${quoteString(rel.path)}, delim = '\x01', quote = '', escape = '', ` +
+    `SELECT COUNT(*) AS n FROM read_csv(${fileLiteral(rel.path)}, delim = '\x01', quote = '', escape = '', ` +
     `header = false, auto_detect = false, strict_mode = false, comment = '', columns = {'line': 'VARCHAR'}) ` +
     // A match needs a quote: the cheap test first spares the regex most lines (0.6 → 0.13 CPU s
     // per million adult rows).

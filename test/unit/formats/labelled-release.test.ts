@@ -157,6 +157,33 @@ describe.each(FORMATS)('$name as the private source', (f) => {
   );
 
   it(
+    '--value-labels discover: the labels are ignored, the column discovered privately like any other; no codes stated',
+    async () => {
+      const ledger = path.join(dir, `${f.file}.sqlite`);
+      const out = `${f.file}.discovered.csv`;
+      const r = await runCli(
+        [...synth(f.file, `w-${f.file}.json`, ledger, out), '--value-labels', 'discover'],
+        dir,
+      );
+      expect(r.stderr).not.toContain('rap-studio:');
+      expect(r.code).toBe(0);
+      const manifest = JSON.parse(readFileSync(path.join(dir, `${f.file}.discovered.manifest.json`), 'utf8'));
+      const domain = new Map<string, string>(
+        manifest.schema.columns.map((c: { name: string; domain: string }) => [c.name, c.domain]),
+      );
+      expect(domain.get(f.labelled.column)).toBe('discovered privately');
+      expect(manifest.schema.valueLabels ?? []).toEqual([]);
+      const bad = await runCli(
+        [...synth(f.file, `w-${f.file}.json`, ledger, 'x.csv'), '--value-labels', 'keep'],
+        dir,
+      );
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--value-labels.*declare.*discover/);
+    },
+    CLI_TIMEOUT,
+  );
+
+  it(
     'a corrupt file is refused with a message naming it; nothing is reserved',
     async () => {
       const broken = `broken-${f.file}`;

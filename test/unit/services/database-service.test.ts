@@ -95,7 +95,14 @@ describe.skipIf(!PG)('describeDatabase against PostgreSQL (RAP_TEST_POSTGRES)', 
       { name: 'age', type: 'integer', kind: 'numeric', integer: true },
       { name: 'city', type: 'character varying(20)', kind: 'categorical', integer: false },
       { name: 'score', type: 'double precision', kind: 'numeric', integer: false },
-      { name: 'seen', type: 'date', kind: 'categorical', integer: false },
+      // A date type: read as dates at discovery (ISO text), said from the type (database-dates.test.ts).
+      {
+        name: 'seen',
+        type: 'date',
+        kind: 'categorical',
+        integer: false,
+        temporal: { kind: 'date', note: 'read as dates (YYYY-MM-DD): no format to state' },
+      },
     ]);
     expect(view.location).toBe(`${PG!.replace(/\/\/[^@]*@/, '//')}?table=${table}`);
     expect(JSON.stringify(view)).not.toContain('typed-pw-3');

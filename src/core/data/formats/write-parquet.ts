@@ -11,7 +11,7 @@
  * else (categories, dates, times) is text as in the CSV. An empty field (missing) is NULL.
  */
 import { open } from 'node:fs/promises';
-import { quoteIdent, quoteString, textOf } from '../../sql/counting.ts';
+import { fileLiteral, quoteIdent, quoteString, textOf } from '../../sql/counting.ts';
 import { withDuckDb } from '../../sql/duckdb.ts';
 
 /** A written column: its name (the CSV's header) and its Table Schema type. */
@@ -38,7 +38,7 @@ export async function writeParquetFromCsv(
     // Every field as text, exactly as our CSV writer (papaparse, RFC 4180) wrote it; an empty
     // unquoted field is NULL (missing).
     const read =
-      `read_csv(${quoteString(csv)}, header = true, delim = ',', quote = '"', escape = '"', ` +
+      `read_csv(${fileLiteral(csv)}, header = true, delim = ',', quote = '"', escape = '"', ` +
       `columns = {${raw.map((r) => `${quoteString(r)}: 'VARCHAR'`).join(', ')}}, auto_detect = false, ` +
       `parallel = false)`;
     await c.run(`CREATE TEMP TABLE released AS SELECT * FROM ${read}`);
