@@ -132,12 +132,11 @@ describe("a PostgreSQL source's TLS (libpq's sslmode)", () => {
 });
 
 describe('the session settings pinned at connect', () => {
-  it('DateStyle, TimeZone, IntervalStyle and extra_float_digits follow the curator PGOPTIONS (so they win)', () => {
+  it('TimeZone, IntervalStyle and extra_float_digits follow the curator PGOPTIONS (so they win)', () => {
     expect(config(base).options).toBe(PINNED_SETTINGS);
     expect(config(base, { PGOPTIONS: '-c search_path=private' }).options).toBe(
       `-c search_path=private ${PINNED_SETTINGS}`,
     );
-    expect(PINNED_SETTINGS).toContain('-c DateStyle=ISO,YMD');
     expect(PINNED_SETTINGS).toContain('-c TimeZone=UTC');
   });
 });

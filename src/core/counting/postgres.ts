@@ -262,13 +262,15 @@ export function withPassword(src: PostgresSource, password: string): PostgresSou
 /**
  * The session settings that decide how the server writes a value as text, pinned at connect for
  * every connection (after the curator's PGOPTIONS, so they win; a role's or database's `ALTER …
- * SET` and the server's configuration are overridden too): a date, timestamp or interval column's
+ * SET` and the server's configuration are overridden too): a timestamptz or interval column's
  * texts, and a float's digits, are the categories a release counts and writes, so they must not
- * depend on the server. ISO dates (2024-03-01, as a CSV holds them), UTC, and the shortest float
- * text that reads back exactly (extra_float_digits=1, PostgreSQL 12's default).
+ * depend on the server. UTC (a timestamptz as `2024-03-01 23:30:00+00`; a query's zone-less
+ * timestamptz literal is read in UTC too), PostgreSQL's own interval style, and the shortest float
+ * text that reads back exactly (extra_float_digits=1, PostgreSQL 12's default). DateStyle's output
+ * is pinned to ISO by connect's `SET DateStyle TO ISO`, which keeps the day/month order in force
+ * for the role (a query's own literals read as the curator's other sessions read them).
  */
-export const PINNED_SETTINGS =
-  '-c DateStyle=ISO,YMD -c TimeZone=UTC -c IntervalStyle=postgres -c extra_float_digits=1';
+export const PINNED_SETTINGS = '-c TimeZone=UTC -c IntervalStyle=postgres -c extra_float_digits=1';
 
 /** The client's startup options: the curator's PGOPTIONS, then PINNED_SETTINGS. */
 export function startupOptions(env: NodeJS.ProcessEnv = process.env): string {
@@ -308,10 +310,16 @@ export async function connect(src: PostgresSource): Promise<Client> {
       { field: 'data' },
     );
   }
-  // Dates and times as ISO text (2023-01-15, 2023-01-15 08:30:00), whatever the server's
-  // default output style: the text discovery reads (a public candidate format) and the curator
-  // declares. Only the output style: the day/month order of the query's own literals stays.
-  await client.query('SET DateStyle TO ISO');
+  // Dates and times as ISO text (2023-01-15, 2023-01-15 08:30:00), whatever the server's, the
+  // database's, the role's or PGOPTIONS's output style: the text discovery reads (a public
+  // candidate format) and the curator declares. Only the output style: the day/month order of the
+  // query's own literals stays. (The other settings that shape texts: PINNED_SETTINGS.)
+  try {
+    await client.query('SET DateStyle TO ISO');
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw err;
+  }
   return client;
 }
 

@@ -2,9 +2,9 @@
  * The server's settings do not change what a release from PostgreSQL counts or writes: a role
  * whose DateStyle, TimeZone, IntervalStyle and extra_float_digits are set otherwise (`ALTER ROLE …
  * SET`, as a DBA may) reads the same texts and releases the same seeded CSV as the default role,
- * because every connection pins them (counting/postgres.ts PINNED_SETTINGS). Against a real
- * server only (RAP_TEST_POSTGRES; the role is made by its superuser, `postgres`, trusted on
- * loopback in the test cluster).
+ * because every connection pins them (counting/postgres.ts connect: PINNED_SETTINGS, and DateStyle
+ * ISO). Against a real server only (RAP_TEST_POSTGRES; the role is made by its superuser,
+ * `postgres`, trusted on loopback in the test cluster).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
