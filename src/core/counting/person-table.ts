@@ -1,16 +1,19 @@
 /**
  * The person level counted by an embedded DuckDB (release/person-counted.ts): the private CSV or
- * Parquet file parsed ONCE into a private table in file order, each record's person found, each
- * person bounded to k records in SQL, and everything the release needs counted from the bounded
- * records: discovery's histograms of rows, its distinct-person counts per key, and the engine's
- * exact tables. No record is held in JS: memory is the counts', and the per-person draws.
+ * Parquet file parsed ONCE into a private table in file order (an Excel, SPSS, Stata or SAS file's
+ * records appended from its own reader, record-table.ts `appendRecords`), each record's person
+ * found by one rule whatever the format (`findPersons`), each person bounded to k records in SQL,
+ * and everything the release needs counted from the bounded records: discovery's histograms of
+ * rows, its distinct-person counts per key, and the engine's exact tables. No record is held in
+ * JS: memory is the counts', and the per-person draws.
  *
  * The same records as the streaming path (release/person.ts), by construction:
- * - A record's person is its unit-column text as the streaming reader reads it: trimmed in a CSV,
- *   and every missing marker one and the same person. The texts the JS rule could change (a
- *   marker, a space or any non-printable or non-ASCII character at either end) are few: they are
- *   read out, mapped by the JS rule, and the mapping goes back as DATA (an appended table), never
- *   as SQL text. Every other text is its own person key.
+ * - A record's person is its unit-column text as the streaming reader reads it: trimmed in a CSV
+ *   (another format's reader hands over its texts as the table holds them), and every missing
+ *   marker one and the same person. The texts the JS rule could change (a marker, a space or any
+ *   non-printable or non-ASCII character at either end) are few: they are read out, mapped by the
+ *   JS rule, and the mapping goes back as DATA (an appended table), never as SQL text. Every other
+ *   text is its own person key.
  * - Persons are numbered in order of first appearance, records within a person in file order
  *   (the table is loaded with DuckDB's insertion order kept: rowid is the record's place).
  * - The randomness is drawn in JS from src/core/privacy (privacy/contribution.ts's sampleRanks,
@@ -27,6 +30,8 @@
  * The private folder, its database and spill (sql/duckdb.ts: 0700) are removed by `dispose`.
  * Counts here are exact statistics of the private data: never logged, never released.
  */
+
+import { tableFormat } from '../data/formats/format.ts';
 import type { ColumnHistograms } from '../data/histograms.ts';
 import type { Schema } from '../data/schema.ts';
 import type { TableOptions } from '../data/table.ts';
@@ -40,8 +45,17 @@ import {
   relationSql,
   textOf,
 } from '../sql/counting.ts';
-import { type DuckDbOptions, floatingColumns, onSession, openDuckDb, resultChunks } from '../sql/duckdb.ts';
+import {
+  type DuckDbOptions,
+  type DuckDbSession,
+  floatingColumns,
+  onSession,
+  openDuckDb,
+  resultChunks,
+  sourceMemoryLimit,
+} from '../sql/duckdb.ts';
 import { histogramsFromChunks } from './histograms.ts';
+import { appendRecords, headerlessNames } from './record-table.ts';
 import type { SourceTable } from './source-table.ts';
 import {
   assertSameDialect,
@@ -109,9 +123,12 @@ export function isPersonTable(table: SourceTable): table is PersonTable {
 
 /**
  * Loads a CSV (strictly, as counting/source-table.ts does: a row of another width fails the load)
- * or a Parquet file into a private table of texts, with the persons found. `names`: the released
- * columns (the column choice applied); `unit`: the unit column. Throws NotForDuckDb or DuckDB's
- * error where it cannot read the file as the streaming reader does: nothing is left behind then.
+ * or a Parquet file into a private table of texts, or appends another format's records from its
+ * reader (record-table.ts `appendRecords`: an Excel, SPSS, Stata or SAS file), in file order, with
+ * the persons found (one rule for every format: `findPersons`). `names`: the released columns
+ * (the column choice applied); `unit`: the unit column. Throws NotForDuckDb or DuckDB's or the
+ * reader's error where it cannot read the file as the streaming reader does (a record of another
+ * width fails the load): nothing is left behind then.
  */
 export async function loadPersonTable(
   file: string,
@@ -127,18 +144,31 @@ export async function loadPersonTable(
   const markers = opts.missingMarkers ?? DEFAULT_MISSING_MARKERS;
   // Every missing identifier is the person '' (the empty text is a marker: no identifier is '').
   if (!markers.includes('')) throw new Error('internal: the person level needs the empty text as a marker');
-  const all = [...names, unit];
+  const all = [...new Set([...names, unit])];
+  const format = tableFormat(file);
+  if (format !== 'csv' && format !== 'parquet') {
+    // The reader's texts, as the streaming path receives them (labels applied, trimmed as the
+    // reader trims): no trimming here. A compressed format's size says nothing of its texts: the
+    // machine's share bounds the table, as for the row level (record-table.ts). Insertion order
+    // kept: rowid is the record's place in the file.
+    const memoryLimit = opts.duckdb?.memoryLimit ?? sourceMemoryLimit(Number.POSITIVE_INFINITY);
+    const given = await headerlessNames(file, opts.header);
+    const session = await openDuckDb({ ...opts.duckdb, memoryLimit });
+    return findPersons(session, (c) => appendRecords(c, file, all, SOURCE, opts.signal, given), names, unit, {
+      trim: false,
+      markers,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  }
   const { relation, source } = await fileRelation(file, all, opts);
-  const trim = relation.kind === 'csv';
   // In memory (DuckDB spills to the private folder beyond its limit): insertion order is kept, so
   // rowid is the record's place in the file. A database file in the private folder, order kept,
   // held less memory (0.58 against 0.76 GB peak on hospital-visits × 50) for 40% more CPU
   // (17.4 against 12.3 s for loading, bounding and discovery's counts).
   const session = await openDuckDb({ ...opts.duckdb });
-  const col = (name: string) => quoteIdent(source(name));
-  const u = col(unit);
-  try {
-    await onSession(session, opts.signal, async (c) => {
+  return findPersons(
+    session,
+    async (c) => {
       let read: Relation = relation;
       if (relation.kind === 'csv') {
         await assertSameDialect(c, relation);
@@ -151,6 +181,34 @@ export async function loadPersonTable(
         .map((s) => `${textOf(s, 'duckdb', isFloating(read, s))} AS ${quoteIdent(s)}`)
         .join(', ');
       await c.run(`CREATE TABLE ${SOURCE} AS SELECT ${texts} FROM ${relationSql(read, 'duckdb')}`);
+      return source;
+    },
+    names,
+    unit,
+    { trim: relation.kind === 'csv', markers, ...(opts.signal ? { signal: opts.signal } : {}) },
+  );
+}
+
+/**
+ * The person rule, whatever loaded the records: `load` creates the table SOURCE of texts on the
+ * session, in file order (insertion order kept: rowid is the record's place), and returns each
+ * name's column in it; then each record's person is found (`trim`: whether the streaming reader
+ * trims the texts, as a CSV's does), persons numbered by first appearance and records ranked within
+ * their person. The session is closed where anything fails.
+ */
+async function findPersons(
+  session: DuckDbSession,
+  load: (c: DuckDbSession['connection']) => Promise<(name: string) => string>,
+  names: readonly string[],
+  unit: string,
+  opts: { readonly trim: boolean; readonly markers: readonly string[]; readonly signal?: AbortSignal },
+): Promise<PersonTable> {
+  const { trim, markers } = opts;
+  let source: (name: string) => string = (name) => name;
+  try {
+    await onSession(session, opts.signal, async (c) => {
+      source = await load(c);
+      const u = quoteIdent(source(unit));
       // The identifiers the JS rule could change: markers, and texts not starting and ending with
       // printable ASCII (a superset of what String.prototype.trim strips).
       const special = await c.runAndReadAll(
@@ -191,6 +249,7 @@ export async function loadPersonTable(
     await session.close();
     throw err;
   }
+  const col = (name: string) => quoteIdent(source(name));
   const histograms = (table: string, wanted: readonly string[], signal?: AbortSignal) =>
     onSession(session, signal, async (c) => {
       const query = groupingSetsQuery(

@@ -123,7 +123,7 @@ function isHeader(firstRecord: string, names: readonly string[]): boolean {
 }
 
 export async function fingerprintAndCountRows(file: string, names: readonly string[]): Promise<FileFacts> {
-  if (hasOwnHeader(file)) return formatFacts(file);
+  if (tableFormat(file) !== 'csv') return formatFacts(file, names);
   const hash = createHash('sha256');
   const counter = new RecordCounter();
   let quotes = false;
@@ -143,16 +143,24 @@ export async function fingerprintAndCountRows(file: string, names: readonly stri
   return { fingerprint: hash.digest('hex'), rows, hasHeader, quotes };
 }
 
-/** A Parquet (or other self-describing) file: SHA-256 of its bytes, and its rows (the reader's count). */
-async function formatFacts(file: string): Promise<FileFacts> {
+/**
+ * A file another reader reads: SHA-256 of its bytes, and its rows (the reader's count). A
+ * self-describing file's first record is its column names; a sheet's first row is a header by
+ * the CSV rule above (it holds every name the release reads).
+ */
+async function formatFacts(file: string, names: readonly string[]): Promise<FileFacts> {
   // Parquet: the footer's count (no row read); the others: the reader's record count.
   if (tableFormat(file) === 'parquet') {
     const [fingerprint, rows] = await Promise.all([fingerprintFile(file), parquetRowCount(file)]);
     if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
     return { fingerprint, rows, hasHeader: true };
   }
-  const read = await readFormatRecords(file, () => {});
-  const rows = read.records - 1;
+  let first: readonly string[] | undefined;
+  const read = await readFormatRecords(file, (fields) => {
+    first ??= fields;
+  });
+  const hasHeader = hasOwnHeader(file) || (first !== undefined && holdsNames(first, names));
+  const rows = read.records - (hasHeader ? 1 : 0);
   if (rows < 1) throw new InputError(`${file}: the data file has no data rows.`, { file });
-  return { fingerprint: read.fingerprint, rows, hasHeader: true };
+  return { fingerprint: read.fingerprint, rows, hasHeader };
 }

@@ -139,7 +139,8 @@ export async function readTable(
 
 function decideShape(file: string, sample: readonly Sampled[], opts: TableOptions): TableShape {
   const first = sample[0];
-  // A Parquet / spreadsheet / statistics file names its columns itself (data/formats/).
+  // A Parquet / statistics file names its columns itself (data/formats/); a CSV's or a sheet's
+  // first row is the curator's to say, else guessed (a release refuses a guessed header).
   const hasHeader = hasOwnHeader(file) || hasHeaderRow(sample, opts);
   const width = hasHeader ? first.fields.length : modalWidth(sample);
   if (width < 2) {

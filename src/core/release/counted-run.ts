@@ -24,7 +24,6 @@ import {
   type CountedSource,
   type Counting,
   discoverAndCount,
-  streamingOnly,
   unreadable,
 } from './counted-source.ts';
 
@@ -92,10 +91,10 @@ export async function readRowLevelSource(
 
 /**
  * What the checks before the reservation (fitOnTable, raw-source.ts's checkDiscoverable) count
- * with, where the run will count with DuckDB (a row-level file source, or a CSV or Parquet source
- * at the person level): the file parsed ONCE into a private DuckDB table (counting/source-table.ts;
+ * with, where the run will count with DuckDB (a file source, per row or per person, in any format
+ * it reads): the file parsed ONCE into a private DuckDB table (counting/source-table.ts;
  * another format's records appended to it: counting/record-table.ts; at the person level
- * counting/person-table.ts, which also finds each record's person), which the checks read now and the
+ * counting/person-table.ts, which also finds each record's person, whatever the format), which the checks read now and the
  * run counts after the reservation. Where DuckDB cannot read the file as the streaming reader
  * does (a row of another width fails the strict load), the reason (the run streams, as it would
  * have after failing to read the file itself) and no counter (the checks stream). Nothing for
@@ -121,7 +120,6 @@ export async function countingCheck(
 }> {
   if (!prepared.raw) return {};
   const file = prepared.raw.path;
-  if (streamingOnly(file, prepared.unit !== null) !== undefined) return {};
   let table: SourceTable;
   try {
     const load = {

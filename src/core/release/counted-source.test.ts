@@ -16,7 +16,7 @@ import { seededNoise } from '../privacy/noise.ts';
 import { withDuckDb } from '../sql/duckdb.ts';
 import { contingencyTable } from '../workload/exact.ts';
 import { fitOnTable } from './counted-run.ts';
-import { discoverAndCount, streamingOnly } from './counted-source.ts';
+import { discoverAndCount } from './counted-source.ts';
 import { FIDELITY_SAMPLE_ROWS, histogramSample } from './report/fidelity.ts';
 
 const dir = tempDir('rap-counted-');
@@ -143,14 +143,6 @@ describe('a release source counted by DuckDB = the streaming path (discovery and
 });
 
 describe('the fallback to the streaming path, and nothing left behind', () => {
-  it('the person level streams only the formats its table does not read, with the reason; every file format is counted by DuckDB per row', () => {
-    expect(streamingOnly('a.csv', true)).toBeUndefined();
-    expect(streamingOnly('a.xlsx', true)).toMatch(/xlsx/);
-    expect(streamingOnly('a.xlsx', false)).toBeUndefined();
-    expect(streamingOnly('a.parquet', false)).toBeUndefined();
-    expect(streamingOnly('a.txt', false)).toBeUndefined();
-  });
-
   it('a row of the wrong width: streamed, before any noise is drawn; the spill folder is gone', async () => {
     const file = dir.file('ragged.csv', `${messy(50)}1,2\n`);
     const parent = join(dir.path, 'spill-error');

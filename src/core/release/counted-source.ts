@@ -10,8 +10,7 @@
  * were appended to before the reservation (counting/record-table.ts).
  *
  * The streaming path stays the fallback, and the release says which one counted (`Counting`):
- * for another format at the person level (its records bounded as a stream), and wherever DuckDB
- * would read the file otherwise than the streaming reader (NotForDuckDb) or cannot read it as
+ * wherever DuckDB would read the file otherwise than the streaming reader (NotForDuckDb) or cannot read it as
  * declared (a row of the wrong width, which the streaming reader keeps as missing values). A
  * fallback after scan 1 keeps its discovery (paid once): only the encoding
  * is streamed.
@@ -68,19 +67,6 @@ export interface CountedLoad {
   readonly trimmed: boolean;
 }
 
-/**
- * Why a release's source is counted by the streaming reader whatever the file holds, or undefined.
- * Per row every file format is counted by DuckDB: CSV and Parquet read by DuckDB, the others
- * appended from their readers' records before the reservation (counting/record-table.ts). At the
- * person level a CSV or Parquet file too (person-counted.ts); another format is streamed.
- */
-export function streamingOnly(file: string, personLevel = false): string | undefined {
-  const format = tableFormat(file);
-  if (personLevel && format !== 'csv' && format !== 'parquet')
-    return `a ${format} file at the person level (its records are bounded as a stream)`;
-  return undefined;
-}
-
 /** Whether DuckDB reads the file itself (CSV, Parquet); another format is counted from a loaded table only. */
 function readByDuckDb(file: string): boolean {
   const format = tableFormat(file);
@@ -128,8 +114,6 @@ export async function discoverAndCount(
   featureSets: (schema: Schema) => readonly (readonly number[])[],
   opts: CountedSourceOptions = {},
 ): Promise<CountedSource> {
-  const only = streamingOnly(plan.path, false);
-  if (only) return { counting: { by: 'streaming', why: only } };
   if (!opts.table && !readByDuckDb(plan.path)) {
     return {
       counting: {

@@ -11,7 +11,6 @@ import type { DataForm, MachineMemory } from '../engine/limits.ts';
 import { publicPlan } from '../engine/public-plan.ts';
 import type { RapOptions } from '../engine/types.ts';
 import type { Workload } from '../workload/types.ts';
-import { streamingOnly } from './counted-source.ts';
 
 /** Why the streaming reader counts where the curator's tooling asked for it (the bench, tests). */
 export const STREAMING_ASKED = 'asked for';
@@ -26,20 +25,17 @@ export interface MemoryCheck {
 
 /**
  * The form the engine's data takes, as known before any private value is read: exact tables for
- * a database source and for a raw file source that DuckDB counts (every format per row; CSV and
- * Parquet at the person level; unless the streaming reader is asked for); rows otherwise (every
- * column declared: the file is loaded and encoded; another format at the person level).
+ * a database source and for a raw file source, which DuckDB counts (every format, per row and per
+ * person; unless the streaming reader is asked for); rows otherwise (every column declared: the
+ * file is loaded and encoded).
  */
 export function plannedDataForm(p: {
   readonly database: boolean;
-  readonly file: string;
   readonly raw: RawSourcePlan | null;
-  readonly personLevel: boolean;
   readonly streamingAsked: boolean;
 }): DataForm {
   if (p.database) return 'counted';
-  if (p.raw === null || p.streamingAsked) return 'rows';
-  return streamingOnly(p.file, p.personLevel) === undefined ? 'counted' : 'rows';
+  return p.raw === null || p.streamingAsked ? 'rows' : 'counted';
 }
 
 /**

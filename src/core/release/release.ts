@@ -52,7 +52,7 @@ import { queryCount } from '../workload/queries.ts';
 import type { Workload } from '../workload/types.ts';
 import { workloadHash, workloadToJson } from '../workload/workload.ts';
 import { countingCheck, fitOnTable, RAGGED_ROWS, readRowLevelSource } from './counted-run.ts';
-import { type CountedLoad, type Counting, streamingOnly } from './counted-source.ts';
+import type { CountedLoad, Counting } from './counted-source.ts';
 import { assertFitsStreamed, type MemoryCheck, plannedDataForm, STREAMING_ASKED } from './data-form.ts';
 import {
   checkDatabaseSpec,
@@ -485,9 +485,7 @@ async function preparePublic(
   const memory: MemoryCheck = {
     form: plannedDataForm({
       database: Boolean(pg),
-      file: spec.source.path,
       raw,
-      personLevel: unit !== null,
       streamingAsked,
     }),
     ...(prepareOptions.machine ? { machine: prepareOptions.machine } : {}),
@@ -891,9 +889,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         by: 'streaming',
         why: hooks.counting
           ? 'asked for'
-          : (reserved.streamingOnly ??
-            streamingOnly(spec.source.path) ??
-            'DuckDB could not read the file as the streaming reader does'),
+          : (reserved.streamingOnly ?? 'DuckDB could not read the file as the streaming reader does'),
       };
       const bounded = await boundSource(
         spec.source.path,

@@ -98,8 +98,9 @@ async function release(data: string): Promise<{ csv: string; schema: unknown }> 
   expect(cap.stderr).toBe('');
   expect(cap.code).toBe(0);
   const out = `${data}.out.csv`;
-  // A CSV's header row is the curator's to confirm; the other formats name their columns themselves.
-  const header = data.endsWith('.csv') ? ['--header', 'yes'] : [];
+  // A CSV's or a sheet's header row is the curator's to confirm; the other formats name their
+  // columns in their metadata.
+  const header = /\.(csv|xlsx)$/.test(data) ? ['--header', 'yes'] : [];
   const r = await runCli([...synth(data, ledger, out), ...header], dir);
   expect(r.stderr).not.toContain('rap-studio:');
   expect(r.code).toBe(0);

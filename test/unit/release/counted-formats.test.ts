@@ -1,5 +1,6 @@
 /**
- * An Excel workbook, an SPSS file, a Stata file and a SAS data set, each appended to a private
+ * An Excel workbook (its first row the names, or a record), an SPSS file, a Stata file and a SAS
+ * data set, each appended to a private
  * DuckDB table from its own reader's records (counting/record-table.ts) before the reservation:
  * discovery, the schema and every exact table counted from that table equal the streaming
  * path's, and the release with the same seed writes the same CSV, byte for byte, as the
@@ -42,6 +43,17 @@ const FORMATS = [
         xlsxBytes([['age', 'city', 'band', 'hours'], ...Array.from({ length: N }, (_, i) => row(i))]),
       ),
     names: ['age', 'city', 'band', 'hours'],
+    // A sheet's first row names the columns only where the curator says so (as a CSV's).
+    header: true,
+  },
+  {
+    name: 'an Excel sheet whose first row is a record (--header no)',
+    file: 'records.xlsx',
+    // Its first record fills every column: a sheet stores no empty cell past a row's last value,
+    // and the reader makes every row as wide as the first (xlsx.ts).
+    make: (to: string) => writeFileSync(to, xlsxBytes(Array.from({ length: N }, (_, i) => row(i + 1)))),
+    names: ['column_1', 'column_2', 'column_3', 'column_4'],
+    header: false,
   },
   {
     name: 'an SPSS file with value labels',
@@ -116,7 +128,7 @@ const WORKLOAD = (names: readonly string[]) => ({
   ],
 });
 
-async function release(file: string, names: readonly string[], streaming: boolean) {
+async function release(file: string, names: readonly string[], streaming: boolean, header?: boolean) {
   const tag = `${path.basename(file)}-${streaming ? 'streamed' : 'counted'}`;
   const at = (f: string) => path.join(dir, f);
   writeFileSync(at(`w-${tag}.json`), JSON.stringify(WORKLOAD(names)));
@@ -136,6 +148,7 @@ async function release(file: string, names: readonly string[], streaming: boolea
       insecureSeed: true,
       budgetEpsilon: '100',
       confirmCap: true,
+      ...(header === undefined ? {} : { header: header ? 'yes' : 'no' }),
     },
     streaming ? { counting: 'streaming' as const } : {},
   );
@@ -144,11 +157,12 @@ async function release(file: string, names: readonly string[], streaming: boolea
 describe.each(FORMATS)('$name, appended to a private DuckDB table', (f) => {
   it('discovery, the schema and the exact tables equal the streaming path', async () => {
     const file = path.join(dir, f.file);
-    const plan = await planRawSource(file, [], { epsilon: 1, delta: 1e-6, share: 0.2 });
+    const said = 'header' in f ? { header: f.header } : {};
+    const plan = await planRawSource(file, [], { epsilon: 1, delta: 1e-6, share: 0.2 }, said);
     expect(plan.header).toEqual(f.names);
     const streamed = await discoverAndLoad(plan, rowsOf(f.file), seededNoise(3));
     const n = streamed.loaded.dataset.n;
-    const table = await loadRecordTable(file, plan.header);
+    const table = await loadRecordTable(file, plan.header, said);
     try {
       const counted = await discoverAndCount(plan, n, seededNoise(3), (s) => sets(s.columns.length), {
         table,
@@ -173,8 +187,9 @@ describe.each(FORMATS)('$name, appended to a private DuckDB table', (f) => {
 
   it('the release with the same seed writes the same CSV as the streaming release', async () => {
     const file = path.join(dir, f.file);
-    const counted = await release(file, f.names, false);
-    const streamed = await release(file, f.names, true);
+    const header = 'header' in f ? f.header : undefined;
+    const counted = await release(file, f.names, false, header);
+    const streamed = await release(file, f.names, true, header);
     expect(counted.report.counting).toEqual({ by: 'duckdb' });
     expect(streamed.report.counting).toEqual({ by: 'streaming', why: 'asked for' });
     expect(counted.csv.equals(streamed.csv)).toBe(true);

@@ -32,7 +32,7 @@ export interface Harness {
   readonly events: AppEvent[];
   readonly ctx: ServiceContext;
   /** Writes a file where the web host puts uploads; returns its path. */
-  upload(name: string, text: string): string;
+  upload(name: string, text: string | Uint8Array): string;
   call<M extends ApiMethod>(method: M, arg: ApiArg<M>): Promise<ApiResult<M>>;
   cleanup(): void;
 }

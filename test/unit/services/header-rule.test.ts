@@ -1,30 +1,46 @@
 /**
- * The header rule in the app: a first row taken for the header by a guess is asked about, and no
- * run starts (nothing reserved) until the curator answers; "no" gives the public names
- * column_1…column_N, and the exported CSV and manifest carry no value of that row.
+ * The header rule in the app (a CSV and an Excel sheet alike): a first row taken for the header
+ * by a guess is asked about, and no run starts (nothing reserved) until the curator answers; "no"
+ * gives the public names column_1…column_N, and the exported CSV and manifest carry no value of
+ * that row.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { xlsxBytes } from '../../../src/core/data/formats/testing.ts';
 import { QUICK_SETTINGS as BASE, type Harness, harness, ledgerReleases, settle } from './fixtures.ts';
 
 let h: Harness | undefined;
 /** Headerless and all text: its first record looks like a header (no cell recurs below). */
-function headerlessCsv(): string {
-  const lines = ['Jane Roe,HIV positive,Springfield'];
+function headerlessRows(): string[][] {
+  const rows = [['Jane Roe', 'HIV positive', 'Springfield']];
   const names = ['Ann', 'Bob', 'Cy'];
   const status = ['negative', 'unknown'];
   const towns = ['Oslo', 'Lima', 'Pune', 'Riga'];
-  for (let i = 0; i < 80; i++) lines.push(`${names[i % 3]},${status[i % 2]},${towns[i % 4]}`);
-  return `${lines.join('\n')}\n`;
+  for (let i = 0; i < 80; i++) rows.push([names[i % 3], status[i % 2], towns[i % 4]]);
+  return rows;
 }
 
+/** The same table as a CSV and as an Excel sheet: a sheet's first row is asked about as a CSV's. */
+const HEADERLESS = [
+  {
+    file: 'people.csv',
+    bytes: () =>
+      `${headerlessRows()
+        .map((r) => r.join(','))
+        .join('\n')}\n`,
+  },
+  { file: 'people.xlsx', bytes: () => xlsxBytes(headerlessRows()) },
+];
+
 describe('the header rule (app)', () => {
-  it('asks when line 1 was guessed to be the header; refuses to run until answered; "no" names the columns column_N', async () => {
+  it.each(
+    HEADERLESS,
+  )('$file: asks when line 1 was guessed to be the header; refuses to run until answered; "no" names the columns column_N', async ({
+    file,
+    bytes,
+  }) => {
     h = harness();
-    const ds = await h.call('openDataset', {
-      path: h.upload('people.csv', headerlessCsv()),
-      name: 'people.csv',
-    });
+    const ds = await h.call('openDataset', { path: h.upload(file, bytes()), name: file });
     expect(ds.hasHeader).toBe(true);
     expect(ds.headerGuessed).toBe(true);
     await h.call('setCap', { datasetId: ds.id, epsilon: '5' });
@@ -57,7 +73,8 @@ describe('the header rule (app)', () => {
     await h.call('startRun', { datasetId: ds.id, settings: BASE });
     const run = await settle(h);
     expect(run.status).toBe('finished');
-    const out = await h.call('exportRun', { runId: run.runId });
+    // Exported as CSV (a sheet's release would be a sheet by default) to read its header row.
+    const out = await h.call('exportRun', { runId: run.runId, fileName: 'synthetic.csv' });
     if (!out.written) throw new Error('not written');
     const csv = readFileSync(out.path, 'utf8');
     expect(csv.split(/\r?\n/)[0]).toBe('column_1,column_2,column_3');

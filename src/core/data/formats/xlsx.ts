@@ -1,6 +1,6 @@
 /**
- * An Excel workbook (.xlsx) as records: its first sheet, first row the column names, then each
- * row's cells as text (numbers as JavaScript prints them, 7 not 7.0; dates as ISO dates; empty
+ * An Excel workbook (.xlsx) as records: its first sheet, row by row (the first row is the column
+ * names or a record, as a CSV's first line: the header rule, data/table.ts), each row's cells as text (numbers as JavaScript prints them, 7 not 7.0; dates as ISO dates; empty
  * cells as the empty field), read in bounded memory by our own streaming reader: the archive's
  * directory (zip.ts), then the small parts whole (the workbook, its relationships, the styles
  * that mark date cells), the shared strings into memory (`SHARED_STRINGS_MAX_BYTES`), and the
@@ -8,7 +8,7 @@
  * they close. `read-excel-file` (which parses the sheet whole into one array of rows) reads a
  * cell the same way: its rules are followed here (parseCell.js, isDateFormat.js,
  * parseExcelTimestamp.js of version 9.3.17), and the tests compare the two on fixtures.
- * Rows are as wide as the header row; a corrupt file is refused with a message naming it.
+ * Rows are as wide as the first row; a corrupt file is refused with a message naming it.
  */
 import { InputError } from '../../errors.ts';
 import type { CsvReadOptions, RecordChunk } from '../records.ts';
