@@ -66,7 +66,7 @@ export async function loadRecordTable(
  */
 export async function headerlessNames(
   file: string,
-  header?: boolean,
+  header?: TableOptions['header'],
 ): Promise<readonly string[] | undefined> {
   if (hasOwnHeader(file)) return undefined;
   const shape = await readTableHeader(file, header === undefined ? {} : { header });
