@@ -322,7 +322,13 @@ export class RunManager {
     const prepared = await namedAs(ds.path, ds.fileName, () =>
       release.prepare(spec, warn, opts.prepareOptions),
     );
-    opts.check?.(prepared);
+    try {
+      opts.check?.(prepared);
+    } catch (err) {
+      // A database source's snapshot goes with the refusal (release.ts disposeValidated).
+      await release.disposeValidated(prepared);
+      throw err;
+    }
     const validated = await namedAs(ds.path, ds.fileName, () => release.validate(prepared, warn, signal));
     // The DuckDB table the checks loaded goes with a refused reservation (the run removes it otherwise).
     const reserved = await release

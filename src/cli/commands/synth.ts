@@ -55,6 +55,7 @@ import { noWriterNote, outputFormatOf, requireOutputFormat } from '../../core/re
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
+  disposeValidated,
   prepare,
   type ReleasePaths,
   type ReleaseSpec,
@@ -415,6 +416,8 @@ async function dryRun(spec: Awaited<ReturnType<typeof synthSpec>>): Promise<void
   const prepared = await prepare(spec, (w) => process.stderr.write(`warning: ${w.message}\n`), {
     ledgerKey: randomBytes(32),
   });
+  // Nothing more reads the database: its snapshot, if any, is closed now.
+  await disposeValidated(prepared);
   const out: string[] = [
     'dry run: nothing reserved, no value read (the header and the record count only)',
     `ε = ${spec.epsilon}, δ = ${prepared.delta.toExponential(3)}, n = ${prepared.facts.rows}; ` +

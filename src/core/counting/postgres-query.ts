@@ -139,6 +139,7 @@ export function parsePostgresQuerySource(text: string, sql: string): PostgresSou
     schema: undefined,
     table: '',
     query,
+    ...(url.tls ? { tls: url.tls } : {}),
     display,
     location,
   };

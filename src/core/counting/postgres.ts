@@ -14,12 +14,19 @@
  * the key it says nothing about the table.
  */
 import { createHmac } from 'node:crypto';
-import type { Client } from 'pg';
+import type { Client, ClientConfig } from 'pg';
 import type { Schema } from '../data/schema.ts';
 import { InputError } from '../errors.ts';
 import { groupingSetsQuery, quoteIdent, type Relation, relationSql } from '../sql/counting.ts';
 import { interruptibly } from '../sql/interruptible.ts';
 import { histogramsFromRows } from './histograms.ts';
+import {
+  clientSsl,
+  type PostgresTls,
+  refuseUnknownParameters,
+  TLS_PARAMETERS,
+  tlsFromUrl,
+} from './postgres-tls.ts';
 import { type CountedTables, type CountOptions, tablesFromGroups } from './tables.ts';
 
 export interface PostgresSource {
@@ -34,6 +41,8 @@ export interface PostgresSource {
    * `table` is empty, and every connection reads in one READ ONLY transaction.
    */
   readonly query?: string;
+  /** What the URL says of TLS (`?sslmode=`, `?sslrootcert=`; postgres-tls.ts): absent, PGSSLMODE decides. */
+  readonly tls?: PostgresTls;
   /** The source as the curator may see it in a message (no password). */
   readonly display: string;
   /**
@@ -71,6 +80,8 @@ export function isPostgresSource(text: string): boolean {
  */
 export function parsePostgresSource(text: string): PostgresSource {
   const url = parsedUrl(text, 'postgres://host/database?table=name');
+  refuseUnknownParameters(url, redact(text), ['table', ...TLS_PARAMETERS]);
+  const tls = tlsFromUrl(url, redact(text));
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   const tableParam = url.searchParams.get('table');
   if (!database || !tableParam) {
@@ -92,7 +103,7 @@ export function parsePostgresSource(text: string): PostgresSource {
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
   const location = `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}?table=${tableParam}`;
   const display = user ? location.replace('postgres://', `postgres://${user}@`) : location;
-  return { host, port, database, user, schema, table, display, location };
+  return { host, port, database, user, schema, table, ...(tls ? { tls } : {}), display, location };
 }
 
 /** What postgres.ts parses of a URL without `?table=`. */
@@ -101,6 +112,7 @@ export interface PostgresUrlParts {
   readonly port: number | undefined;
   readonly database: string;
   readonly user: string | undefined;
+  readonly tls?: PostgresTls;
   /** `postgres://host[:port]/db` (no user, no password). */
   readonly base: string;
 }
@@ -112,13 +124,15 @@ export function parsePostgresDatabase(text: string): PostgresUrlParts {
   if (!database) {
     throw new InputError(`${redact(text)}: name the database: postgres://host/database.`, { field: 'data' });
   }
-  if (url.search !== '') {
+  if (url.searchParams.has('table')) {
     throw new InputError(
       `${redact(text)}: with --sql the URL names the database only (postgres://host/database): the query says ` +
         'what to read; leave out "?table=…" (or leave out --sql).',
       { field: 'data' },
     );
   }
+  refuseUnknownParameters(url, redact(text), TLS_PARAMETERS);
+  const tls = tlsFromUrl(url, redact(text));
   const host = url.hostname === '' ? undefined : decodeURIComponent(url.hostname.replace(/^\[(.*)\]$/, '$1'));
   const port = url.port === '' ? undefined : Number(url.port);
   const user = url.username === '' ? undefined : decodeURIComponent(url.username);
@@ -127,6 +141,7 @@ export function parsePostgresDatabase(text: string): PostgresUrlParts {
     port,
     database,
     user,
+    ...(tls ? { tls } : {}),
     base: `postgres://${url.hostname}${port ? `:${port}` : ''}/${database}`,
   };
 }
@@ -170,9 +185,13 @@ export async function withPostgres<T>(
   try {
     // A query source always reads in one read-only snapshot: the server refuses any write its text
     // could hide (a data-modifying WITH, a writing function); closing the connection rolls it back.
-    if (src.query !== undefined || opts.snapshot) {
+    const shared = SNAPSHOTS.get(src);
+    if (src.query !== undefined || opts.snapshot || shared !== undefined) {
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     }
+    // A release's snapshot (postgres-snapshot.ts): this connection sees exactly the rows its
+    // checks saw before the reservation, whatever was written since.
+    if (shared !== undefined) await importSnapshot(client, src, shared);
     // A cancel stops the running query in the server (pg_cancel_backend from a second
     // connection): a long count over a large table is not waited for.
     let interrupt = () => {};
@@ -192,6 +211,36 @@ export async function withPostgres<T>(
 }
 
 /**
+ * A release's snapshot of the database (an id from pg_export_snapshot, postgres-snapshot.ts),
+ * tied to one source object as PASSWORDS is: every withPostgres on it reads that snapshot.
+ */
+const SNAPSHOTS = new WeakMap<PostgresSource, string>();
+
+/** A copy of `src` (its password kept) whose every connection reads the exported snapshot `id`. */
+export function withSnapshot(src: PostgresSource, id: string): PostgresSource {
+  const copy = { ...src };
+  const password = PASSWORDS.get(src);
+  if (password !== undefined) PASSWORDS.set(copy, password);
+  SNAPSHOTS.set(copy, id);
+  return copy;
+}
+
+/** `SET TRANSACTION SNAPSHOT`, first in the transaction; a snapshot gone is said as such. */
+async function importSnapshot(client: Client, src: PostgresSource, id: string): Promise<void> {
+  // pg_export_snapshot's ids are hex digits and dashes (0000000A-0000002B-1): nothing to escape.
+  if (!/^[0-9A-Fa-f-]+$/.test(id)) throw new Error(`internal: not a snapshot id: ${id}`);
+  try {
+    await client.query(`SET TRANSACTION SNAPSHOT '${id}'`);
+  } catch (err) {
+    throw new InputError(
+      `${src.display}: the release's snapshot of the database is gone (${(err as Error).message}): the ` +
+        'connection that holds it was closed (by the server or an administrator). Release again.',
+      { field: 'data' },
+    );
+  }
+}
+
+/**
  * A password the app's curator typed (never in the URL, never a property of the source): held in
  * this process's memory, tied to one source object, so no copy, JSON or structured clone of a
  * source (a spec, a manifest, a log line) can carry it, and it goes when the source does.
@@ -205,12 +254,35 @@ const PASSWORDS = new WeakMap<PostgresSource, string>();
 export function withPassword(src: PostgresSource, password: string): PostgresSource {
   const copy = { ...src };
   PASSWORDS.set(copy, password);
+  const snapshot = SNAPSHOTS.get(src);
+  if (snapshot !== undefined) SNAPSHOTS.set(copy, snapshot);
   return copy;
 }
 
-async function connect(src: PostgresSource): Promise<Client> {
-  const { Client } = (await import('pg')).default;
-  const client = new Client({
+/**
+ * The session settings that decide how the server writes a value as text, pinned at connect for
+ * every connection (after the curator's PGOPTIONS, so they win; a role's or database's `ALTER …
+ * SET` and the server's configuration are overridden too): a timestamptz or interval column's
+ * texts, and a float's digits, are the categories a release counts and writes, so they must not
+ * depend on the server. UTC (a timestamptz as `2024-03-01 23:30:00+00`; a query's zone-less
+ * timestamptz literal is read in UTC too), PostgreSQL's own interval style, and the shortest float
+ * text that reads back exactly (extra_float_digits=1, PostgreSQL 12's default). DateStyle's output
+ * is pinned to ISO by connect's `SET DateStyle TO ISO`, which keeps the day/month order in force
+ * for the role (a query's own literals read as the curator's other sessions read them).
+ */
+export const PINNED_SETTINGS = '-c TimeZone=UTC -c IntervalStyle=postgres -c extra_float_digits=1';
+
+/** The client's startup options: the curator's PGOPTIONS, then PINNED_SETTINGS. */
+export function startupOptions(env: NodeJS.ProcessEnv = process.env): string {
+  return `${env.PGOPTIONS ?? ''} ${PINNED_SETTINGS}`.trim();
+}
+
+/**
+ * The client's configuration for `src` (`env`: where libpq's variables are read): the parsed
+ * fields, the in-memory password if any, TLS (postgres-tls.ts) and the pinned settings.
+ */
+export function clientConfig(src: PostgresSource, env: NodeJS.ProcessEnv = process.env): ClientConfig {
+  return {
     database: src.database,
     ...(src.host ? { host: src.host } : {}),
     ...(src.port ? { port: src.port } : {}),
@@ -218,8 +290,17 @@ async function connect(src: PostgresSource): Promise<Client> {
     ...(PASSWORDS.has(src) ? { password: PASSWORDS.get(src) } : {}),
     // An unreachable server is refused in seconds, not after the OS's TCP timeout.
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // libpq's sslmode from the URL or PGSSLMODE (postgres-tls.ts): node-pg's own reading differs.
+    ssl: clientSsl(src.tls, src.host ?? env.PGHOST, src.display, env),
+    options: startupOptions(env),
     // Otherwise the password, if any, from PGPASSWORD or ~/.pgpass (the pg client reads both).
-  });
+  };
+}
+
+/** A new connection to the source's database (the caller ends it); refused naming the source. */
+export async function connect(src: PostgresSource): Promise<Client> {
+  const { Client } = (await import('pg')).default;
+  const client = new Client(clientConfig(src));
   try {
     await client.connect();
   } catch (err) {
@@ -229,10 +310,16 @@ async function connect(src: PostgresSource): Promise<Client> {
       { field: 'data' },
     );
   }
-  // Dates and times as ISO text (2023-01-15, 2023-01-15 08:30:00), whatever the server's
-  // default output style: the text discovery reads (a public candidate format) and the curator
-  // declares. Only the output style: the day/month order of the query's own literals stays.
-  await client.query('SET DateStyle TO ISO');
+  // Dates and times as ISO text (2023-01-15, 2023-01-15 08:30:00), whatever the server's, the
+  // database's, the role's or PGOPTIONS's output style: the text discovery reads (a public
+  // candidate format) and the curator declares. Only the output style: the day/month order of the
+  // query's own literals stays. (The other settings that shape texts: PINNED_SETTINGS.)
+  try {
+    await client.query('SET DateStyle TO ISO');
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw err;
+  }
   return client;
 }
 

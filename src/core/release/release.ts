@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isPersonTable } from '../counting/person-table.ts';
 import type { PostgresSource } from '../counting/postgres.ts';
+import { openSnapshot, type PostgresSnapshot } from '../counting/postgres-snapshot.ts';
 import type { SourceTable } from '../counting/source-table.ts';
 import { alsoKeeping, type ColumnChoice } from '../data/column-choice.ts';
 import { type FileFacts, fingerprintAndCountRows } from '../data/file-facts.ts';
@@ -225,6 +226,12 @@ export interface Prepared {
    * the manifest states them and a release to .sav/.dta writes those columns as the file's codes.
    */
   readonly valueLabels?: readonly ValueLabelSet[];
+  /**
+   * A database source's one snapshot (counting/postgres-snapshot.ts), held open from before the
+   * checks until the counting is done: spec.source.postgres reads it. Whoever holds a Prepared,
+   * Validated or Reserved closes it on every way out (disposeValidated), as the DuckDB table.
+   */
+  readonly snapshot?: PostgresSnapshot;
 }
 
 type After<T, S extends string> = Omit<T, 'stage'> & { readonly stage: S };
@@ -247,8 +254,12 @@ export type Validated = After<Prepared, 'validated'> & {
   readonly table?: SourceTable;
 };
 
-/** Removes the DuckDB table a validated release holds, if any (idempotent). */
-export async function disposeValidated(v: { readonly table?: SourceTable }): Promise<void> {
+/** Removes the DuckDB table a validated release holds, and closes its database snapshot, if any (idempotent). */
+export async function disposeValidated(v: {
+  readonly table?: SourceTable;
+  readonly snapshot?: PostgresSnapshot;
+}): Promise<void> {
+  await v.snapshot?.close();
   await v.table?.dispose();
 }
 
@@ -336,6 +347,25 @@ export async function prepare(
   given: ReleaseSpec,
   warn: Warn = () => {},
   prepareOptions: PrepareOptions = {},
+): Promise<Prepared> {
+  const pg = given.source.postgres;
+  if (!pg) return preparePublic(given, warn, prepareOptions);
+  // A database source: one snapshot for the checks here and in validate and the counting after
+  // the reservation (counting/postgres-snapshot.ts), so a row written meanwhile changes nothing.
+  const snapshot = await openSnapshot(pg);
+  try {
+    const spec = { ...given, source: { ...given.source, postgres: snapshot.source } };
+    return { ...(await preparePublic(spec, warn, prepareOptions)), snapshot };
+  } catch (err) {
+    await snapshot.close();
+    throw err;
+  }
+}
+
+async function preparePublic(
+  given: ReleaseSpec,
+  warn: Warn,
+  prepareOptions: PrepareOptions,
 ): Promise<Prepared> {
   const pg = given.source.postgres;
   // A discovering release takes the file's own declarations (SPSS and Stata value labels) as
@@ -668,7 +698,11 @@ export async function validate(
   const header = source.header === undefined ? {} : { header: source.header };
   if (source.postgres) {
     // Counted in the database, for the curator only: declared columns fit, the others discoverable.
-    await validateDatabase(source.postgres, prepared);
+    // A refusal closes the release's snapshot: nothing more will read it.
+    await validateDatabase(source.postgres, prepared).catch(async (err: unknown) => {
+      await disposeValidated(prepared);
+      throw err;
+    });
     return { ...prepared, stage: 'validated', loaded: null };
   }
   if (prepared.raw) {
@@ -840,7 +874,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         { person: personNoise(spec), discovery: discoveryNoise(spec) },
         (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
         signal,
-      );
+      ).finally(() => disposeValidated(reserved));
       loaded = read.counted;
       discovery = reserved.raw.undeclared.length > 0 ? read.discovery : null;
       counting = { by: 'postgresql' };
@@ -891,7 +925,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
         discoveryNoise(spec),
         (schema) => requiredFeatureSets({ schema, workload: spec.workload, ...evalWorkloadsOf(spec) }),
         signal,
-      );
+      ).finally(() => disposeValidated(reserved));
       discovery = found.discovery;
       counting = { by: 'postgresql' };
       loaded = {
@@ -950,7 +984,7 @@ export async function run(ledger: LedgerPort, reserved: Reserved, hooks: RunHook
     if (signal?.aborted) engine.cancel();
     try {
       const result = await engine.result;
-      const { table: _counted, ...rest } = reserved;
+      const { table: _counted, snapshot: _snapshot, ...rest } = reserved;
       return {
         ...rest,
         stage: 'finished',
