@@ -177,7 +177,8 @@ describe.skipIf(!PG)('a database source’s costs, date formats and hierarchies 
     const at = csv[0].indexOf('visit');
     expect(at).toBeGreaterThanOrEqual(0);
     for (const row of csv.slice(1)) expect(row[at]).toMatch(/^(\d\d\.\d\d\.\d{4}|\?|)$/);
-    expect(csv.slice(1).some((row) => /^\d\d\.\d\d\.2023$/.test(row[at]))).toBe(true);
+    // Some row holds a date (the privately discovered range may reach a neighbouring year).
+    expect(csv.slice(1).some((row) => /^\d\d\.\d\d\.\d{4}$/.test(row[at]))).toBe(true);
 
     // A pattern the release cannot read: a problem in the plan, a refusal at Run, nothing reserved.
     const bad = { visit: { kind: 'date' as const, format: 'DD.MM.YY' } };
