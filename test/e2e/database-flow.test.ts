@@ -23,6 +23,18 @@ import { useApp } from './use-app.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
 
+/** The Data step's database panel, opened, on table `name` of the test server, its columns shown. */
+async function describeTable(page: Page, name: string): Promise<void> {
+  await page.getByTestId('nav-Data').click();
+  const panel = page.getByTestId('db-source');
+  if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
+    await panel.locator('summary').click();
+  await page.getByTestId('db-url').fill(PG!);
+  await page.getByTestId('db-kind-table').check();
+  await page.getByTestId('db-table').fill(name);
+  await page.getByTestId('db-describe').click();
+}
+
 /** Sets the dataset's cap (ε = 5), then runs at `epsilon` for `rows` synthetic rows until it finishes. */
 async function capAndRun(page: Page, epsilon: string, rows: string): Promise<void> {
   await page.getByTestId('db-cap-epsilon').fill('5');
@@ -220,14 +232,7 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
     });
     try {
       const { page } = app;
-      await page.getByTestId('nav-Data').click();
-      const panel = page.getByTestId('db-source');
-      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
-        await panel.locator('summary').click();
-      await page.getByTestId('db-url').fill(PG!);
-      await page.getByTestId('db-kind-table').check();
-      await page.getByTestId('db-table').fill(ptable);
-      await page.getByTestId('db-describe').click();
+      await describeTable(page, ptable);
       await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/person.*ward.*smoker/s);
       await page.getByTestId('db-role-person').selectOption('identifier');
       await expect(page.getByTestId('db-release-person').textContent()).resolves.toContain('identifier');
@@ -255,14 +260,7 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
     });
     try {
       const { page } = app;
-      await page.getByTestId('nav-Data').click();
-      const panel = page.getByTestId('db-source');
-      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
-        await panel.locator('summary').click();
-      await page.getByTestId('db-url').fill(PG!);
-      await page.getByTestId('db-kind-table').check();
-      await page.getByTestId('db-table').fill(htable);
-      await page.getByTestId('db-describe').click();
+      await describeTable(page, htable);
       await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/visit.*dx.*ward/s);
       // The visits' format, stated (public): read as dates at release.
       await page.getByTestId('db-codes-visit').click();
@@ -294,7 +292,8 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
         // public histogram may release a letter no record holds: noise, as the release states it).
         expect(dx).toMatch(/^([A-Z]|[A-Z]\d\d|[A-Z]\d\d\.\d+|\(other\)|\?)$/);
       }
-      expect(rows.some(([visit]) => visit.endsWith('.2023'))).toBe(true);
+      // Some row holds a date (the privately discovered range may reach a neighbouring year).
+      expect(rows.some(([visit]) => /^\d\d\.\d\d\.\d{4}$/.test(visit))).toBe(true);
       expect(rows.some(([, dx]) => dx === 'C34.10')).toBe(true);
     } finally {
       await withPostgres(hsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${htable}`));
@@ -314,14 +313,7 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
     });
     try {
       const { page } = app;
-      await page.getByTestId('nav-Data').click();
-      const panel = page.getByTestId('db-source');
-      if (!(await panel.evaluate((e) => (e as { open?: boolean }).open === true)))
-        await panel.locator('summary').click();
-      await page.getByTestId('db-url').fill(PG!);
-      await page.getByTestId('db-kind-table').check();
-      await page.getByTestId('db-table').fill(dtable);
-      await page.getByTestId('db-describe').click();
+      await describeTable(page, dtable);
       await expect(page.getByTestId('db-columns').textContent()).resolves.toMatch(/seen.*date.*at.*ward/s);
       // From the catalogue type (public): a date is read as dates; a timestamptz's offset is not.
       await expect(page.getByTestId('db-reads-seen').textContent()).resolves.toMatch(
@@ -341,7 +333,8 @@ describe.skipIf(!chromiumAvailable() || !PG)('a PostgreSQL table released from t
       const csv = await downloadText(page, 'export-button');
       const lines = csv.trim().split(/\r?\n/);
       expect(lines[0]).toBe('seen,at,ward');
-      for (const line of lines.slice(1)) expect(line.split(',')[0]).toMatch(/^(2023|2024)-\d\d-\d\d$/);
+      // ISO dates (the discovered range is noisy: it may start in 2022 or end in 2024).
+      for (const line of lines.slice(1)) expect(line.split(',')[0]).toMatch(/^\d{4}-\d\d-\d\d$/);
     } finally {
       await withPostgres(dsrc(), (c) => c.query(`DROP TABLE IF EXISTS ${dtable}`));
     }
