@@ -51,7 +51,7 @@ import { parseChoice, parseDelta, parseEpsilon } from '../../core/input/numbers.
 import { Ledger } from '../../core/ledger/ledger.ts';
 import { defaultLedgerPath } from '../../core/ledger/paths.ts';
 import { dataPackagePathFor, releasedStem } from '../../core/release/data-package.ts';
-import { noWriterNote, outputFormatOf, requireOutputFormat } from '../../core/release/output-format.ts';
+import { noWriterNote, outputFormatOf } from '../../core/release/output-format.ts';
 import { checkUnitColumn, type UnitSpec, workloadWithoutUnit } from '../../core/release/person.ts';
 import {
   type DataSource,
@@ -459,8 +459,6 @@ async function synthCommand(flags: SynthFlags): Promise<void> {
   const spec = await synthSpec(flags);
   if (flags.dryRun) return dryRun(spec);
   if (spec.noise.mode === 'insecure-seed') process.stderr.write(`${INSECURE_SEED_WARNING}\n`);
-  // A name no writer takes is refused before the ledger is opened (opening makes a new one).
-  requireOutputFormat(spec.outPath);
   const ledgerPath = flags.ledger ?? defaultLedgerPath();
   const ledger = Ledger.open(ledgerPath, { onWarning: (m) => process.stderr.write(`warning: ${m}\n`) });
   const cancel = new AbortController();
