@@ -37,7 +37,13 @@ describe('20 concurrent synth runs, a cap for 5', { timeout: CLI_TIMEOUT }, () =
     );
     const codes = results.map((r) => r.code);
     expect(codes.filter((c) => c === 0).length, results.map((r) => r.stderr).join('\n')).toBe(ADMITTED);
-    expect(codes.filter((c) => c === 3).length).toBe(RUNS - ADMITTED);
+    expect(
+      codes.filter((c) => c === 3).length,
+      results
+        .filter((r) => r.code !== 0 && r.code !== 3)
+        .map((r) => `exit ${r.code}: ${r.stderr}`)
+        .join('\n'),
+    ).toBe(RUNS - ADMITTED);
     results.forEach((r, i) => {
       // A refused run wrote nothing; an admitted one wrote its output.
       expect(existsSync(path.join(fx.dir, `c${i}.csv`))).toBe(r.code === 0);
