@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../../src/core/counting/postgres.ts';
 import { temporalRead } from '../../../src/services/database-schema.ts';
-import { isActiveStatus } from '../../../src/shared/constants.ts';
-import { webApp } from './fixtures.ts';
+import { settle, webApp } from './fixtures.ts';
 
 describe('how discovery reads a date or time type (temporalRead)', () => {
   it('date, timestamp and time without a zone: read; a fraction of a second named; a zone: not read', () => {
@@ -107,11 +106,7 @@ describe.skipIf(!PG)('a PostgreSQL date or time column released from the app (RA
       ],
       settings,
     });
-    let run = await app.call('runState', {});
-    for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      run = await app.call('runState', {});
-    }
+    const run = await settle(app, 30_000);
     expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
     const out = await app.call('exportRun', { runId: started.runId });
     if (!out.written) throw new Error('not written');

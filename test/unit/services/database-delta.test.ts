@@ -16,8 +16,7 @@ import { defaultDelta } from '../../../src/core/privacy/accounting.ts';
 import { PERSON_DEFAULT_DELTA } from '../../../src/core/release/person.ts';
 import { toErrorPayload } from '../../../src/services/dispatch.ts';
 import type { RunSettingsInput } from '../../../src/shared/api.ts';
-import { isActiveStatus } from '../../../src/shared/constants.ts';
-import { webApp } from './fixtures.ts';
+import { settle, webApp } from './fixtures.ts';
 
 const PG = process.env.RAP_TEST_POSTGRES;
 
@@ -75,11 +74,7 @@ describe.skipIf(!PG)('a database release’s typed δ (RAP_TEST_POSTGRES)', () =
     expect(deltaDiscovery).not.toBeCloseTo(blank.discovery?.deltaDiscovery ?? 0, 20);
 
     await app.call('startDatabaseRun', { source: source(), thresholds, settings });
-    let run = await app.call('runState', {});
-    for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      run = await app.call('runState', {});
-    }
+    const run = await settle(app, 30_000);
     expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
     // The run's one release in the ledger, as reserved and charged.
     const committed = releases();

@@ -19,8 +19,7 @@ import { PERSON_DEFAULT_DELTA } from '../../../src/core/release/person.ts';
 import { statedDatabaseFormats } from '../../../src/services/database-plan.ts';
 import { toErrorPayload } from '../../../src/services/dispatch.ts';
 import type { DatabasePlanView, RunSettingsInput } from '../../../src/shared/api.ts';
-import { isActiveStatus } from '../../../src/shared/constants.ts';
-import { webApp } from './fixtures.ts';
+import { settle, webApp } from './fixtures.ts';
 
 describe('a stated date format for a database column (statedDatabaseFormats)', () => {
   it('the editor’s pattern as the spec carries it (strftime), by column', () => {
@@ -101,11 +100,7 @@ describe.skipIf(!PG)('a database source’s costs, date formats and hierarchies 
       temporal,
       settings: stated,
     });
-    let run = await app.call('runState', {});
-    for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      run = await app.call('runState', {});
-    }
+    const run = await settle(app, 30_000);
     if (run?.status !== 'finished') throw new Error(`run ${run?.status}: ${JSON.stringify(run?.error)}`);
     const out = await app.call('exportRun', { runId: started.runId });
     if (!out.written) throw new Error('not written');
@@ -273,11 +268,7 @@ describe.skipIf(!PG)('a database source’s costs, date formats and hierarchies 
       temporal,
       settings,
     });
-    let run = await app.call('runState', {});
-    for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      run = await app.call('runState', {});
-    }
+    const run = await settle(app, 30_000);
     expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
     const out = await app.call('exportRun', { runId: started.runId });
     if (!out.written) throw new Error('not written');

@@ -12,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePostgresSource, withPostgres } from '../../../src/core/counting/postgres.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { toErrorPayload } from '../../../src/services/dispatch.ts';
-import { isActiveStatus } from '../../../src/shared/constants.ts';
-import { webApp } from './fixtures.ts';
+import { settle, webApp } from './fixtures.ts';
 
 let dir: string;
 let app: ReturnType<typeof webApp>;
@@ -113,11 +112,7 @@ describe.skipIf(!PG)('a release from a PostgreSQL table (RAP_TEST_POSTGRES)', ()
     expect(budget.capEpsilon).toBe(5);
     const started = await app.call('startDatabaseRun', { source: source(), thresholds, settings: SETTINGS });
     expect(started.datasetName).toBe(`rap_${table}`);
-    let run = await app.call('runState', {});
-    for (let i = 0; run && isActiveStatus(run.status) && i < 400; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      run = await app.call('runState', {});
-    }
+    const run = await settle(app);
     expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
     // Stored before it is shown finished (the result store, the private report with it).
     expect(run?.warnings.join(' ')).not.toContain('could not be saved');

@@ -15,8 +15,7 @@ import { parsePostgresQuerySource, queryFingerprint } from '../../../src/core/co
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { databaseColumnView, declaredDatabaseSchema } from '../../../src/services/database-schema.ts';
 import { toErrorPayload } from '../../../src/services/dispatch.ts';
-import { isActiveStatus } from '../../../src/shared/constants.ts';
-import { webApp } from './fixtures.ts';
+import { settle, webApp } from './fixtures.ts';
 
 let dir: string;
 let app: ReturnType<typeof webApp>;
@@ -169,11 +168,7 @@ describe.skipIf(!PG)(
       const budget = await app.call('setDatabaseCap', { source: source(), epsilon: '5' });
       expect(budget.capEpsilon).toBe(5);
       const started = await app.call('startDatabaseRun', { source: source(), thresholds, schema, settings });
-      let run = await app.call('runState', {});
-      for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        run = await app.call('runState', {});
-      }
+      const run = await settle(app, 30_000);
       expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
       const exported = await app.call('exportRun', { runId: started.runId });
       if (!exported.written) throw new Error('not written');
@@ -223,11 +218,7 @@ describe.skipIf(!PG)(
         schema: all,
         settings,
       });
-      let run = await app.call('runState', {});
-      for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        run = await app.call('runState', {});
-      }
+      const run = await settle(app, 30_000);
       expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
       const exported = await app.call('exportRun', { runId: started.runId });
       if (!exported.written) throw new Error('not written');
@@ -301,11 +292,7 @@ describe.skipIf(!PG)('a database source with an identifier column (RAP_TEST_POST
   it('released per person: the identifier never in the CSV; the ledger charges a person-level release', async () => {
     await app.call('setDatabaseCap', { source: source(), epsilon: '5', unitColumn: 'person' });
     const started = await app.call('startDatabaseRun', { source: source(), thresholds, settings });
-    let run = await app.call('runState', {});
-    for (let i = 0; run && isActiveStatus(run.status) && i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      run = await app.call('runState', {});
-    }
+    const run = await settle(app, 30_000);
     expect(run?.status, JSON.stringify(run?.error)).toBe('finished');
     const exported = await app.call('exportRun', { runId: started.runId });
     if (!exported.written) throw new Error('not written');
