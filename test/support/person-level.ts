@@ -5,9 +5,15 @@
  *   small seeded (insecure) person-level release of them, so a file, a Parquet copy and a
  *   PostgreSQL table are released alike and compared byte for byte;
  * - the neighbouring datasets of the sensitivity tests: D and D′ differing in ONE PERSON (all
- *   their rows), everyone else within k rows.
+ *   their rows), everyone else within k rows;
+ * - the check that a DuckDB person table bounds as the streaming path did (`boundedAsStreamed`).
  */
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { PersonTable } from '../../src/core/counting/person-table.ts';
+import { seededNoise } from '../../src/core/privacy/noise.ts';
+import type { boundSource, UnitSpec } from '../../src/core/release/person.ts';
+import { boundOnTable } from '../../src/core/release/person-counted.ts';
 
 export const WARDS = ['Cardiology', 'Oncology', 'Emergency', 'Surgery'];
 export const DX = ['I10', 'I10.9', 'C34.90', 'C34.10', 'J45.20', 'E11.65', 'NA'];
@@ -97,4 +103,27 @@ export function neighbouringPersons(cats: readonly string[], nums: readonly stri
     ];
   };
   return { cases, datasets };
+}
+
+/**
+ * The person table bounded with the draws the streaming path used for `seed` (`${seed}/person`):
+ * the same outcome (the column, k, the rows) and the same n̂ as `streamed` (boundSource on the
+ * same file). Returns the bounded table for the caller's own checks of the kept records.
+ */
+export async function boundedAsStreamed(
+  table: PersonTable,
+  unit: UnitSpec,
+  budget: Parameters<typeof boundOnTable>[2],
+  seed: number,
+  streamed: Awaited<ReturnType<typeof boundSource>>,
+) {
+  const { outcome, bounded } = await boundOnTable(table, unit, budget, seededNoise(`${seed}/person`));
+  expect(outcome).toEqual({
+    column: streamed.column,
+    bound: streamed.bound,
+    chosen: streamed.chosen,
+    rows: streamed.rows,
+  });
+  expect(bounded.n).toBe(streamed.kept);
+  return bounded;
 }

@@ -21,9 +21,14 @@ import { readTable } from '../../../src/core/data/table.ts';
 import { Ledger } from '../../../src/core/ledger/ledger.ts';
 import { seededNoise } from '../../../src/core/privacy/noise.ts';
 import { boundSource, type UnitSpec } from '../../../src/core/release/person.ts';
-import { boundOnTable } from '../../../src/core/release/person-counted.ts';
 import { privateTempFolder, releaseFromFlags } from '../../support/counted-release.ts';
-import { DX, VISITS_WORKLOAD, visitsPersonFlags, WARDS } from '../../support/person-level.ts';
+import {
+  boundedAsStreamed,
+  DX,
+  VISITS_WORKLOAD,
+  visitsPersonFlags,
+  WARDS,
+} from '../../support/person-level.ts';
 
 const { dir, left } = privateTempFolder('rap-person-counted-formats-', ['rap-duckdb-', 'rap-person-']);
 
@@ -193,19 +198,7 @@ describe('an Excel workbook bounded per person in DuckDB = the streaming boundin
           });
           const table = await loadPersonTable(f, ['ward', 'dose'], 'person', { header: true });
           try {
-            const { outcome, bounded } = await boundOnTable(
-              table,
-              unit,
-              budget,
-              seededNoise(`${seed}/person`),
-            );
-            expect(outcome).toEqual({
-              column: streamed.column,
-              bound: streamed.bound,
-              chosen: streamed.chosen,
-              rows: streamed.rows,
-            });
-            expect(bounded.n).toBe(streamed.kept);
+            const bounded = await boundedAsStreamed(table, unit, budget, seed, streamed);
             const kept = new Map([
               ['ward', new Map<string, number>()],
               ['dose', new Map<string, number>()],

@@ -25,7 +25,7 @@ import { seededNoise } from '../../../src/core/privacy/noise.ts';
 import { boundSource, type UnitSpec, unitBudget } from '../../../src/core/release/person.ts';
 import { boundOnTable, readPersonLevelSource } from '../../../src/core/release/person-counted.ts';
 import { contingencyTable } from '../../../src/core/workload/exact.ts';
-import { neighbouringPersons } from '../../support/person-level.ts';
+import { boundedAsStreamed, neighbouringPersons } from '../../support/person-level.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'rap-person-counted-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,19 +82,7 @@ describe('the person level counted by DuckDB = the streaming person path (same s
           });
           const table = await loadPersonTable(f, plan.header, UNIT_COLUMN, { header: true });
           try {
-            const { outcome, bounded } = await boundOnTable(
-              table,
-              unit,
-              budget,
-              seededNoise(`${seed}/person`),
-            );
-            expect(outcome).toEqual({
-              column: streamed.column,
-              bound: streamed.bound,
-              chosen: streamed.chosen,
-              rows: streamed.rows,
-            });
-            expect(bounded.n).toBe(streamed.kept);
+            const bounded = await boundedAsStreamed(table, unit, budget, seed, streamed);
             // The streaming profile of the bounded file, persons told by the unit column.
             const names = plan.header;
             const profile = new DiscoveryProfile<ColumnCounts>(
